@@ -1,0 +1,49 @@
+package messages
+
+// Describe asks an actor for a snapshot of itself. It is sent with Request
+// so the answer goes to the sender; the answer is a *Description.
+type Describe struct{}
+
+// Description is an actor's answer to Describe. Children holds the
+// descriptions of its children when the actor assembles a tree (session).
+type Description struct {
+	Name     string
+	State    string
+	Counters map[string]uint64
+	Mailbox  int
+	Restarts int
+	Children []*Description
+}
+
+// Restart asks a session to restart one stage of its call while the call
+// goes on. The answer is a *RestartResult.
+type Restart struct {
+	Stage Stage
+}
+
+// RestartResult answers Restart. Err is nil on success.
+type RestartResult struct {
+	Stage Stage
+	Err   error
+}
+
+// ListCalls asks the switchboard for its live calls; the answer is *CallList.
+type ListCalls struct{}
+
+// CallList answers ListCalls, sorted by call id.
+type CallList struct {
+	Calls []CallID
+}
+
+// Hangup ends a call: the session stops its tree and the switchboard
+// forgets the call.
+type Hangup struct {
+	Reason string
+}
+
+// CallEnded is published by a session when its call is over.
+type CallEnded struct {
+	Call   CallID
+	Reason string
+	Err    error
+}

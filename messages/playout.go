@@ -1,0 +1,41 @@
+package messages
+
+import "time"
+
+// Clear tells the transport to drop every frame of epochs older than Epoch
+// that it still holds, and the client to flush its playout buffer.
+type Clear struct {
+	Epoch Epoch
+	At    time.Time
+}
+
+// Mark asks the transport to echo Name back once the client has played
+// everything sent before it.
+type Mark struct {
+	Epoch Epoch
+	Name  string
+}
+
+// MarkEcho is the client's answer to a Mark.
+type MarkEcho struct {
+	Name string
+	At   time.Time
+}
+
+// Heard is the pacer's account of what the caller heard of Epoch: the
+// number of words that started playing (by the heard position, with the lead
+// margin subtracted) and whether the epoch was cut short. The llm actor cuts
+// the epoch's assistant messages to these words.
+type Heard struct {
+	Epoch    Epoch
+	Words    int
+	Position time.Duration
+	Cut      bool
+}
+
+// PlayoutPosition reports how much of Epoch's audio has been released to
+// the transport (sent for operators and for tests; not per frame).
+type PlayoutPosition struct {
+	Epoch    Epoch
+	Position time.Duration
+}

@@ -1,0 +1,36 @@
+package messages
+
+import "time"
+
+// UserTurn ends the caller's turn: the turn actor hands the transcript of
+// the utterance to the llm actor, which starts a round for Epoch.
+type UserTurn struct {
+	Epoch Epoch
+	Text  string
+	// SpeechEnd is the backdated end of the caller's speech.
+	SpeechEnd time.Time
+	// At is when the turn actor decided the turn was over.
+	At time.Time
+}
+
+// Interrupt stops everything of epochs older than Epoch: the running round,
+// the TTS context and the audio queued in the pacer. The turn actor sends it
+// when the caller barges in (Epoch is then the new epoch).
+type Interrupt struct {
+	Epoch Epoch
+	At    time.Time
+}
+
+// BotActive tells the turn actor that the bot produces output for Epoch
+// (sent by the llm actor when a round starts). Together with PlayoutDone it
+// decides whether speech of the caller is a barge-in.
+type BotActive struct {
+	Epoch Epoch
+}
+
+// PlayoutDone says the pacer played the last audio of Epoch (or that the
+// epoch ended without audio). The bot is idle again unless a newer epoch runs.
+type PlayoutDone struct {
+	Epoch Epoch
+	At    time.Time
+}

@@ -1,0 +1,64 @@
+package providers
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/brisvox/brisvox/agent"
+)
+
+// LLM streams responses of a chat model.
+type LLM interface {
+	// Stream sends req and returns its response as a stream. Cancelling
+	// ctx stops the response: the stream returns the context's error.
+	Stream(ctx context.Context, req *Request) (LLMStream, error)
+	// Warm opens a connection ahead of the first request.
+	Warm(ctx context.Context) error
+}
+
+// ToolDef is a tool offered to the model.
+type ToolDef struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage
+}
+
+// Request is one request to the model. The slices are the caller's and
+// must not be changed by the provider.
+type Request struct {
+	Messages []agent.Message
+	Tools    []ToolDef
+}
+
+// LLMStream is a streaming response. Recv blocks until the next event and
+// returns io.EOF after the Done event.
+type LLMStream interface {
+	Recv() (LLMEvent, error)
+	// Close releases the response; safe to call more than once.
+	Close() error
+}
+
+// LLMEventKind tells the events of a response apart.
+type LLMEventKind int
+
+// The kinds of response events.
+const (
+	// LLMText carries a piece of the answer's text.
+	LLMText LLMEventKind = iota + 1
+	// LLMToolCall carries a fragment of a tool call: Index names the call;
+	// ID and Name are set on the first fragment; Args is a piece of the
+	// JSON arguments.
+	LLMToolCall
+	// LLMDone ends the response.
+	LLMDone
+)
+
+// LLMEvent is one event of a response.
+type LLMEvent struct {
+	Kind  LLMEventKind
+	Text  string
+	Index int
+	ID    string
+	Name  string
+	Args  string
+}
