@@ -1,8 +1,9 @@
 // Package agent is the conversation domain of a call, pure and actor-free:
 // the context of messages and its rules, played-text truncation, and tool
 // specs, the registry and running tools through small interfaces. The llm and
-// tools actors own instances of these types; nothing here starts a goroutine
-// or reads a clock.
+// tools actors own instances of these types; nothing here reads a clock
+// directly, and the one goroutine it starts is a tool's own, in RunCall, so
+// a tool that ignores its context cannot hold its caller past the timeout.
 //
-// It imports only messages.
+// It imports only the standard library and messages.
 package agent

@@ -14,6 +14,9 @@ type AudioFrame struct {
 	Seq uint64
 	// Rate is the sample rate in Hz.
 	Rate int
+	// Start is when the frame's first sample was captured; the frame spans
+	// [Start, Start+FrameDuration).
+	Start time.Time
 	// PCM is the frame's samples; its backing array belongs to the pool.
 	PCM []int16
 	// release returns the frame to its pool; nil for frames without one.

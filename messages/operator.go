@@ -2,11 +2,15 @@ package messages
 
 // Describe asks an actor for a snapshot of itself. It is sent with Request
 // so the answer goes to the sender; the answer is a *Description.
-type Describe struct{}
+type Describe struct {
+	// Ref is echoed in the Description so a parent can match answers.
+	Ref uint64
+}
 
 // Description is an actor's answer to Describe. Children holds the
 // descriptions of its children when the actor assembles a tree (session).
 type Description struct {
+	Ref      uint64
 	Name     string
 	State    string
 	Counters map[string]uint64

@@ -39,3 +39,10 @@ type PlayoutPosition struct {
 	Epoch    Epoch
 	Position time.Duration
 }
+
+// HeardQuery asks the pacer what was heard of Epoch; the answer is a Heard
+// sent to the asker. The llm actor asks when it interrupts an epoch, since
+// the pacer may never have seen audio of it.
+type HeardQuery struct {
+	Epoch Epoch
+}

@@ -34,3 +34,22 @@ type PlayoutDone struct {
 	Epoch Epoch
 	At    time.Time
 }
+
+// Say makes the llm actor speak a fixed line as the whole answer of Epoch
+// (the fallback line when a stage gave up). It is added to the context as
+// an assistant message and cut to what was heard like any answer.
+type Say struct {
+	Epoch Epoch
+	Text  string
+}
+
+// EndCall asks the turn actor to end the call after speaking Line: it stops
+// the bot's current output, has the line spoken in a new epoch and reports
+// CallDrained to the session once it was played (or could not be).
+type EndCall struct {
+	Line string
+}
+
+// CallDrained tells the session that the closing line is out and the call
+// can end.
+type CallDrained struct{}

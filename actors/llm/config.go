@@ -1,0 +1,56 @@
+package llm
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/brisvox/brisvox/providers"
+)
+
+// ErrInvalidConfig marks a bad Config.
+var ErrInvalidConfig = errors.New("llm: invalid config")
+
+// ErrMaxRounds is the reason of a round loop that hit Config.MaxRounds.
+var ErrMaxRounds = errors.New("llm: too many tool rounds")
+
+// Config tunes the llm actor.
+type Config struct {
+	// System is the system prompt; empty for none.
+	System string
+	// Tools are offered to the model in every request (name order).
+	Tools []providers.ToolDef
+	// MaxRounds bounds the requests of one turn (tool loop); default 6.
+	MaxRounds int
+	// RoundTimeout bounds one request from send to its last event; a round
+	// that is stuck is stopped there and the fallback line is spoken.
+	// Default 15 s.
+	RoundTimeout time.Duration
+	// FallbackLine is spoken when a round fails.
+	FallbackLine string
+}
+
+// WithDefaults fills zero fields.
+func (c Config) WithDefaults() Config {
+	if c.MaxRounds == 0 {
+		c.MaxRounds = 6
+	}
+	if c.RoundTimeout == 0 {
+		c.RoundTimeout = 15 * time.Second
+	}
+	if c.FallbackLine == "" {
+		c.FallbackLine = "Sorry, something went wrong on my side. Could you say that again?"
+	}
+	return c
+}
+
+// Validate checks the config (after defaults).
+func (c Config) Validate() error {
+	if c.MaxRounds < 1 {
+		return fmt.Errorf("%w: max rounds %d", ErrInvalidConfig, c.MaxRounds)
+	}
+	if c.RoundTimeout < 0 {
+		return fmt.Errorf("%w: negative round timeout", ErrInvalidConfig)
+	}
+	return nil
+}

@@ -1,0 +1,276 @@
+package llm
+
+import (
+	"strings"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/brisvox/brisvox/actors/kit"
+	"github.com/brisvox/brisvox/agent"
+	"github.com/brisvox/brisvox/messages"
+	"github.com/brisvox/brisvox/providers"
+	"github.com/rs/zerolog"
+)
+
+// GetContext asks the llm actor for a copy of its context (tests, the
+// simulator's probes, operators). The answer is an *agent.Context.
+type GetContext struct{}
+
+// LateResult carries the result of a SideEffect call whose round was gone
+// when it finished; it is added to the context as a note.
+type LateResult struct {
+	Epoch  messages.Epoch
+	Result messages.ToolResult
+}
+
+// epochState is the answer being produced or settled.
+type epochState struct {
+	epoch   messages.Epoch
+	start   int // index of the first message of the answer
+	round   *actor.PID
+	partial strings.Builder // text of the running round so far
+	settled bool            // cut to what was heard
+	asked   bool            // a HeardQuery is out
+}
+
+// Actor owns the context and the rounds.
+type Actor struct {
+	cfg      Config
+	provider providers.LLM
+	peers    kit.Peers
+	log      zerolog.Logger
+	stats    kit.Counters
+	conv     *agent.Context
+
+	minEpoch messages.Epoch // older epochs are stale
+	cur      *epochState
+	pending  []*messages.UserTurn // turns waiting for the previous epoch to settle
+	pendSay  []*messages.Say
+}
+
+// Props makes the llm actor's props. The context survives a restart of
+// the actor (it is the call's memory); a round in flight does not.
+func Props(cfg Config, p providers.LLM, peers kit.Peers, log zerolog.Logger, opts ...actor.PropsOption) *actor.Props {
+	cfg = cfg.WithDefaults()
+	conv := agent.NewContext(cfg.System)
+	return actor.PropsFromProducer(func() actor.Actor {
+		return &Actor{cfg: cfg, provider: p, peers: peers, log: log, stats: kit.Counters{}, conv: conv}
+	}, opts...)
+}
+
+// Receive handles the actor's messages.
+func (a *Actor) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *messages.UserTurn:
+		a.userTurn(ctx, m)
+	case *messages.Say:
+		a.say(ctx, m)
+	case *messages.TextDelta:
+		a.delta(ctx, m)
+	case *messages.RoundEnded:
+		a.roundEnded(ctx, m)
+	case *messages.ToolResults:
+		if a.live(m.Epoch) {
+			for _, r := range m.Results {
+				a.conv.Append(agent.ToolMessage(r))
+			}
+		}
+	case *messages.TextFlush:
+		if a.live(m.Epoch) {
+			ctx.Send(a.peers.TTS, m)
+		}
+	case *messages.EpochDone:
+		if a.live(m.Epoch) {
+			a.stopRound(ctx)
+			ctx.Send(a.peers.TTS, &messages.TextFlush{Epoch: m.Epoch, Final: true})
+		}
+	case *messages.RoundStarted:
+		a.stats.Inc("requests")
+	case *messages.RoundFirstToken:
+	case *messages.RoundFailed:
+		a.roundFailed(ctx, m)
+	case *messages.Interrupt:
+		a.interrupt(ctx, m)
+	case *messages.Heard:
+		a.heard(ctx, m)
+	case *LateResult:
+		a.stats.Inc("late_results")
+		a.conv.Append(agent.System("Late result of tool " + m.Result.Name + " (call " + m.Result.CallID + "): " + m.Result.Content))
+	case *GetContext:
+		cp := agent.NewContext("")
+		cp.Append(a.conv.Messages()...)
+		ctx.Respond(cp)
+	case *messages.Describe:
+		state := "idle"
+		if a.cur != nil && !a.cur.settled {
+			state = "answering"
+		}
+		d := kit.Describe(string(messages.StageLLM), state, a.stats)
+		d.Counters["context_messages"] = uint64(a.conv.Len())
+		d.Ref = m.Ref
+		ctx.Respond(d)
+	case *actor.Terminated:
+		if a.cur != nil && a.cur.round != nil && a.cur.round.Equal(m.Who) {
+			a.cur.round = nil
+		}
+	case *actor.Restarting:
+		// The round dies with us (protoactor stops children on restart):
+		// answer its open calls so the context stays valid.
+		a.flushPartial()
+		a.conv.InterruptPendingToolCalls("the round was restarted")
+	case *actor.Started, *actor.Stopping, *actor.Stopped:
+	default:
+		a.stats.Inc("unknown_messages")
+	}
+}
+
+// live tells whether output of epoch e may still go out.
+func (a *Actor) live(e messages.Epoch) bool {
+	return a.cur != nil && a.cur.epoch == e && !a.cur.settled && e >= a.minEpoch
+}
+
+func (a *Actor) busy() bool { return a.cur != nil && !a.cur.settled }
+
+func (a *Actor) userTurn(ctx actor.Context, m *messages.UserTurn) {
+	if m.Epoch < a.minEpoch {
+		a.stats.Inc("stale_turns")
+		return
+	}
+	if a.busy() {
+		// The previous answer is not settled yet (its heard words are on
+		// their way): keep the turn until it is.
+		a.pending = append(a.pending, m)
+		return
+	}
+	a.stats.Inc("turns")
+	a.conv.Append(agent.User(m.Text))
+	a.begin(m.Epoch)
+	props := roundProps(a.cfg, a.provider, a.peers, m.Epoch, a.conv.Messages())
+	pid, err := ctx.SpawnNamed(props, "round-"+epochName(m.Epoch))
+	if err != nil {
+		a.roundFailed(ctx, &messages.RoundFailed{Epoch: m.Epoch, Err: err})
+		return
+	}
+	a.cur.round = pid
+}
+
+func (a *Actor) say(ctx actor.Context, m *messages.Say) {
+	if m.Epoch < a.minEpoch {
+		return
+	}
+	if a.busy() {
+		a.pendSay = append(a.pendSay, m)
+		return
+	}
+	a.begin(m.Epoch)
+	a.speak(ctx, m.Epoch, m.Text)
+	ctx.Send(a.peers.TTS, &messages.TextFlush{Epoch: m.Epoch, Final: true})
+}
+
+func (a *Actor) begin(e messages.Epoch) {
+	a.minEpoch = e
+	a.cur = &epochState{epoch: e, start: a.conv.Len()}
+}
+
+// speak sends a fixed text as part of the answer and records it.
+func (a *Actor) speak(ctx actor.Context, e messages.Epoch, text string) {
+	a.flushPartial()
+	a.conv.Append(agent.Assistant(text, nil))
+	ctx.Send(a.peers.TTS, &messages.TextDelta{Epoch: e, Text: text})
+}
+
+func (a *Actor) delta(ctx actor.Context, m *messages.TextDelta) {
+	if !a.live(m.Epoch) {
+		a.stats.Inc("stale_deltas")
+		return
+	}
+	a.cur.partial.WriteString(m.Text)
+	ctx.Send(a.peers.TTS, m)
+}
+
+func (a *Actor) roundEnded(ctx actor.Context, m *messages.RoundEnded) {
+	if !a.live(m.Epoch) {
+		return
+	}
+	a.cur.partial.Reset()
+	if m.Text != "" || len(m.Calls) > 0 {
+		a.conv.Append(agent.Assistant(m.Text, m.Calls))
+	}
+}
+
+func (a *Actor) roundFailed(ctx actor.Context, m *messages.RoundFailed) {
+	if !a.live(m.Epoch) {
+		return
+	}
+	a.stats.Inc("round_failures")
+	a.log.Warn().Err(m.Err).Str("call_id", string(a.peers.Call)).Uint64("epoch", uint64(m.Epoch)).Msg("llm round failed; speaking the fallback line")
+	a.stopRound(ctx)
+	a.conv.InterruptPendingToolCalls("the round failed")
+	a.speak(ctx, m.Epoch, a.cfg.FallbackLine)
+	ctx.Send(a.peers.TTS, &messages.TextFlush{Epoch: m.Epoch, Final: true})
+}
+
+// flushPartial records the running round's text so far as an assistant
+// message, so that a cut can keep what of it was heard.
+func (a *Actor) flushPartial() {
+	if a.cur == nil || a.cur.partial.Len() == 0 {
+		return
+	}
+	a.conv.Append(agent.Assistant(a.cur.partial.String(), nil))
+	a.cur.partial.Reset()
+}
+
+func (a *Actor) stopRound(ctx actor.Context) {
+	if a.cur != nil && a.cur.round != nil {
+		ctx.Stop(a.cur.round)
+		a.cur.round = nil
+	}
+}
+
+func (a *Actor) interrupt(ctx actor.Context, m *messages.Interrupt) {
+	if m.Epoch <= a.minEpoch && (a.cur == nil || a.cur.epoch >= m.Epoch) {
+		return
+	}
+	a.minEpoch = m.Epoch
+	a.stats.Inc("interrupts")
+	if a.cur == nil || a.cur.settled {
+		return
+	}
+	a.stopRound(ctx)
+	a.flushPartial()
+	a.conv.InterruptPendingToolCalls("interrupted: the caller spoke")
+	if !a.cur.asked {
+		a.cur.asked = true
+		ctx.Send(a.peers.Pacer, &messages.HeardQuery{Epoch: a.cur.epoch})
+	}
+}
+
+// heard settles an epoch: its assistant messages keep the heard words.
+func (a *Actor) heard(ctx actor.Context, m *messages.Heard) {
+	if a.cur == nil || a.cur.epoch != m.Epoch || a.cur.settled {
+		return
+	}
+	a.stopRound(ctx)
+	a.flushPartial()
+	a.conv.InterruptPendingToolCalls("the answer was cut short")
+	total := a.conv.AssistantWords(a.cur.start)
+	kept := a.conv.CutAssistantWords(a.cur.start, m.Words)
+	if kept < total {
+		a.stats.Inc("cuts")
+	}
+	a.cur.settled = true
+	a.drainPending(ctx)
+}
+
+func (a *Actor) drainPending(ctx actor.Context) {
+	for !a.busy() && (len(a.pending) > 0 || len(a.pendSay) > 0) {
+		if len(a.pendSay) > 0 {
+			s := a.pendSay[0]
+			a.pendSay = a.pendSay[1:]
+			a.say(ctx, s)
+			continue
+		}
+		t := a.pending[0]
+		a.pending = a.pending[1:]
+		a.userTurn(ctx, t)
+	}
+}

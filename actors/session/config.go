@@ -1,0 +1,127 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/brisvox/brisvox/actors/llm"
+	"github.com/brisvox/brisvox/actors/pacer"
+	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/actors/turn"
+	"github.com/brisvox/brisvox/actors/vad"
+	"github.com/brisvox/brisvox/agent"
+	"github.com/brisvox/brisvox/media"
+	"github.com/brisvox/brisvox/messages"
+	"github.com/brisvox/brisvox/providers"
+	"github.com/rs/zerolog"
+)
+
+// ErrInvalidConfig marks a bad Config.
+var ErrInvalidConfig = errors.New("session: invalid config")
+
+// Supervision bounds restarts of the call's stages.
+type Supervision struct {
+	// MaxRestarts is how many restarts of one stage within Window are
+	// allowed; one more ends the call. Default 3.
+	MaxRestarts int
+	// Window is the period over which restarts count. Default 30 s.
+	Window time.Duration
+	// Backoff is the first provider-stage restart delay, doubling up to
+	// MaxBackoff, plus up to Jitter of it at random. Defaults 100 ms, 2 s,
+	// 0.2.
+	Backoff    time.Duration
+	MaxBackoff time.Duration
+	Jitter     float64
+	// Seed makes the jitter reproducible.
+	Seed uint64
+}
+
+// Config is everything one call needs.
+type Config struct {
+	Call messages.CallID
+	Conn transport.Conn
+	STT  providers.STT
+	LLM  providers.LLM
+	TTS  providers.TTS
+	// Tools is the registry of the call's tools (nil: none).
+	Tools *agent.Registry
+	// NewDetector makes the VAD model; default: the energy VAD.
+	NewDetector func() vad.Detector
+	VAD         media.EnergyVADConfig
+	Turn        turn.Config
+	LLMConfig   llm.Config
+	Pacer       pacer.Config
+	Supervision Supervision
+	// EndLine is spoken when a stage gave up and the call ends.
+	EndLine string
+	Log     zerolog.Logger
+	// OnEnd is called once when the call is over; it must only hand the
+	// value on (a channel send, a message).
+	OnEnd func(messages.CallEnded)
+}
+
+// WithDefaults fills zero fields.
+func (c Config) WithDefaults() Config {
+	s := &c.Supervision
+	if s.MaxRestarts == 0 {
+		s.MaxRestarts = 3
+	}
+	if s.Window == 0 {
+		s.Window = 30 * time.Second
+	}
+	if s.Backoff == 0 {
+		s.Backoff = 100 * time.Millisecond
+	}
+	if s.MaxBackoff == 0 {
+		s.MaxBackoff = 2 * time.Second
+	}
+	if s.Jitter == 0 {
+		s.Jitter = 0.2
+	}
+	if c.EndLine == "" {
+		c.EndLine = "I'm sorry, I'm having technical trouble and have to end this call. Please call again."
+	}
+	if c.Pacer.Rate == 0 && c.Conn != nil {
+		c.Pacer.Rate = c.Conn.OutputRate()
+	}
+	if c.Tools == nil {
+		c.Tools, _ = agent.NewRegistry()
+	}
+	if len(c.LLMConfig.Tools) == 0 {
+		for _, s := range c.Tools.Specs() {
+			c.LLMConfig.Tools = append(c.LLMConfig.Tools, providers.ToolDef{Name: s.Name, Description: s.Description, Parameters: s.Parameters})
+		}
+	}
+	c.LLMConfig = c.LLMConfig.WithDefaults()
+	return c
+}
+
+// Validate checks a config after defaults.
+func (c Config) Validate() error {
+	switch {
+	case c.Call == "":
+		return fmt.Errorf("%w: no call id", ErrInvalidConfig)
+	case c.Conn == nil:
+		return fmt.Errorf("%w: no connection", ErrInvalidConfig)
+	case c.STT == nil || c.LLM == nil || c.TTS == nil:
+		return fmt.Errorf("%w: a provider is missing", ErrInvalidConfig)
+	case c.Supervision.MaxRestarts < 0 || c.Supervision.Window < 0 || c.Supervision.Backoff < 0 ||
+		c.Supervision.MaxBackoff < c.Supervision.Backoff || c.Supervision.Jitter < 0 || c.Supervision.Jitter > 1:
+		return fmt.Errorf("%w: supervision %+v", ErrInvalidConfig, c.Supervision)
+	}
+	if c.Conn.InputRate()%50 != 0 || c.Conn.InputRate() <= 0 {
+		return fmt.Errorf("%w: input rate %d", ErrInvalidConfig, c.Conn.InputRate())
+	}
+	if c.NewDetector == nil {
+		if _, err := media.NewEnergyVAD(c.VAD); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+		}
+	}
+	for _, v := range []interface{ Validate() error }{c.Turn, c.LLMConfig, c.Pacer} {
+		if err := v.Validate(); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,382 @@
+package session
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/brisvox/brisvox/actors/kit"
+	"github.com/brisvox/brisvox/actors/llm"
+	"github.com/brisvox/brisvox/actors/pacer"
+	"github.com/brisvox/brisvox/actors/stt"
+	"github.com/brisvox/brisvox/actors/tools"
+	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/actors/tts"
+	"github.com/brisvox/brisvox/actors/turn"
+	"github.com/brisvox/brisvox/actors/vad"
+	"github.com/brisvox/brisvox/media"
+	"github.com/brisvox/brisvox/messages"
+)
+
+// DescribeTimeout bounds how long Describe waits for a stage (a stage in
+// its restart backoff cannot answer).
+const DescribeTimeout = 200 * time.Millisecond
+
+// Timeline is one turn's marks.
+type Timeline struct {
+	Epoch messages.Epoch
+	Marks map[messages.MarkKind]time.Time
+}
+
+// GetTimelines asks the session for its turns' timelines, oldest first;
+// the answer is a []Timeline.
+type GetTimelines struct{}
+
+// GetStats asks for the session's supervision counts; the answer is a
+// *Stats.
+type GetStats struct{}
+
+// Stats are the session's supervision counts.
+type Stats struct {
+	Restarts         map[messages.Stage]int
+	Panics           map[messages.Stage]int
+	OperatorRestarts int
+	GaveUp           messages.Stage
+}
+
+type restartDue struct {
+	child *actor.PID
+	stage messages.Stage
+}
+
+type describeDue struct{ ref uint64 }
+
+// gather collects a Describe of the call's tree.
+type gather struct {
+	asker   *actor.PID
+	ref     uint64
+	tree    *messages.Description
+	waiting map[messages.Stage]bool
+}
+
+type stage struct {
+	name     messages.Stage
+	pid      *actor.PID
+	mailbox  *kit.MailboxRef
+	failures []time.Time
+	restarts int
+	panics   int
+}
+
+// Actor supervises one call.
+type Actor struct {
+	cfg     Config
+	peers   kit.Peers
+	backoff *kit.Backoff
+	stages  map[messages.Stage]*stage
+	order   []*stage
+
+	timelines []Timeline
+	byEpoch   map[messages.Epoch]int
+
+	gathers    map[uint64]*gather
+	nextRef    uint64
+	opRestarts int
+	gaveUp     messages.Stage
+	ending     bool
+	reason     string
+	endErr     error
+	stats      kit.Counters
+	root       *actor.RootContext
+}
+
+var _ actor.SupervisorStrategy = (*Actor)(nil)
+
+// Props makes the session's props after checking cfg.
+func Props(cfg Config) (*actor.Props, error) {
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return actor.PropsFromProducer(func() actor.Actor {
+		return &Actor{
+			cfg: cfg, stages: map[messages.Stage]*stage{}, byEpoch: map[messages.Epoch]int{}, gathers: map[uint64]*gather{},
+			backoff: kit.NewBackoff(cfg.Supervision.Backoff, cfg.Supervision.MaxBackoff, cfg.Supervision.Jitter, cfg.Supervision.Seed),
+			stats:   kit.Counters{},
+		}
+	}, actor.WithMailbox(kit.NewMailboxProducer())), nil
+}
+
+// Receive handles the session's messages.
+func (a *Actor) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *messages.TurnMark:
+		a.mark(m)
+	case *actor.Started:
+		a.start(ctx)
+	case *restartDue:
+		if !a.ending {
+			ctx.(actor.Supervisor).RestartChildren(m.child)
+		}
+	case *messages.Restart:
+		ctx.Respond(&messages.RestartResult{Stage: m.Stage, Err: a.operatorRestart(ctx, m.Stage)})
+	case *messages.Describe:
+		a.describe(ctx, m)
+	case *messages.Description:
+		a.described(ctx, m)
+	case *describeDue:
+		if g, ok := a.gathers[m.ref]; ok {
+			for s := range g.waiting {
+				g.tree.Children = append(g.tree.Children, &messages.Description{Name: string(s), State: "unresponsive"})
+			}
+			a.finishGather(ctx, g)
+		}
+	case *GetTimelines:
+		out := make([]Timeline, len(a.timelines))
+		for i, t := range a.timelines {
+			marks := make(map[messages.MarkKind]time.Time, len(t.Marks))
+			for k, v := range t.Marks {
+				marks[k] = v
+			}
+			out[i] = Timeline{Epoch: t.Epoch, Marks: marks}
+		}
+		ctx.Respond(out)
+	case *GetStats:
+		ctx.Respond(a.statsSnapshot())
+	case *transport.Closed:
+		a.end(ctx, "hangup", nil)
+	case *messages.Hangup:
+		a.end(ctx, "hangup: "+m.Reason, nil)
+	case *messages.CallDrained:
+		a.end(ctx, a.reason, a.endErr)
+	case *actor.Stopped:
+		_ = a.cfg.Conn.Close()
+		if a.cfg.OnEnd != nil {
+			reason := a.reason
+			if reason == "" {
+				reason = "stopped"
+			}
+			a.cfg.OnEnd(messages.CallEnded{Call: a.cfg.Call, Reason: reason, Err: a.endErr})
+		}
+	case *actor.Stopping, *actor.Restarting, *actor.Terminated:
+	default:
+		a.stats.Inc("unknown_messages")
+	}
+}
+
+func (a *Actor) start(ctx actor.Context) {
+	a.peers = kit.NewPeers(a.cfg.Call, ctx.Self())
+	a.root = ctx.ActorSystem().Root
+	cfg, p := a.cfg, a.peers
+	newDet := cfg.NewDetector
+	if newDet == nil {
+		newDet = func() vad.Detector {
+			d, _ := media.NewEnergyVAD(cfg.VAD) // validated in Validate
+			return d
+		}
+	}
+	// Downstream first, so every message finds its receiver.
+	type spec struct {
+		name  messages.Stage
+		props func(opt actor.PropsOption) *actor.Props
+	}
+	specs := []spec{
+		{messages.StagePacer, func(o actor.PropsOption) *actor.Props { return pacer.Props(cfg.Pacer, p, o) }},
+		{messages.StageTTS, func(o actor.PropsOption) *actor.Props { return tts.Props(cfg.TTS, p, o) }},
+		{messages.StageTools, func(o actor.PropsOption) *actor.Props { return tools.Props(cfg.Tools, p, o) }},
+		{messages.StageLLM, func(o actor.PropsOption) *actor.Props { return llm.Props(cfg.LLMConfig, cfg.LLM, p, cfg.Log, o) }},
+		{messages.StageTurn, func(o actor.PropsOption) *actor.Props { return turn.Props(cfg.Turn, p, o) }},
+		{messages.StageSTT, func(o actor.PropsOption) *actor.Props { return stt.Props(cfg.STT, p, o) }},
+		{messages.StageVAD, func(o actor.PropsOption) *actor.Props { return vad.Props(newDet, p, o) }},
+		{messages.StageTransport, func(o actor.PropsOption) *actor.Props { return transport.Props(cfg.Conn, p, cfg.Log, o) }},
+	}
+	for _, s := range specs {
+		ref := &kit.MailboxRef{}
+		pid, err := ctx.SpawnNamed(s.props(actor.WithMailbox(ref.Producer())), string(s.name))
+		if err != nil {
+			a.end(ctx, "spawn failed", fmt.Errorf("spawn %s: %w", s.name, err))
+			return
+		}
+		st := &stage{name: s.name, pid: pid, mailbox: ref}
+		a.stages[s.name] = st
+		a.order = append(a.order, st)
+	}
+}
+
+// stageOf maps a child's PID to its stage.
+func (a *Actor) stageOf(pid *actor.PID) *stage {
+	i := strings.LastIndexByte(pid.Id, '/')
+	return a.stages[messages.Stage(pid.Id[i+1:])]
+}
+
+// HandleFailure is the session's supervision strategy for its stages.
+func (a *Actor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, reason any, _ any) {
+	st := a.stageOf(child)
+	if st == nil || a.ending {
+		sup.StopChildren(child)
+		return
+	}
+	now := time.Now()
+	st.panics++
+	kept := st.failures[:0]
+	for _, t := range st.failures {
+		if now.Sub(t) < a.cfg.Supervision.Window {
+			kept = append(kept, t)
+		}
+	}
+	st.failures = append(kept, now)
+	err, _ := reason.(error)
+	if err == nil {
+		err = fmt.Errorf("panic: %v", reason)
+	}
+	log := a.cfg.Log.Warn().Err(err).Str("call_id", string(a.cfg.Call)).Str("stage", string(st.name))
+	if len(st.failures) > a.cfg.Supervision.MaxRestarts {
+		log.Msg("stage keeps failing; ending the call")
+		a.giveUp(sup, st, err)
+		return
+	}
+	st.restarts++
+	delay := time.Duration(0)
+	if st.name == messages.StageSTT || st.name == messages.StageTTS {
+		delay = a.backoff.Delay(len(st.failures))
+	}
+	log.Dur("backoff", delay).Msg("restarting stage")
+	if delay == 0 {
+		sup.RestartChildren(child)
+		return
+	}
+	self, root, msg := a.peers.Session, a.sessionRoot(), &restartDue{child: child, stage: st.name}
+	time.AfterFunc(delay, func() { root.Send(self, msg) })
+}
+
+func (a *Actor) giveUp(sup actor.Supervisor, st *stage, err error) {
+	a.gaveUp = st.name
+	a.reason, a.endErr = "stage "+string(st.name)+" failed", err
+	switch st.name {
+	case messages.StageTTS, messages.StagePacer, messages.StageTransport, messages.StageTurn, messages.StageLLM:
+		// The line cannot be spoken without these: end at once.
+		sup.StopChildren(child(st))
+		a.sessionRoot().Send(a.peers.Session, &messages.CallDrained{})
+	default:
+		sup.StopChildren(child(st))
+		a.sessionRoot().Send(a.peers.Turn, &messages.EndCall{Line: a.cfg.EndLine})
+	}
+}
+
+func child(st *stage) *actor.PID { return st.pid }
+
+func (a *Actor) sessionRoot() *actor.RootContext { return a.root }
+
+func (a *Actor) operatorRestart(ctx actor.Context, s messages.Stage) error {
+	st, ok := a.stages[s]
+	if !ok {
+		return fmt.Errorf("%w: unknown stage %q", ErrInvalidConfig, s)
+	}
+	if a.ending {
+		return fmt.Errorf("%w: the call is ending", ErrInvalidConfig)
+	}
+	a.opRestarts++
+	st.restarts++
+	ctx.(actor.Supervisor).RestartChildren(st.pid)
+	return nil
+}
+
+func (a *Actor) end(ctx actor.Context, reason string, err error) {
+	if a.reason == "" || !a.ending {
+		if a.reason == "" {
+			a.reason = reason
+		}
+		if a.endErr == nil {
+			a.endErr = err
+		}
+	}
+	if a.ending {
+		return
+	}
+	a.ending = true
+	ctx.Stop(ctx.Self())
+}
+
+func (a *Actor) mark(m *messages.TurnMark) {
+	i, ok := a.byEpoch[m.Epoch]
+	if !ok {
+		i = len(a.timelines)
+		a.byEpoch[m.Epoch] = i
+		a.timelines = append(a.timelines, Timeline{Epoch: m.Epoch, Marks: map[messages.MarkKind]time.Time{}})
+	}
+	if _, seen := a.timelines[i].Marks[m.Kind]; !seen {
+		a.timelines[i].Marks[m.Kind] = m.At
+	}
+}
+
+func (a *Actor) describe(ctx actor.Context, m *messages.Describe) {
+	a.nextRef++
+	g := &gather{
+		asker: ctx.Sender(), ref: m.Ref, waiting: map[messages.Stage]bool{},
+		tree: &messages.Description{Ref: m.Ref, Name: "session " + string(a.cfg.Call), State: "live", Counters: a.stats.Snapshot()},
+	}
+	if a.ending {
+		g.tree.State = "ending"
+	}
+	a.gathers[a.nextRef] = g
+	for _, st := range a.order {
+		g.waiting[st.name] = true
+		ctx.Request(st.pid, &messages.Describe{Ref: a.nextRef})
+	}
+	self, root, ref := ctx.Self(), ctx.ActorSystem().Root, a.nextRef
+	time.AfterFunc(DescribeTimeout, func() { root.Send(self, &describeDue{ref: ref}) })
+}
+
+func (a *Actor) described(ctx actor.Context, d *messages.Description) {
+	g, ok := a.gathers[d.Ref]
+	if !ok {
+		return
+	}
+	s := messages.Stage(d.Name)
+	if st, ok := a.stages[s]; ok {
+		d.Mailbox = st.mailbox.Depth()
+		d.Restarts = st.restarts
+		if d.Counters == nil {
+			d.Counters = map[string]uint64{}
+		}
+		d.Counters["mailbox_dropped"] = st.mailbox.Dropped()
+	}
+	d.Ref = g.ref
+	g.tree.Children = append(g.tree.Children, d)
+	delete(g.waiting, s)
+	if len(g.waiting) == 0 {
+		a.finishGather(ctx, g)
+	}
+}
+
+func (a *Actor) finishGather(ctx actor.Context, g *gather) {
+	for k, v := range a.gathers {
+		if v == g {
+			delete(a.gathers, k)
+		}
+	}
+	// Children in data-path order, whatever order they answered in.
+	rank := map[string]int{}
+	for i, s := range messages.Stages() {
+		rank[string(s)] = i
+	}
+	ch := g.tree.Children
+	for i := 1; i < len(ch); i++ {
+		for j := i; j > 0 && rank[ch[j].Name] < rank[ch[j-1].Name]; j-- {
+			ch[j], ch[j-1] = ch[j-1], ch[j]
+		}
+	}
+	if g.asker != nil {
+		ctx.Send(g.asker, g.tree)
+	}
+}
+
+func (a *Actor) statsSnapshot() *Stats {
+	s := &Stats{Restarts: map[messages.Stage]int{}, Panics: map[messages.Stage]int{}, OperatorRestarts: a.opRestarts, GaveUp: a.gaveUp}
+	for _, st := range a.order {
+		s.Restarts[st.name] = st.restarts
+		s.Panics[st.name] = st.panics
+	}
+	return s
+}

@@ -1,0 +1,10 @@
+// Package tools runs the model's tool calls for the call's rounds. ReadOnly
+// calls run in goroutines under the asking epoch's context, so an interrupt
+// cancels them. Each SideEffect call runs in a child actor of its own
+// ("call-<id>"), which belongs to the tools actor and not to the round: it
+// finishes even when the round that asked is gone, and its result then
+// reaches the llm actor as a late result. Results of one request are always
+// returned in the order of the calls. (This is the minimal form; the full
+// contract — validation, idempotency, speculation, fillers, confirmation —
+// arrives with the tool-contract work.)
+package tools

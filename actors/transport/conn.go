@@ -1,0 +1,51 @@
+package transport
+
+import (
+	"context"
+	"sync"
+
+	"github.com/brisvox/brisvox/messages"
+)
+
+// Conn is the audio connection of one call, as the transport actor uses it.
+type Conn interface {
+	// InputRate and OutputRate are the sample rates of the caller's audio
+	// and of the audio the call plays back.
+	InputRate() int
+	OutputRate() int
+	// ReadFrame blocks until the next 20 ms of the caller's audio is in
+	// f.PCM (len InputRate/50) with f.Start set, or until ctx ends. It
+	// returns ErrClosed (wrapped) when the caller hung up.
+	ReadFrame(ctx context.Context, f *messages.AudioFrame) error
+	// WriteFrame queues bot audio. It must not block and must not keep f.
+	WriteFrame(f *messages.OutputAudio) error
+	// Clear drops queued bot audio of epochs before epoch.
+	Clear(epoch messages.Epoch) error
+	// Mark asks for an echo of name once what was written before it played.
+	Mark(name string) error
+	// OnMarkEcho registers the function that receives echoes; it must only
+	// send a message.
+	// nil unregisters.
+	OnMarkEcho(func(name string))
+	// Close hangs up. It is called once, when the call's tree has stopped.
+	Close() error
+}
+
+// FramePool recycles input frames of one rate. Frames go back when the
+// last stage that reads them calls Release.
+type FramePool struct {
+	rate int
+	pool sync.Pool
+}
+
+// NewFramePool makes a pool of frames at rate.
+func NewFramePool(rate int) *FramePool {
+	p := &FramePool{rate: rate}
+	p.pool.New = func() any { return messages.NewPooledFrame(rate, p.put) }
+	return p
+}
+
+// Get returns a frame whose contents are undefined.
+func (p *FramePool) Get() *messages.AudioFrame { return p.pool.Get().(*messages.AudioFrame) }
+
+func (p *FramePool) put(f *messages.AudioFrame) { p.pool.Put(f) }

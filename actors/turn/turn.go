@@ -1,0 +1,274 @@
+package turn
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/brisvox/brisvox/actors/kit"
+	"github.com/brisvox/brisvox/messages"
+)
+
+// ErrInvalidConfig marks a bad Config.
+var ErrInvalidConfig = errors.New("turn: invalid config")
+
+// Config tunes turn taking.
+type Config struct {
+	// EndOfTurnDelay is extra silence required after the VAD stop and the
+	// last final before the turn ends (0: end at once).
+	EndOfTurnDelay time.Duration
+	// BargeInDelay is how long the caller must keep speaking over the bot
+	// before it is interrupted (0: at the VAD start).
+	BargeInDelay time.Duration
+	// DrainTimeout bounds how long the closing line of EndCall may take.
+	DrainTimeout time.Duration
+}
+
+// Validate checks the config.
+func (c Config) Validate() error {
+	if c.EndOfTurnDelay < 0 || c.BargeInDelay < 0 || c.DrainTimeout < 0 {
+		return fmt.Errorf("%w: negative duration", ErrInvalidConfig)
+	}
+	return nil
+}
+
+// WithDefaults fills zero fields that have a default.
+func (c Config) WithDefaults() Config {
+	if c.DrainTimeout == 0 {
+		c.DrainTimeout = 15 * time.Second
+	}
+	return c
+}
+
+type endTurnDue struct{ gen int }
+type bargeInDue struct{ gen int }
+type drainDue struct{}
+
+// Actor decides turns and barge-ins.
+type Actor struct {
+	cfg   Config
+	peers kit.Peers
+	stats kit.Counters
+
+	store     *atomic.Uint64 // the newest epoch, kept across restarts
+	epoch     messages.Epoch // newest epoch
+	epochUsed bool           // a UserTurn or Say went out under epoch
+	busy      bool           // the bot works on epoch (thinking or talking)
+
+	speaking    bool
+	speechEnd   time.Time
+	stopped     bool // a VAD stop is waiting to become a turn end
+	owed        int  // finals owed for finalizes
+	finals      []string
+	lastInterim string
+	finalAt     time.Time
+	gen         int
+
+	draining bool
+	timers   [3]*time.Timer // end of turn, barge-in, drain
+}
+
+const (
+	timerEnd = iota
+	timerBargeIn
+	timerDrain
+)
+
+// after arms timer i to send msg to the actor after d, replacing the last
+// one; the timers are stopped when the actor stops.
+func (a *Actor) after(ctx actor.Context, i int, d time.Duration, msg any) {
+	if t := a.timers[i]; t != nil {
+		t.Stop()
+	}
+	self, root := ctx.Self(), ctx.ActorSystem().Root
+	a.timers[i] = time.AfterFunc(d, func() { root.Send(self, msg) })
+}
+
+func (a *Actor) stopTimers() {
+	for _, t := range a.timers {
+		if t != nil {
+			t.Stop()
+		}
+	}
+}
+
+// Props makes the turn actor's props.
+func Props(cfg Config, peers kit.Peers, opts ...actor.PropsOption) *actor.Props {
+	cfg = cfg.WithDefaults()
+	// Epochs only grow, across restarts too: a restarted turn actor that
+	// began again at 1 would have all its output dropped as stale.
+	store := new(atomic.Uint64)
+	return actor.PropsFromProducer(func() actor.Actor {
+		return &Actor{cfg: cfg, peers: peers, stats: kit.Counters{}, store: store, epoch: messages.Epoch(store.Load()), epochUsed: true}
+	}, opts...)
+}
+
+// Receive handles the actor's messages.
+func (a *Actor) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *messages.SpeechStarted:
+		a.speechStarted(ctx)
+	case *messages.SpeechStopped:
+		a.speaking = false
+		a.stopped = true
+		a.owed++
+		a.speechEnd = m.At
+		a.tryEnd(ctx)
+	case *messages.Transcript:
+		a.transcript(ctx, m)
+	case *messages.SttFailed:
+		a.stats.Inc("stt_failures")
+		a.owed = 0
+		a.tryEnd(ctx)
+	case *endTurnDue:
+		if m.gen == a.gen {
+			a.endTurn(ctx)
+		}
+	case *bargeInDue:
+		if m.gen == a.gen && a.speaking && a.busy {
+			a.interrupt(ctx)
+		}
+	case *messages.PlayoutDone:
+		if m.Epoch == a.epoch {
+			a.busy = false
+			if a.draining {
+				ctx.Send(a.peers.Session, &messages.CallDrained{})
+			}
+		}
+	case *messages.EndCall:
+		a.endCall(ctx, m)
+	case *drainDue:
+		ctx.Send(a.peers.Session, &messages.CallDrained{})
+	case *messages.Describe:
+		state := "listening"
+		switch {
+		case a.draining:
+			state = "draining"
+		case a.busy:
+			state = "bot_busy"
+		}
+		d := kit.Describe(string(messages.StageTurn), state, a.stats)
+		d.Counters["epoch"] = uint64(a.epoch)
+		d.Ref = m.Ref
+		ctx.Respond(d)
+	case *actor.Stopping, *actor.Restarting:
+		a.stopTimers()
+	case *actor.Started, *actor.Stopped:
+	default:
+		a.stats.Inc("unknown_messages")
+	}
+}
+
+func (a *Actor) speechStarted(ctx actor.Context) {
+	a.speaking = true
+	a.gen++ // a pending turn end waits for this speech to stop again
+	if !a.busy || a.draining {
+		return
+	}
+	if a.cfg.BargeInDelay == 0 {
+		a.interrupt(ctx)
+		return
+	}
+	a.after(ctx, timerBargeIn, a.cfg.BargeInDelay, &bargeInDue{gen: a.gen})
+}
+
+// interrupt starts a new epoch and stops the output of the old one.
+func (a *Actor) interrupt(ctx actor.Context) {
+	a.epoch++
+	a.store.Store(uint64(a.epoch))
+	a.epochUsed = false
+	a.busy = false
+	a.stats.Inc("interrupts")
+	now := time.Now()
+	a.peers.Mark(ctx, a.epoch, messages.MarkInterrupt, now)
+	// Pacer first: it settles what was heard before the llm asks for it.
+	for _, pid := range []*actor.PID{a.peers.Pacer, a.peers.TTS, a.peers.Tools, a.peers.LLM} {
+		ctx.Send(pid, &messages.Interrupt{Epoch: a.epoch, At: now})
+	}
+}
+
+func (a *Actor) transcript(ctx actor.Context, m *messages.Transcript) {
+	if !m.Final {
+		a.lastInterim = m.Text
+		return
+	}
+	if t := strings.TrimSpace(m.Text); t != "" {
+		a.finals = append(a.finals, t)
+		a.lastInterim = ""
+	}
+	a.finalAt = m.At
+	if m.FromFinalize && a.owed > 0 {
+		a.owed--
+	}
+	a.tryEnd(ctx)
+}
+
+// tryEnd ends the turn once the caller is silent and every finalize is
+// answered, after the configured extra silence.
+func (a *Actor) tryEnd(ctx actor.Context) {
+	if a.speaking || !a.stopped || a.owed > 0 {
+		return
+	}
+	a.gen++
+	if a.cfg.EndOfTurnDelay == 0 {
+		a.endTurn(ctx)
+		return
+	}
+	a.after(ctx, timerEnd, a.cfg.EndOfTurnDelay, &endTurnDue{gen: a.gen})
+}
+
+func (a *Actor) endTurn(ctx actor.Context) {
+	a.stopped = false
+	text := strings.Join(a.finals, " ")
+	if text == "" {
+		// A session failure may leave only interims: better than nothing.
+		text = strings.TrimSpace(a.lastInterim)
+	}
+	a.finals, a.lastInterim = a.finals[:0], ""
+	if text == "" || a.draining {
+		a.stats.Inc("empty_turns")
+		return
+	}
+	e := a.nextEpoch()
+	a.busy = true
+	a.stats.Inc("turns")
+	now := time.Now()
+	a.peers.Mark(ctx, e, messages.MarkVADStop, a.speechEnd)
+	if !a.finalAt.IsZero() {
+		a.peers.Mark(ctx, e, messages.MarkSTTFinal, a.finalAt)
+	}
+	a.peers.Mark(ctx, e, messages.MarkTurnEnd, now)
+	ctx.Send(a.peers.LLM, &messages.UserTurn{Epoch: e, Text: text, SpeechEnd: a.speechEnd, At: now})
+}
+
+// nextEpoch returns the epoch for new output: the current one if nothing
+// went out under it yet (a barge-in opened it), else a new one.
+func (a *Actor) nextEpoch() messages.Epoch {
+	if a.epochUsed || a.epoch == 0 {
+		a.epoch++
+		a.store.Store(uint64(a.epoch))
+	}
+	a.epochUsed = true
+	return a.epoch
+}
+
+func (a *Actor) endCall(ctx actor.Context, m *messages.EndCall) {
+	if a.draining {
+		return
+	}
+	if a.busy {
+		a.interrupt(ctx)
+	}
+	a.draining = true
+	a.after(ctx, timerDrain, a.cfg.DrainTimeout, &drainDue{})
+	if m.Line == "" {
+		ctx.Send(a.peers.Session, &messages.CallDrained{})
+		return
+	}
+	e := a.nextEpoch()
+	a.busy = true
+	ctx.Send(a.peers.LLM, &messages.Say{Epoch: e, Text: m.Line})
+}

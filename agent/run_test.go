@@ -1,0 +1,258 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/brisvox/brisvox/messages"
+)
+
+func TestRunCall(t *testing.T) {
+	// env is what a case's tool body may use.
+	type env struct {
+		cancelParent context.CancelFunc
+		release      chan struct{} // closed by the test after RunCall returns
+	}
+	tests := []struct {
+		name         string
+		effect       Effect
+		timeout      time.Duration
+		callName     string // default "probe"
+		args         string
+		cancelBefore bool
+		body         func(e env) CallFunc
+		wantKind     string // "" for a success
+		wantContent  string // exact content of a success
+		wantDetail   string // substring of an error's detail
+		wantRuns     int32
+		wantElapsed  time.Duration // on the bubble's clock
+	}{
+		{
+			name: "success echoes the arguments and call info",
+			args: `{"q":"x"}`,
+			body: func(env) CallFunc {
+				return func(_ context.Context, args json.RawMessage, info CallInfo) (Output, error) {
+					return Output{Content: string(args) + " " + info.CallID + " " + info.IdempotencyKey}, nil
+				}
+			},
+			wantContent: `{"q":"x"} t1.0 key-1`,
+			wantRuns:    1,
+		},
+		{
+			name: "empty arguments become an empty object",
+			args: " \n",
+			body: func(env) CallFunc {
+				return func(_ context.Context, args json.RawMessage, _ CallInfo) (Output, error) {
+					return Output{Content: string(args)}, nil
+				}
+			},
+			wantContent: "{}",
+			wantRuns:    1,
+		},
+		{name: "unknown tool does not run", callName: "nope", wantKind: KindUnknownTool},
+		{name: "arguments not JSON", args: `{"q":`, wantKind: KindInvalidArguments, wantDetail: "not valid JSON"},
+		{name: "arguments an array", args: `["q"]`, wantKind: KindInvalidArguments, wantDetail: "JSON object"},
+		{name: "arguments null", args: `null`, wantKind: KindInvalidArguments, wantDetail: "JSON object"},
+		{
+			name: "tool error is tool_failed with its text",
+			body: func(env) CallFunc {
+				return func(context.Context, json.RawMessage, CallInfo) (Output, error) {
+					return Output{}, errors.New("upstream 503")
+				}
+			},
+			wantKind: KindToolFailed, wantDetail: "upstream 503", wantRuns: 1,
+		},
+		{
+			// Catches a panic escaping the tool's goroutine, which would end
+			// the process.
+			name: "panic is tool_failed",
+			body: func(env) CallFunc {
+				return func(context.Context, json.RawMessage, CallInfo) (Output, error) {
+					panic("boom")
+				}
+			},
+			wantKind: KindToolFailed, wantDetail: "the tool panicked: boom", wantRuns: 1,
+		},
+		{
+			name:    "timeout at exactly the spec's limit",
+			timeout: 2 * time.Second,
+			body: func(env) CallFunc {
+				return func(ctx context.Context, _ json.RawMessage, _ CallInfo) (Output, error) {
+					<-ctx.Done()
+					return Output{}, ctx.Err()
+				}
+			},
+			wantKind: KindTimeout, wantDetail: "limit 2s", wantRuns: 1, wantElapsed: 2 * time.Second,
+		},
+		{
+			name: "zero timeout means the default",
+			body: func(env) CallFunc {
+				return func(ctx context.Context, _ json.RawMessage, _ CallInfo) (Output, error) {
+					<-ctx.Done()
+					return Output{}, ctx.Err()
+				}
+			},
+			wantKind: KindTimeout, wantRuns: 1, wantElapsed: DefaultTimeout,
+		},
+		{
+			// Catches RunCall waiting for a tool that ignores its context:
+			// the caller would hang past the timeout.
+			name:    "tool ignoring its context does not hold the caller",
+			timeout: time.Second,
+			body: func(e env) CallFunc {
+				return func(context.Context, json.RawMessage, CallInfo) (Output, error) {
+					<-e.release
+					return Output{Content: "too late"}, nil
+				}
+			},
+			wantKind: KindTimeout, wantRuns: 1, wantElapsed: time.Second,
+		},
+		{
+			name:    "side effect timeout warns against repeating",
+			effect:  SideEffect,
+			timeout: time.Second,
+			body: func(env) CallFunc {
+				return func(ctx context.Context, _ json.RawMessage, _ CallInfo) (Output, error) {
+					<-ctx.Done()
+					return Output{}, ctx.Err()
+				}
+			},
+			wantKind: KindTimeout, wantDetail: "do not repeat", wantRuns: 1, wantElapsed: time.Second,
+		},
+		{
+			name:         "cancelled before it starts does not run",
+			cancelBefore: true,
+			wantKind:     KindInterrupted, wantDetail: "did not run",
+		},
+		{
+			name: "cancelled while running",
+			body: func(e env) CallFunc {
+				return func(ctx context.Context, _ json.RawMessage, _ CallInfo) (Output, error) {
+					time.Sleep(300 * time.Millisecond)
+					e.cancelParent()
+					<-ctx.Done()
+					return Output{}, ctx.Err()
+				}
+			},
+			wantKind: KindInterrupted, wantRuns: 1, wantElapsed: 300 * time.Millisecond,
+		},
+		{
+			// Catches mapping any DeadlineExceeded to timeout: the tool's own
+			// inner deadline is a failure of the tool.
+			name: "tool's own deadline is tool_failed",
+			body: func(env) CallFunc {
+				return func(context.Context, json.RawMessage, CallInfo) (Output, error) {
+					return Output{}, context.DeadlineExceeded
+				}
+			},
+			wantKind: KindToolFailed, wantDetail: "deadline exceeded", wantRuns: 1,
+		},
+		{
+			name: "long error text is bounded",
+			body: func(env) CallFunc {
+				return func(context.Context, json.RawMessage, CallInfo) (Output, error) {
+					return Output{}, errors.New(strings.Repeat("e", 5000))
+				}
+			},
+			wantKind: KindToolFailed, wantDetail: "eee…", wantRuns: 1,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				parent, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				e := env{cancelParent: cancel, release: make(chan struct{})}
+				defer close(e.release)
+
+				var runs atomic.Int32
+				effect := tt.effect
+				if effect == 0 {
+					effect = ReadOnly
+				}
+				body := tt.body
+				if body == nil {
+					body = func(env) CallFunc {
+						return func(context.Context, json.RawMessage, CallInfo) (Output, error) { return Output{Content: "ran"}, nil }
+					}
+				}
+				fn := body(e)
+				reg, err := NewRegistry(NewFuncTool(Spec{Name: "probe", Effect: effect, Timeout: tt.timeout},
+					func(ctx context.Context, args json.RawMessage, info CallInfo) (Output, error) {
+						runs.Add(1)
+						return fn(ctx, args, info)
+					}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tt.cancelBefore {
+					cancel()
+				}
+				name := tt.callName
+				if name == "" {
+					name = "probe"
+				}
+				call := messages.ToolCall{ID: "t1.0", Name: name, Arguments: json.RawMessage(tt.args)}
+
+				start := time.Now()
+				got := RunCall(parent, reg, call, CallInfo{Epoch: 1, IdempotencyKey: "key-1"})
+				elapsed := time.Since(start)
+
+				if got.CallID != "t1.0" || got.Name != name {
+					t.Fatalf("result ids = %q %q", got.CallID, got.Name)
+				}
+				if tt.wantKind == "" {
+					if got.IsError || got.Content != tt.wantContent {
+						t.Fatalf("RunCall() = %+v, want content %q", got, tt.wantContent)
+					}
+				} else {
+					var body map[string]string
+					if err := json.Unmarshal([]byte(got.Content), &body); err != nil || !got.IsError {
+						t.Fatalf("RunCall() = %+v, want an error result", got)
+					}
+					if body["error"] != tt.wantKind || body["tool"] != name || !strings.Contains(body["detail"], tt.wantDetail) {
+						t.Fatalf("RunCall() = %s, want kind %s with detail containing %q", got.Content, tt.wantKind, tt.wantDetail)
+					}
+				}
+				if runs.Load() != tt.wantRuns {
+					t.Fatalf("tool ran %d times, want %d", runs.Load(), tt.wantRuns)
+				}
+				if elapsed != tt.wantElapsed {
+					t.Fatalf("RunCall took %v, want %v", elapsed, tt.wantElapsed)
+				}
+			})
+		})
+	}
+}
+
+func TestRunCallNilRegistry(t *testing.T) {
+	got := RunCall(context.Background(), nil, messages.ToolCall{ID: "t1.0", Name: "x"}, CallInfo{})
+	if !got.IsError || !strings.Contains(got.Content, KindUnknownTool) {
+		t.Fatalf("RunCall(nil registry) = %+v", got)
+	}
+}
+
+// Catches a tool reading arguments the caller mutates afterwards: the tool
+// gets its own copy.
+func TestRunCallArgumentsAreCopied(t *testing.T) {
+	var seen json.RawMessage
+	reg, err := NewRegistry(NewFuncTool(Spec{Name: "x", Effect: ReadOnly}, func(_ context.Context, args json.RawMessage, _ CallInfo) (Output, error) {
+		seen = args
+		return Output{}, nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := json.RawMessage(`{"a":1}`)
+	RunCall(context.Background(), reg, messages.ToolCall{ID: "t1.0", Name: "x", Arguments: args}, CallInfo{})
+	args[2] = 'b'
+	if string(seen) != `{"a":1}` {
+		t.Fatalf("tool saw %s after the caller edited its arguments", seen)
+	}
+}

@@ -1,0 +1,124 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/brisvox/brisvox/messages"
+)
+
+// Effect says whether running a tool changes anything outside the call. It
+// decides what an interruption may do: a ReadOnly call can be cancelled,
+// run speculatively or run again; a SideEffect call (a booking, a transfer)
+// must not be run twice nor silently dropped.
+type Effect int
+
+// The effects. The zero value is deliberately not one of them: Register
+// rejects a spec that does not declare its effect, because guessing
+// ReadOnly would let a booking be cancelled halfway or run speculatively.
+const (
+	ReadOnly Effect = iota + 1
+	SideEffect
+)
+
+// String implements fmt.Stringer.
+func (e Effect) String() string {
+	switch e {
+	case ReadOnly:
+		return "read_only"
+	case SideEffect:
+		return "side_effect"
+	default:
+		return "undeclared"
+	}
+}
+
+// Defaults of a Spec, applied by the Registry.
+const (
+	// DefaultTimeout bounds a call whose spec leaves Timeout zero: long
+	// enough for one HTTP round trip, short enough that the caller is not
+	// left in silence.
+	DefaultTimeout = 5 * time.Second
+
+	// DefaultFillerAfter is when a filler phrase is played for a call still
+	// running, when the spec leaves FillerAfter zero.
+	DefaultFillerAfter = 700 * time.Millisecond
+
+	// MaxToolNameBytes is the longest tool name providers accept.
+	MaxToolNameBytes = 64
+)
+
+// Spec describes a tool to the model and to the engine that runs it.
+type Spec struct {
+	// Name is what the model calls: 1 to 64 ASCII letters, digits, '_' or
+	// '-' (the common subset of the providers' rules).
+	Name        string
+	Description string
+	// Parameters is the JSON Schema of the arguments. It must be an object
+	// schema ("type": "object"); empty means {"type":"object"} (no
+	// arguments).
+	Parameters json.RawMessage
+	Effect     Effect
+	// Timeout bounds one call; zero means DefaultTimeout, negative is
+	// rejected.
+	Timeout time.Duration
+	// FillerAfter is how long a call may run before a filler phrase is
+	// played; zero means DefaultFillerAfter, negative means never.
+	FillerAfter time.Duration
+}
+
+// CallInfo is what a tool knows about the call it serves, beyond its
+// arguments.
+type CallInfo struct {
+	// CallID is the internal, stable id of the tool call.
+	CallID string
+	// Epoch is the bot turn that made the call.
+	Epoch messages.Epoch
+	// Round is the tool-loop round within the epoch (0 first).
+	Round int
+	// IdempotencyKey is the same for every delivery of one call. A
+	// SideEffect tool passes it downstream (an Idempotency-Key header) so a
+	// redelivered call does not act twice.
+	IdempotencyKey string
+}
+
+// Output is a tool's answer: the text the model reads.
+type Output struct {
+	Content string
+}
+
+// Tool is one function the model may call.
+//
+// Call must return when ctx is done: RunCall stops waiting at the spec's
+// timeout or at an interruption and answers for the tool, but it cannot
+// stop the tool's goroutine. A tool that ignores ctx therefore delays
+// nobody, but leaks its own goroutine (and whatever it holds) until it
+// returns. Call may be called concurrently for different calls. A panic in
+// Call is recovered and answered as tool_failed.
+type Tool interface {
+	Spec() Spec
+	Call(ctx context.Context, args json.RawMessage, call CallInfo) (Output, error)
+}
+
+// CallFunc is the body of a tool built with NewFuncTool.
+type CallFunc func(ctx context.Context, args json.RawMessage, call CallInfo) (Output, error)
+
+// NewFuncTool makes a Tool from a spec and a function, for tools with no
+// state of their own (and for tests).
+func NewFuncTool(spec Spec, fn CallFunc) Tool {
+	return funcTool{spec: spec, fn: fn}
+}
+
+type funcTool struct {
+	spec Spec
+	fn   CallFunc
+}
+
+var _ Tool = funcTool{}
+
+func (t funcTool) Spec() Spec { return t.spec }
+
+func (t funcTool) Call(ctx context.Context, args json.RawMessage, call CallInfo) (Output, error) {
+	return t.fn(ctx, args, call)
+}

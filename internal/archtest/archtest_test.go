@@ -1,0 +1,311 @@
+package archtest
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// layerRules is the module's layering, bottom to top. Patterns are relative
+// to the module path; see Rule.
+var layerRules = []Rule{
+	{
+		Name:        "messages-is-the-bottom",
+		Packages:    "messages/...",
+		OnlyAllowed: true,
+		Allowed:     []string{"messages/..."}, // its own subpackages only
+	},
+	{
+		Name:        "agent-sees-only-messages",
+		Packages:    "agent/...",
+		OnlyAllowed: true,
+		Allowed:     []string{"messages/...", "agent/..."},
+	},
+	{
+		Name:      "providers-know-no-runtime",
+		Packages:  "providers/...",
+		Forbidden: []string{"actors/...", "sip/...", "media/transport/...", "cmd/..."},
+	},
+	{
+		Name:      "media-below-actors",
+		Packages:  "media/...",
+		Forbidden: []string{"actors/...", "cmd/...", "sim/..."},
+	},
+	{
+		Name:      "nothing-imports-cmd",
+		Packages:  "...",
+		Except:    []string{"cmd/..."}, // a command may use its own helper packages
+		Forbidden: []string{"cmd/..."},
+	},
+	{
+		Name:      "production-without-sim",
+		Packages:  "...",
+		Except:    []string{"sim/...", "internal/...", "cmd/..."},
+		Forbidden: []string{"sim/..."},
+	},
+}
+
+// loadModule lists the module's packages, failing the test if it cannot.
+func loadModule(t *testing.T) (modulePath string, pkgs []Package) {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, modulePath, err := FindModuleRoot(wd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkgs, err = ListPackages(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Guard against a vacuous pass: this very package must be in the list.
+	self := modulePath + "/internal/archtest"
+	if !slices.ContainsFunc(pkgs, func(p Package) bool { return p.ImportPath == self }) {
+		t.Fatalf("go list did not report %s; got %d packages", self, len(pkgs))
+	}
+	for _, p := range pkgs {
+		if p.Error != nil {
+			// Broken packages fail their own build and tests; say so here
+			// only as context, the checks still use what go list saw.
+			t.Logf("go list: %s: %s", p.ImportPath, p.Error.Err)
+		}
+	}
+	return modulePath, pkgs
+}
+
+func TestEveryPackageHasDocGo(t *testing.T) {
+	_, pkgs := loadModule(t)
+	checked := 0
+	for _, p := range pkgs {
+		if !p.HasNonTestFiles() {
+			continue
+		}
+		checked++
+		for _, msg := range CheckDocFile(p) {
+			t.Error(msg)
+		}
+	}
+	t.Logf("checked doc.go of %d packages", checked)
+}
+
+func TestLayering(t *testing.T) {
+	modulePath, pkgs := loadModule(t)
+	for _, v := range CheckRules(modulePath, pkgs, layerRules) {
+		t.Error(v)
+	}
+}
+
+// --- The checks can fail -------------------------------------------------
+
+func TestCheckDocFileBites(t *testing.T) {
+	write := func(t *testing.T, files map[string]string) string {
+		t.Helper()
+		dir := t.TempDir()
+		for name, src := range files {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	cases := []struct {
+		name    string
+		files   map[string]string
+		goFiles []string
+		testGo  []string
+		want    string // substring of the single report; "" for none
+	}{
+		{
+			name:    "missing doc.go",
+			files:   map[string]string{"a.go": "// Package x is documented elsewhere.\npackage x\n"},
+			goFiles: []string{"a.go"},
+			want:    "no doc.go",
+		},
+		{
+			name:    "doc.go without comment",
+			files:   map[string]string{"doc.go": "package x\n"},
+			goFiles: []string{"doc.go"},
+			want:    "no package comment",
+		},
+		{
+			name:    "doc.go with a detached comment",
+			files:   map[string]string{"doc.go": "// Package x is detached.\n\npackage x\n"},
+			goFiles: []string{"doc.go"},
+			want:    "no package comment",
+		},
+		{
+			name:    "doc.go with only a directive",
+			files:   map[string]string{"doc.go": "//go:build linux\n\n//go:generate true\npackage x\n"},
+			goFiles: []string{"doc.go"},
+			want:    "no package comment",
+		},
+		{
+			name:    "doc.go excluded from the build",
+			files:   map[string]string{"doc.go": "//go:build ignore\n\n// Package x.\npackage x\n", "a.go": "package x\n"},
+			goFiles: []string{"a.go"},
+			want:    "not part of the package",
+		},
+		{
+			name:    "documented",
+			files:   map[string]string{"doc.go": "// Package x does things.\npackage x\n"},
+			goFiles: []string{"doc.go"},
+		},
+		{
+			name:   "only tests",
+			files:  map[string]string{"x_test.go": "package x\n"},
+			testGo: []string{"x_test.go"},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := Package{ImportPath: "example.com/m/x", Dir: write(t, c.files), GoFiles: c.goFiles, TestGoFiles: c.testGo}
+			got := CheckDocFile(p)
+			switch {
+			case c.want == "" && len(got) != 0:
+				t.Errorf("want no report, got %q", got)
+			case c.want != "" && (len(got) != 1 || !strings.Contains(got[0], c.want) || !strings.Contains(got[0], p.ImportPath)):
+				t.Errorf("want one report naming %s and containing %q, got %q", p.ImportPath, c.want, got)
+			}
+		})
+	}
+}
+
+func TestMatch(t *testing.T) {
+	cases := []struct {
+		pattern, rel string
+		want         bool
+	}{
+		{"...", "anything/at/all", true},
+		{"sim/...", "sim", true},
+		{"sim/...", "sim/fake", true},
+		{"sim/...", "simulator", false},
+		{"media/transport/...", "media/transport/rtp", true},
+		{"media/transport/...", "media/codec", false},
+		{"messages", "messages", true},
+		{"messages", "messages/sub", false},
+	}
+	for _, c := range cases {
+		if got := Match(c.pattern, c.rel); got != c.want {
+			t.Errorf("Match(%q, %q) = %v, want %v", c.pattern, c.rel, got, c.want)
+		}
+	}
+}
+
+// TestLayerRulesBite shows each rule of layerRules reporting a synthetic
+// violation, and staying quiet on a nearby legal import. Every rule must
+// have a case here.
+func TestLayerRulesBite(t *testing.T) {
+	const mod = "example.com/m"
+	cases := []struct {
+		rule      string
+		from      string
+		bad, good string // module-relative imports
+	}{
+		{"messages-is-the-bottom", "messages", "agent", "messages/wire"},
+		{"agent-sees-only-messages", "agent/memory", "providers", "messages"},
+		{"providers-know-no-runtime", "providers/openai", "actors/call", "agent"},
+		{"providers-know-no-runtime", "providers", "sip/dialog", "messages"},
+		{"providers-know-no-runtime", "providers", "media/transport/rtp", "media/codec"},
+		{"providers-know-no-runtime", "providers", "cmd/brisvox/cli", "agent"},
+		{"media-below-actors", "media/codec", "actors", "messages"},
+		{"media-below-actors", "media", "sim/fake", "media/codec"},
+		{"media-below-actors", "media", "cmd/brisvox/cli", "messages"},
+		{"nothing-imports-cmd", "actors", "cmd/brisvox/cli", "media"},
+		{"production-without-sim", "actors/call", "sim", "providers"},
+	}
+	covered := map[string]bool{}
+	for _, c := range cases {
+		idx := slices.IndexFunc(layerRules, func(r Rule) bool { return r.Name == c.rule })
+		if idx < 0 {
+			t.Fatalf("no rule named %q", c.rule)
+		}
+		r := layerRules[idx]
+		covered[r.Name] = true
+
+		// Through the whole pipeline, on a synthetic module.
+		pkgs := []Package{{ImportPath: mod + "/" + c.from, Imports: []string{"fmt", mod + "/" + c.bad, mod + "/" + c.good}}}
+		got := CheckRules(mod, pkgs, []Rule{r})
+		if len(got) != 1 || got[0].Rule != r.Name || got[0].Importer != c.from || got[0].Imported != c.bad {
+			t.Errorf("%s: %s importing %s and %s: want exactly one violation for %s, got %v", r.Name, c.from, c.bad, c.good, c.bad, got)
+		}
+	}
+	for _, r := range layerRules {
+		if !covered[r.Name] {
+			t.Errorf("rule %q has no case in TestLayerRulesBite", r.Name)
+		}
+	}
+
+	// Exemptions: the same imports from an exempt package are fine.
+	exempt := []struct{ rule, from, imp string }{
+		{"nothing-imports-cmd", "cmd/brisvox", "cmd/brisvox/cli"},
+		{"production-without-sim", "cmd/brisvox", "sim"},
+		{"production-without-sim", "sim/scenario", "sim"},
+		{"production-without-sim", "internal/testkit", "sim"},
+	}
+	for _, e := range exempt {
+		r := layerRules[slices.IndexFunc(layerRules, func(r Rule) bool { return r.Name == e.rule })]
+		if got := CheckRule(mod, e.from, []string{mod + "/" + e.imp}, r); len(got) != 0 {
+			t.Errorf("%s: %s importing %s should be exempt, got %v", e.rule, e.from, e.imp, got)
+		}
+	}
+}
+
+// TestCheckRulesReportsEveryViolation checks that violations are not cut
+// short: several bad imports over several packages are all reported.
+func TestCheckRulesReportsEveryViolation(t *testing.T) {
+	const mod = "example.com/m"
+	pkgs := []Package{
+		{ImportPath: mod + "/messages", Imports: []string{mod + "/agent", mod + "/providers"}},
+		{ImportPath: mod + "/providers", Imports: []string{mod + "/actors", mod + "/sim"}},
+		{ImportPath: "other.example/x", Imports: []string{mod + "/cmd/brisvox"}}, // outside the module: ignored
+	}
+	got := CheckRules(mod, pkgs, layerRules)
+	var lines []string
+	for _, v := range got {
+		lines = append(lines, v.String())
+	}
+	want := []string{
+		"[messages-is-the-bottom] messages imports agent",
+		"[messages-is-the-bottom] messages imports providers",
+		"[providers-know-no-runtime] providers imports actors",
+		"[production-without-sim] providers imports sim",
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("want %d violations, got %d:\n%s", len(want), len(lines), strings.Join(lines, "\n"))
+	}
+	for i := range want {
+		if !strings.HasPrefix(lines[i], want[i]+":") {
+			t.Errorf("violation %d: want prefix %q, got %q", i, want[i], lines[i])
+		}
+	}
+}
+
+func TestDecodePackagesAndModuleRoot(t *testing.T) {
+	pkgs, err := DecodePackages(strings.NewReader(`{"ImportPath":"a","Imports":["b"]}` + "\n" + `{"ImportPath":"b","TestGoFiles":["b_test.go"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pkgs) != 2 || pkgs[0].ImportPath != "a" || pkgs[0].Imports[0] != "b" || pkgs[1].HasNonTestFiles() {
+		t.Errorf("decoded %+v", pkgs)
+	}
+
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "x", "y")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("// c\nmodule example.com/m\n\ngo 1.26\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root, mp, err := FindModuleRoot(sub)
+	if err != nil || mp != "example.com/m" {
+		t.Fatalf("FindModuleRoot = %q, %q, %v", root, mp, err)
+	}
+	if want, _ := filepath.EvalSymlinks(dir); root != dir && root != want {
+		t.Errorf("root = %q, want %q", root, dir)
+	}
+}

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# setup.sh installs everything brisvox needs beyond Go: Debian packages and
+# pinned native files (ONNX Runtime shared library, Silero VAD model) taken
+# from npm packages. It is idempotent: a second run checks and does nothing.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+NATIVE="$ROOT/.native"
+
+# --- Debian packages ---------------------------------------------------------
+
+APT_PACKAGES=(
+  libopus-dev
+  libopusfile-dev
+  flite
+  pocketsphinx
+  pocketsphinx-en-us
+  espeak-ng
+  sox
+  sip-tester # provides sipp
+  chromium
+  pkg-config
+)
+
+# --- Native files from npm ---------------------------------------------------
+
+ORT_NPM="onnxruntime-node@1.24.3"
+ORT_TGZ_SHA256="aa1bb5fa261ea68de05dd53efbba210cd7adf2d2850f4c3a201054c74cc78040"
+ORT_MEMBER="package/bin/napi-v6/linux/x64/libonnxruntime.so.1"
+ORT_SHA256="92ba8e44d31b80a34f5e805076a044122c3be1fffe0d88ed790de7267b0b2682"
+ORT_DEST="$NATIVE/onnxruntime/libonnxruntime.so.1"
+
+SILERO_NPM="@ricky0123/vad-web@0.0.31"
+SILERO_TGZ_SHA256="d1a211cf1a2ed26297da52cc08de79e75d79838a274bfc6de546feb1f828c940"
+SILERO_MEMBER="package/dist/silero_vad_v5.onnx"
+SILERO_SHA256="2623a2953f6ff3d2c1e61740c6cdb7168133479b267dfef114a4a3cc5bdd788f"
+SILERO_DEST="$NATIVE/models/silero_vad_v5.onnx"
+
+log() { printf 'setup: %s\n' "$*"; }
+die() { printf 'setup: ERROR: %s\n' "$*" >&2; exit 1; }
+
+SUDO=()
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    SUDO=(sudo)
+  fi
+fi
+
+# Everything downloaded goes below SCRATCH, removed when the script exits.
+SCRATCH="$(mktemp -d)"
+trap 'rm -rf "$SCRATCH"' EXIT
+
+sha256_of() { sha256sum "$1" | awk '{print $1}'; }
+
+install_apt_packages() {
+  local missing=() pkg
+  for pkg in "${APT_PACKAGES[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+      missing+=("$pkg")
+    fi
+  done
+  if [ "${#missing[@]}" -eq 0 ]; then
+    log "apt: nothing to do (all ${#APT_PACKAGES[@]} packages installed)"
+    return
+  fi
+  command -v apt-get >/dev/null 2>&1 || die "apt-get not found; install manually: ${missing[*]}"
+  log "apt: installing ${missing[*]}"
+  "${SUDO[@]}" apt-get update
+  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y --no-install-recommends "${missing[@]}"
+  log "apt: installed ${#missing[@]} package(s)"
+}
+
+# fetch_npm_file SPEC TGZ_SHA256 MEMBER FILE_SHA256 DEST
+fetch_npm_file() {
+  local spec="$1" tgz_sha="$2" member="$3" file_sha="$4" dest="$5"
+  local name
+  name="$(basename "$dest")"
+
+  if [ -f "$dest" ]; then
+    if [ "$(sha256_of "$dest")" = "$file_sha" ]; then
+      log "$name: nothing to do (present, sha256 ok)"
+      return
+    fi
+    log "$name: sha256 mismatch on existing file, downloading again"
+  fi
+
+  command -v npm >/dev/null 2>&1 || die "npm not found; it is needed to fetch $spec"
+
+  local tmp
+  tmp="$(mktemp -d "$SCRATCH/npm.XXXXXX")"
+
+  log "$name: npm pack $spec"
+  local tgz
+  tgz="$(cd "$tmp" && npm pack --silent "$spec" | tail -n 1)"
+  [ -f "$tmp/$tgz" ] || die "npm pack $spec produced no tarball"
+
+  local got
+  got="$(sha256_of "$tmp/$tgz")"
+  [ "$got" = "$tgz_sha" ] ||
+    die "$spec tarball sha256 mismatch: want $tgz_sha, got $got"
+
+  tar -xzf "$tmp/$tgz" -C "$tmp" "$member" ||
+    die "$member not found in $spec tarball"
+  got="$(sha256_of "$tmp/$member")"
+  [ "$got" = "$file_sha" ] ||
+    die "$name sha256 mismatch: want $file_sha, got $got (from $spec:$member)"
+
+  mkdir -p "$(dirname "$dest")"
+  mv -f "$tmp/$member" "$dest.part"
+  mv -f "$dest.part" "$dest"
+  log "$name: installed $dest (sha256 $file_sha)"
+}
+
+write_env_file() {
+  local env_file="$NATIVE/env" content
+  content="$(printf 'export BRISVOX_ORT_LIB=%q\nexport BRISVOX_SILERO_MODEL=%q\n' "$ORT_DEST" "$SILERO_DEST")"
+  if [ -f "$env_file" ] && [ "$(cat "$env_file")" = "$content" ]; then
+    log "env: nothing to do ($env_file up to date)"
+    return
+  fi
+  mkdir -p "$NATIVE"
+  printf '%s\n' "$content" >"$env_file"
+  log "env: wrote $env_file"
+}
+
+main() {
+  install_apt_packages
+  fetch_npm_file "$ORT_NPM" "$ORT_TGZ_SHA256" "$ORT_MEMBER" "$ORT_SHA256" "$ORT_DEST"
+  fetch_npm_file "$SILERO_NPM" "$SILERO_TGZ_SHA256" "$SILERO_MEMBER" "$SILERO_SHA256" "$SILERO_DEST"
+  write_env_file
+  log "done (source $NATIVE/env for BRISVOX_ORT_LIB and BRISVOX_SILERO_MODEL)"
+}
+
+main "$@"

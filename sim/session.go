@@ -1,0 +1,168 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/brisvox/brisvox/actors/kit"
+	"github.com/brisvox/brisvox/actors/llm"
+	"github.com/brisvox/brisvox/actors/session"
+	"github.com/brisvox/brisvox/actors/switchboard"
+	"github.com/brisvox/brisvox/agent"
+	"github.com/brisvox/brisvox/messages"
+	"github.com/rs/zerolog"
+)
+
+// ErrCallFailed marks a simulated call that did not run to its end.
+var ErrCallFailed = errors.New("sim: call failed")
+
+// Call is one simulated call: a scripted caller, the mock providers and
+// the production actor tree between them.
+type Call struct {
+	Scenario *Scenario
+	// Linger is how long the call goes on after the script ends, before
+	// the caller hangs up (the bot's last answer plays out).
+	Linger time.Duration
+	STT    *MockSTT
+	LLM    *MockLLM
+	TTS    *MockTTS
+	Tools  *agent.Registry
+	// Configure adjusts the session config (turn, pacer, llm, supervision)
+	// before the call starts.
+	Configure func(*session.Config)
+	Loopback  LoopbackConfig
+	// During runs inside the call at the given offsets (operator actions).
+	During []Action
+	Log    zerolog.Logger
+}
+
+// Action is something done to a live call at an offset from its start.
+type Action struct {
+	At time.Duration
+	Do func(h *Handle)
+}
+
+// Handle reaches a live call (for Actions).
+type Handle struct {
+	System *kit.System
+	Board  *actor.PID
+	Call   messages.CallID
+	Conn   *Loopback
+}
+
+// Request sends msg to the call's session through the switchboard and
+// waits for the answer.
+func (h *Handle) Request(msg any) (any, error) {
+	return h.System.Root.RequestFuture(h.Board, &switchboard.ToCall{Call: h.Call, Msg: msg}, 5*time.Second).Result()
+}
+
+// Result is what a simulated call produced.
+type Result struct {
+	Start                    time.Time
+	Records                  []Record
+	Dropped                  int
+	Context                  *agent.Context
+	Timelines                []session.Timeline
+	Stats                    *session.Stats
+	Tree                     *messages.Description
+	Words                    map[messages.Epoch][]Word
+	Ended                    messages.CallEnded
+	Spoken                   []string // text pieces the TTS received
+	STTConnects, TTSConnects int
+	DeadLetters              uint64
+}
+
+// Word is one word the TTS spoke, at Offset in its epoch's audio.
+type Word struct {
+	Text   string
+	Offset time.Duration
+}
+
+// Run plays the call to its end and collects the result. Inside a
+// testing/synctest bubble it runs in virtual time; every goroutine of the
+// call has ended when it returns (the bubble checks).
+func (c *Call) Run() (*Result, error) {
+	if err := c.Scenario.Validate(); err != nil {
+		return nil, err
+	}
+	sys := kit.NewSystem(c.Log)
+	props, err := switchboard.Props(switchboard.Config{MaxCalls: 1})
+	if err != nil {
+		return nil, err
+	}
+	board, err := sys.Root.SpawnNamed(props, "switchboard")
+	if err != nil {
+		return nil, err
+	}
+	defer sys.Root.Stop(board)
+
+	start := time.Now()
+	conn := NewLoopback(c.Loopback, c.Scenario, start)
+	ended := make(chan messages.CallEnded, 1)
+	cfg := session.Config{
+		Call: "sim-" + messages.CallID(c.Scenario.Name), Conn: conn,
+		STT: c.STT, LLM: c.LLM, TTS: c.TTS, Tools: c.Tools, Log: c.Log,
+		OnEnd: func(e messages.CallEnded) { ended <- e },
+	}
+	if c.Configure != nil {
+		c.Configure(&cfg)
+	}
+	sprops, err := session.Props(cfg)
+	if err != nil {
+		return nil, err
+	}
+	res, err := sys.Root.RequestFuture(board, &switchboard.StartCall{Call: cfg.Call, Props: sprops}, 5*time.Second).Result()
+	if err != nil {
+		return nil, fmt.Errorf("%w: start: %w", ErrCallFailed, err)
+	}
+	started := res.(*switchboard.CallStarted)
+	if started.Err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCallFailed, started.Err)
+	}
+	h := &Handle{System: sys, Board: board, Call: cfg.Call, Conn: conn}
+	for _, a := range c.During {
+		if d := time.Until(start.Add(a.At)); d > 0 {
+			time.Sleep(d)
+		}
+		a.Do(h)
+	}
+	// Probe half a frame off the input grid: a probe at the instant a frame
+	// is due would race it and make the counters differ between runs.
+	if d := time.Until(start.Add(c.Scenario.Duration() + c.Linger + messages.FrameDuration/2)); d > 0 {
+		time.Sleep(d)
+	}
+	out := &Result{Start: start}
+	probe := func(pid *actor.PID, msg any) (any, error) {
+		return sys.Root.RequestFuture(pid, msg, 5*time.Second).Result()
+	}
+	llmPID := kit.NewPeers(cfg.Call, started.PID).LLM
+	if v, err := probe(llmPID, &llm.GetContext{}); err == nil {
+		out.Context, _ = v.(*agent.Context)
+	}
+	if v, err := probe(started.PID, &session.GetTimelines{}); err == nil {
+		out.Timelines, _ = v.([]session.Timeline)
+	}
+	if v, err := probe(started.PID, &session.GetStats{}); err == nil {
+		out.Stats, _ = v.(*session.Stats)
+	}
+	if v, err := probe(started.PID, &messages.Describe{}); err == nil {
+		out.Tree, _ = v.(*messages.Description)
+	}
+	conn.HangUp()
+	select {
+	case out.Ended = <-ended:
+	case <-time.After(30 * time.Second):
+		return nil, fmt.Errorf("%w: the call did not end after the hang-up", ErrCallFailed)
+	}
+	out.Records, out.Dropped = conn.Records()
+	out.Words = c.TTS.WordLog()
+	out.Spoken = c.TTS.Texts()
+	out.STTConnects, out.TTSConnects = c.STT.Connects(), c.TTS.Connects()
+	out.DeadLetters = sys.DeadLetters()
+	if out.Context == nil {
+		return out, fmt.Errorf("%w: no context could be read", ErrCallFailed)
+	}
+	return out, nil
+}
