@@ -13,8 +13,9 @@ import (
 
 // Fingerprint condenses a run into a short hash of everything that must
 // repeat exactly when the same call runs again: the output timing (every
-// record, in call time), the context, the spoken words and the stages'
-// counters (except the stale_* drop counts, see FingerprintText).
+// record, in call time), the context, the words the caller heard, the
+// turns' timelines and the counters that say what the call did (see
+// fingerprintCounters).
 func (r *Result) Fingerprint() string {
 	return fingerprintOf(r.FingerprintText())
 }
@@ -36,8 +37,8 @@ func (r *Result) FingerprintText() string {
 	}
 	sort.Slice(epochs, func(i, j int) bool { return epochs[i] < epochs[j] })
 	for _, e := range epochs {
-		for _, w := range r.Words[e] {
-			fmt.Fprintf(&b, "w %d %s %d\n", e, w.Text, w.Offset.Microseconds())
+		for _, w := range r.PlayedWords(e) {
+			fmt.Fprintf(&b, "w %d %s\n", e, w)
 		}
 	}
 	for _, t := range r.Timelines {
@@ -50,10 +51,7 @@ func (r *Result) FingerprintText() string {
 	if r.Tree != nil {
 		for _, c := range r.Tree.Children {
 			for _, name := range kit.Names(c.Counters) {
-				// Where a stale message is dropped (llm or tts) depends on
-				// the order of two messages of the same virtual instant
-				// from different actors; what the call does does not.
-				if strings.HasPrefix(name, "stale_") {
+				if !fingerprintCounters[name] {
 					continue
 				}
 				fmt.Fprintf(&b, "c %s %s %d\n", c.Name, name, c.Counters[name])
@@ -63,6 +61,22 @@ func (r *Result) FingerprintText() string {
 	}
 	fmt.Fprintf(&b, "connects %d %d\n", r.STTConnects, r.TTSConnects)
 	return b.String()
+}
+
+// fingerprintCounters are the counters a fingerprint covers: the ones that
+// say what the call did. Counters of work that races an interrupt of the
+// same virtual instant are left out: when a text delta and an interrupt
+// from two actors fall on one instant, their order is up to the scheduler,
+// so how many words the TTS synthesized before its cancel, or which actor
+// dropped a stale message, may differ between runs, while what went out on
+// the wire, what was heard and what the context holds do not (they are in
+// the fingerprint).
+var fingerprintCounters = map[string]bool{
+	"turns": true, "empty_turns": true, "interrupts": true, "cuts": true, "round_failures": true,
+	"requests": true, "late_results": true, "calls": true, "side_effect_calls": true, "connects": true,
+	"connect_failures": true, "session_errors": true, "finalizes": true, "starts": true, "stops": true,
+	"stt_failures": true, "tts_failures": true, "mailbox_dropped": true, "frames_dropped": true,
+	"unknown_messages": true, "epoch": true,
 }
 
 func fingerprintOf(s string) string {

@@ -23,3 +23,17 @@ func TestScenarios(t *testing.T) {
 		})
 	}
 }
+
+// TestPlayedText runs the played-text suite.
+func TestPlayedText(t *testing.T) {
+	for _, c := range PlayedTextCases() {
+		t.Run(c.Name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				out := RunCase(c)
+				if !out.Passed {
+					t.Fatalf("%s: %v", c.Name, out.Err)
+				}
+			})
+		})
+	}
+}

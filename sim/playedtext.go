@@ -1,0 +1,77 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/brisvox/brisvox/actors/session"
+)
+
+// bargeInStarts are when the caller starts speaking over the long answer
+// of the played-text suite, in call time. The answer's first audio comes
+// at 2450 ms (speech ends at 1500 ms, plus the default 950 ms) and the
+// interrupt follows the speech start by the VAD's 40 ms: so the first
+// start interrupts before any audio, the next 10 ms into the first word,
+// the others at several points mid-answer, and the last after the answer
+// ended.
+var bargeInStarts = []time.Duration{2060 * msec, 2420 * msec, 2600 * msec, 2900 * msec, 3300 * msec, 3840 * msec, 5000 * msec, 16 * time.Second}
+
+// answerEnds is after the long answer has played out entirely.
+const answerEnds = 15 * time.Second
+
+// PlayedTextCases is the played-text suite: barge-ins at several points of
+// one answer. Nothing heard means nothing kept; a heard prefix is kept
+// exactly with no lead margin, and with the default 20 ms margin at most
+// one heard word fewer at the cut (never a word more).
+func PlayedTextCases() []Case {
+	var out []Case
+	for _, exact := range []bool{true, false} {
+		for _, start := range bargeInStarts {
+			name := fmt.Sprintf("played_text_%s_at_%dms", map[bool]string{true: "exact", false: "margin"}[exact], start.Milliseconds())
+			slack := 0
+			if !exact {
+				slack = 1
+			}
+			out = append(out, Case{Name: name, Slack: slack, Build: func() *Call {
+				s := NewScenario(name).Silence(500*msec).Speak("Tell me about your opening hours.", 1000*msec).
+					Silence(start-1500*msec).Speak("Wait.", 600*msec).Silence(3000 * msec)
+				c := base(s, Response{Text: longAnswer}, Response{Text: "Okay."})
+				if exact {
+					c.Configure = func(cfg *session.Config) { cfg.Pacer.NoLeadMargin = true }
+				}
+				return c
+			}, Check: func(r *Result, c *Call) error {
+				interrupts := 1
+				if start > answerEnds {
+					interrupts = 0
+				}
+				var errs []error
+				errs = append(errs, expect(r, 2, interrupts), equalWords(saidTurn(r, 1), "Okay."))
+				if start+40*msec <= 2450*msec {
+					errs = append(errs, equalWords(saidTurn(r, 0), "")) // nothing heard, nothing kept
+				}
+				if interrupts == 0 {
+					errs = append(errs, equalWords(saidTurn(r, 0), longAnswer))
+				}
+				return errors.Join(errs...)
+			}})
+		}
+	}
+	return out
+}
+
+// DemoCall is the call `brisvox demo` plays: a question answered with a
+// tool, then a long answer the caller interrupts.
+func DemoCall() *Call {
+	s := NewScenario("demo").Silence(500*msec).Speak("What time is it?", 1000*msec).Silence(4500*msec).
+		Speak("And when are you open?", 1200*msec).Silence(2600*msec).
+		Speak("Thanks, that is all.", 1000*msec).Silence(3000 * msec)
+	c := base(s,
+		Response{Text: "Let me check the time.", Calls: []ScriptedCall{{ID: "call_1", Name: "get_time", Args: `{}`}}},
+		Response{Text: "It is twelve o'clock."},
+		Response{Text: longAnswer},
+		Response{Text: "You're welcome. Goodbye!"})
+	c.Tools = mustRegistry(timeTool())
+	return c
+}
