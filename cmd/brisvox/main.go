@@ -179,4 +179,3 @@ func demo(stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, "no stale audio, context equals what was heard, roles valid.")
 	return 0
 }
-
