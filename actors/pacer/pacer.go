@@ -65,7 +65,7 @@ type Actor struct {
 	margin time.Duration
 	peers  kit.Peers
 	stats  kit.Counters
-	pool   sync.Pool
+	pool   *sync.Pool
 
 	minEpoch messages.Epoch
 	epoch    messages.Epoch // epoch being played (0: none)
@@ -94,16 +94,15 @@ type Actor struct {
 // Props makes the pacer's props. Output frames come from a pool that
 // outlives restarts, since frames may be in the transport's hands.
 func Props(cfg Config, peers kit.Peers, opts ...actor.PropsOption) *actor.Props {
+	pool := &sync.Pool{}
+	pool.New = func() any { return messages.NewPooledOutput(cfg.Rate, func(f *messages.OutputAudio) { pool.Put(f) }) }
 	return actor.PropsFromProducer(func() actor.Actor {
-		a := &Actor{cfg: cfg, margin: cfg.margin(), peers: peers, stats: kit.Counters{}, tickMsg: &tick{}}
-		a.pool.New = func() any { return messages.NewPooledOutput(cfg.Rate, a.put) }
+		a := &Actor{cfg: cfg, margin: cfg.margin(), peers: peers, stats: kit.Counters{}, tickMsg: &tick{}, pool: pool}
 		a.queue = make([]*messages.OutputAudio, 0, 256)
 		a.words = make([]time.Duration, 0, 64)
 		return a
 	}, opts...)
 }
-
-func (a *Actor) put(f *messages.OutputAudio) { a.pool.Put(f) }
 
 // Receive handles the actor's messages.
 func (a *Actor) Receive(ctx actor.Context) {
