@@ -10,6 +10,7 @@ import (
 	"github.com/brisvox/brisvox/actors/llm"
 	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/actors/switchboard"
+	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/rs/zerolog"
@@ -33,6 +34,9 @@ type Call struct {
 	// before the call starts.
 	Configure func(*session.Config)
 	Loopback  LoopbackConfig
+	// WrapConn, when set, puts something between the engine and the
+	// loopback client (a broken transport, for the suite's own tests).
+	WrapConn func(*Loopback) transport.Conn
 	// During runs inside the call at the given offsets (operator actions).
 	During []Action
 	Log    zerolog.Logger
@@ -101,8 +105,12 @@ func (c *Call) Run() (*Result, error) {
 	start := time.Now()
 	conn := NewLoopback(c.Loopback, c.Scenario, start)
 	ended := make(chan messages.CallEnded, 1)
+	var engineConn transport.Conn = conn
+	if c.WrapConn != nil {
+		engineConn = c.WrapConn(conn)
+	}
 	cfg := session.Config{
-		Call: "sim-" + messages.CallID(c.Scenario.Name), Conn: conn,
+		Call: "sim-" + messages.CallID(c.Scenario.Name), Conn: engineConn,
 		STT: c.STT, LLM: c.LLM, TTS: c.TTS, Tools: c.Tools, Log: c.Log,
 		OnEnd: func(e messages.CallEnded) { ended <- e },
 	}

@@ -26,6 +26,11 @@ const (
 	DefaultResponse  = DefaultHangover + DefaultSTTFinal + DefaultFirstTok + DefaultFirstByte
 )
 
+// BargeInBound is how soon after the caller starts talking over the bot
+// the clear must reach the client: the VAD needs 40 ms of speech, and one
+// frame of slack is allowed.
+const BargeInBound = 60 * msec
+
 // AnswerBound is how soon after the end of the caller's speech an answer
 // must start in the scenarios with default latencies.
 const AnswerBound = 1500 * msec
@@ -199,7 +204,7 @@ func Scenarios() []Case {
 			return base(s, Response{Text: longAnswer}, Response{Text: "Sure, go ahead."})
 		}, Check: func(r *Result, c *Call) error {
 			return errors.Join(expect(r, 2, 1), answeredWithin(r, c.Scenario, AnswerBound, 0, 1),
-				nonEmptyCut(r, 0), equalWords(saidTurn(r, 1), "Sure, go ahead."))
+				interruptedWithin(r, c.Scenario, 1, BargeInBound), nonEmptyCut(r, 0), equalWords(saidTurn(r, 1), "Sure, go ahead."))
 		}},
 		{Name: "s03_double_utterance", Build: func() *Call {
 			s := NewScenario("s03").Silence(500*msec).Speak("Hi.", 800*msec).Silence(450*msec).
@@ -318,6 +323,21 @@ func s01Check(r *Result, c *Call) error {
 		return fmt.Errorf("%w: first audio %v after the end of speech, want exactly %v", ErrCheck, got, want)
 	}
 	return errors.Join(expect(r, 1, 0), equalWords(saidTurn(r, 0), "Of course. For how many people, and at what time?"))
+}
+
+// interruptedWithin checks that the clear of the barge-in by utterance i
+// reached the client within bound of the utterance's start.
+func interruptedWithin(r *Result, s *Scenario, i int, bound time.Duration) error {
+	start := r.Start.Add(s.SpeechSegments()[i].Start)
+	for _, rec := range r.Records {
+		if rec.Kind == RecordClear && !rec.At.Before(start) {
+			if d := rec.At.Sub(start); d > bound {
+				return fmt.Errorf("%w: interrupt at the output %v after the barge-in started, over %v", ErrCheck, d, bound)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: no interrupt at the output after utterance %d started", ErrCheck, i)
 }
 
 func nonEmptyCut(r *Result, turn int) error {

@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"fmt"
+	"github.com/asynkron/protoactor-go/actor"
 	"time"
 
 	"github.com/brisvox/brisvox/actors/llm"
@@ -56,6 +57,11 @@ type Config struct {
 	// EndLine is spoken when a stage gave up and the call ends.
 	EndLine string
 	Log     zerolog.Logger
+	// Taps put a receiver middleware in front of a stage: the simulator
+	// uses them to break one thing on purpose and prove that its checks
+	// notice. A tap costs an allocation per message; production leaves
+	// Taps empty.
+	Taps map[messages.Stage]actor.ReceiverMiddleware
 	// OnEnd is called once when the call is over; it must only hand the
 	// value on (a channel send, a message).
 	OnEnd func(messages.CallEnded)

@@ -179,21 +179,25 @@ func (a *Actor) start(ctx actor.Context) {
 	// Downstream first, so every message finds its receiver.
 	type spec struct {
 		name  messages.Stage
-		props func(opt actor.PropsOption) *actor.Props
+		props func(opts ...actor.PropsOption) *actor.Props
 	}
 	specs := []spec{
-		{messages.StagePacer, func(o actor.PropsOption) *actor.Props { return pacer.Props(cfg.Pacer, p, o) }},
-		{messages.StageTTS, func(o actor.PropsOption) *actor.Props { return tts.Props(cfg.TTS, p, o) }},
-		{messages.StageTools, func(o actor.PropsOption) *actor.Props { return tools.Props(cfg.Tools, p, o) }},
-		{messages.StageLLM, func(o actor.PropsOption) *actor.Props { return llm.Props(cfg.LLMConfig, cfg.LLM, p, cfg.Log, o) }},
-		{messages.StageTurn, func(o actor.PropsOption) *actor.Props { return turn.Props(cfg.Turn, p, o) }},
-		{messages.StageSTT, func(o actor.PropsOption) *actor.Props { return stt.Props(cfg.STT, p, o) }},
-		{messages.StageVAD, func(o actor.PropsOption) *actor.Props { return vad.Props(newDet, p, o) }},
-		{messages.StageTransport, func(o actor.PropsOption) *actor.Props { return transport.Props(cfg.Conn, p, cfg.Log, o) }},
+		{messages.StagePacer, func(o ...actor.PropsOption) *actor.Props { return pacer.Props(cfg.Pacer, p, o...) }},
+		{messages.StageTTS, func(o ...actor.PropsOption) *actor.Props { return tts.Props(cfg.TTS, p, o...) }},
+		{messages.StageTools, func(o ...actor.PropsOption) *actor.Props { return tools.Props(cfg.Tools, p, o...) }},
+		{messages.StageLLM, func(o ...actor.PropsOption) *actor.Props { return llm.Props(cfg.LLMConfig, cfg.LLM, p, cfg.Log, o...) }},
+		{messages.StageTurn, func(o ...actor.PropsOption) *actor.Props { return turn.Props(cfg.Turn, p, o...) }},
+		{messages.StageSTT, func(o ...actor.PropsOption) *actor.Props { return stt.Props(cfg.STT, p, o...) }},
+		{messages.StageVAD, func(o ...actor.PropsOption) *actor.Props { return vad.Props(newDet, p, o...) }},
+		{messages.StageTransport, func(o ...actor.PropsOption) *actor.Props { return transport.Props(cfg.Conn, p, cfg.Log, o...) }},
 	}
 	for _, s := range specs {
 		ref := &kit.MailboxRef{}
-		pid, err := ctx.SpawnNamed(s.props(actor.WithMailbox(ref.Producer())), string(s.name))
+		opts := []actor.PropsOption{actor.WithMailbox(ref.Producer())}
+		if tap := cfg.Taps[s.name]; tap != nil {
+			opts = append(opts, actor.WithReceiverMiddleware(tap))
+		}
+		pid, err := ctx.SpawnNamed(s.props(opts...), string(s.name))
 		if err != nil {
 			a.end(ctx, "spawn failed", fmt.Errorf("spawn %s: %w", s.name, err))
 			return
