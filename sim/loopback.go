@@ -91,7 +91,10 @@ func NewLoopback(cfg LoopbackConfig, scen *Scenario, start time.Time) *Loopback 
 	if cfg.RecordLimit == 0 {
 		cfg.RecordLimit = 100000
 	}
-	l := &Loopback{cfg: cfg, scen: scen, start: start, hang: make(chan struct{}), wake: make(chan struct{}, 1)}
+	l := &Loopback{cfg: cfg, scen: scen, start: start, hang: make(chan struct{}), wake: make(chan struct{}, 1),
+		// Room for a few minutes of records, so recording does not
+		// allocate on the per-frame path of a normal call.
+		records: make([]Record, 0, min(cfg.RecordLimit, 8192))}
 	l.timer = time.NewTimer(time.Hour)
 	l.timer.Stop()
 	if cfg.ReadDelay > 0 {
