@@ -50,4 +50,8 @@ type CallEnded struct {
 	Call   CallID
 	Reason string
 	Err    error
+	// GaveUp names the stage whose failures ended the call, if any.
+	GaveUp Stage
+	// Restarts counts the restarts of each stage during the call.
+	Restarts map[Stage]int
 }

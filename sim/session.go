@@ -100,11 +100,10 @@ func (c *Call) Run() (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer sys.Root.Stop(board)
 
 	start := time.Now()
 	conn := NewLoopback(c.Loopback, c.Scenario, start)
-	ended := make(chan messages.CallEnded, 1)
+	endedCh := make(chan messages.CallEnded, 1)
 	var engineConn transport.Conn = conn
 	if c.WrapConn != nil {
 		engineConn = c.WrapConn(conn)
@@ -112,7 +111,7 @@ func (c *Call) Run() (*Result, error) {
 	cfg := session.Config{
 		Call: "sim-" + messages.CallID(c.Scenario.Name), Conn: engineConn,
 		STT: c.STT, LLM: c.LLM, TTS: c.TTS, Tools: c.Tools, Log: c.Log,
-		OnEnd: func(e messages.CallEnded) { ended <- e },
+		OnEnd: func(e messages.CallEnded) { endedCh <- e },
 	}
 	if c.Configure != nil {
 		c.Configure(&cfg)
@@ -130,45 +129,75 @@ func (c *Call) Run() (*Result, error) {
 		return nil, fmt.Errorf("%w: %w", ErrCallFailed, started.Err)
 	}
 	h := &Handle{System: sys, Board: board, Call: cfg.Call, Conn: conn}
+	out := &Result{Start: start}
+	// wait sleeps until t; false when the call ended first (a stage gave
+	// up): then it is not there to probe.
+	ended := false
+	wait := func(t time.Time) bool {
+		timer := time.NewTimer(time.Until(t))
+		defer timer.Stop()
+		select {
+		case <-timer.C:
+			return true
+		case out.Ended = <-endedCh:
+			ended = true
+			return false
+		}
+	}
 	for _, a := range c.During {
-		if d := time.Until(start.Add(a.At)); d > 0 {
-			time.Sleep(d)
+		if !wait(start.Add(a.At)) {
+			break
 		}
 		a.Do(h)
 	}
 	// Probe half a frame off the input grid: a probe at the instant a frame
 	// is due would race it and make the counters differ between runs.
-	if d := time.Until(start.Add(c.Scenario.Duration() + c.Linger + messages.FrameDuration/2)); d > 0 {
-		time.Sleep(d)
+	if !ended && wait(start.Add(c.Scenario.Duration()+c.Linger+messages.FrameDuration/2)) {
+		probe := func(pid *actor.PID, msg any) (any, error) {
+			return sys.Root.RequestFuture(pid, msg, 5*time.Second).Result()
+		}
+		llmPID := kit.NewPeers(cfg.Call, started.PID).LLM
+		if v, err := probe(llmPID, &llm.GetContext{}); err == nil {
+			out.Context, _ = v.(*agent.Context)
+		}
+		if v, err := probe(started.PID, &session.GetTimelines{}); err == nil {
+			out.Timelines, _ = v.([]session.Timeline)
+		}
+		if v, err := probe(started.PID, &session.GetStats{}); err == nil {
+			out.Stats, _ = v.(*session.Stats)
+		}
+		if v, err := probe(started.PID, &messages.Describe{}); err == nil {
+			out.Tree, _ = v.(*messages.Description)
+		}
+		conn.HangUp()
+		select {
+		case out.Ended = <-endedCh:
+		case <-time.After(30 * time.Second):
+			return nil, fmt.Errorf("%w: the call did not end after the hang-up", ErrCallFailed)
+		}
 	}
-	out := &Result{Start: start}
-	probe := func(pid *actor.PID, msg any) (any, error) {
-		return sys.Root.RequestFuture(pid, msg, 5*time.Second).Result()
+	// Stop the switchboard and wait for it, then let protoactor's
+	// dead-letter throttle (a goroutine on a ticker, started by the first
+	// dead letter of a period) run out: once a whole period passed without
+	// a dead letter, no such goroutine is left, so none outlives Run.
+	if err := sys.Root.StopFuture(board).Wait(); err != nil {
+		return nil, fmt.Errorf("%w: stopping the switchboard: %w", ErrCallFailed, err)
 	}
-	llmPID := kit.NewPeers(cfg.Call, started.PID).LLM
-	if v, err := probe(llmPID, &llm.GetContext{}); err == nil {
-		out.Context, _ = v.(*agent.Context)
-	}
-	if v, err := probe(started.PID, &session.GetTimelines{}); err == nil {
-		out.Timelines, _ = v.([]session.Timeline)
-	}
-	if v, err := probe(started.PID, &session.GetStats{}); err == nil {
-		out.Stats, _ = v.(*session.Stats)
-	}
-	if v, err := probe(started.PID, &messages.Describe{}); err == nil {
-		out.Tree, _ = v.(*messages.Description)
-	}
-	conn.HangUp()
-	select {
-	case out.Ended = <-ended:
-	case <-time.After(30 * time.Second):
-		return nil, fmt.Errorf("%w: the call did not end after the hang-up", ErrCallFailed)
+	for {
+		n := sys.DeadLetters()
+		time.Sleep(sys.Config.DeadLetterThrottleInterval + messages.FrameDuration)
+		if sys.DeadLetters() == n {
+			break
+		}
 	}
 	out.Records, out.Dropped = conn.Records()
 	out.Words = c.TTS.WordLog()
 	out.Spoken = c.TTS.Texts()
 	out.STTConnects, out.TTSConnects = c.STT.Connects(), c.TTS.Connects()
 	out.DeadLetters = sys.DeadLetters()
+	if ended {
+		return out, fmt.Errorf("%w: the call ended before its script did (%s): %v", ErrCallFailed, out.Ended.Reason, out.Ended.Err)
+	}
 	if out.Context == nil {
 		return out, fmt.Errorf("%w: no context could be read", ErrCallFailed)
 	}

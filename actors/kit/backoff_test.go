@@ -8,8 +8,8 @@ import (
 
 const ms = time.Millisecond
 
-// Mutation caught: doubling one step too many or too few (i <= attempt,
-// i := 0, i := 2) shifts the sequence; a missing cap at Max overshoots it.
+// Mutation caught: doubling once too often (i <= attempt in the loop)
+// shifts the sequence; a missing cap at Max overshoots it.
 func TestBackoffDoublesToMax(t *testing.T) {
 	tests := []struct {
 		name         string

@@ -103,7 +103,7 @@ func TestMailboxOrder(t *testing.T) {
 		},
 		{
 			// Mutation caught: growLocked copying from index 0 instead of
-			// head (or not doubling) scrambles or loses messages past 64.
+			// from head scrambles the order once the ring grows.
 			name: "growth past DefaultMailboxSize keeps order",
 			run: func(t *testing.T, m *Mailbox, _ *recorder) {
 				m.PostSystemMessage(&actor.SuspendMailbox{})

@@ -89,6 +89,9 @@ type Actor struct {
 	endErr     error
 	stats      kit.Counters
 	root       *actor.RootContext
+	// timers are the pending describe deadlines and restart backoffs,
+	// stopped with the call.
+	timers []*time.Timer
 }
 
 var _ actor.SupervisorStrategy = (*Actor)(nil)
@@ -157,9 +160,15 @@ func (a *Actor) Receive(ctx actor.Context) {
 			if reason == "" {
 				reason = "stopped"
 			}
-			a.cfg.OnEnd(messages.CallEnded{Call: a.cfg.Call, Reason: reason, Err: a.endErr})
+			st := a.statsSnapshot()
+			a.cfg.OnEnd(messages.CallEnded{Call: a.cfg.Call, Reason: reason, Err: a.endErr, GaveUp: st.GaveUp, Restarts: st.Restarts})
 		}
-	case *actor.Stopping, *actor.Restarting, *actor.Terminated:
+	case *actor.Stopping:
+		for _, t := range a.timers {
+			t.Stop()
+		}
+		a.timers = nil
+	case *actor.Restarting, *actor.Terminated:
 	default:
 		a.stats.Inc("unknown_messages")
 	}
@@ -251,7 +260,7 @@ func (a *Actor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, child 
 		return
 	}
 	self, root, msg := a.peers.Session, a.sessionRoot(), &restartDue{child: child, stage: st.name}
-	time.AfterFunc(delay, func() { root.Send(self, msg) })
+	a.timers = append(a.timers, time.AfterFunc(delay, func() { root.Send(self, msg) }))
 }
 
 func (a *Actor) giveUp(sup actor.Supervisor, st *stage, err error) {
@@ -329,7 +338,7 @@ func (a *Actor) describe(ctx actor.Context, m *messages.Describe) {
 		ctx.Request(st.pid, &messages.Describe{Ref: a.nextRef})
 	}
 	self, root, ref := ctx.Self(), ctx.ActorSystem().Root, a.nextRef
-	time.AfterFunc(DescribeTimeout, func() { root.Send(self, &describeDue{ref: ref}) })
+	a.timers = append(a.timers, time.AfterFunc(DescribeTimeout, func() { root.Send(self, &describeDue{ref: ref}) }))
 }
 
 func (a *Actor) described(ctx actor.Context, d *messages.Description) {
