@@ -32,28 +32,35 @@ type epochState struct {
 	asked   bool            // a HeardQuery is out
 }
 
-// Actor owns the context and the rounds.
-type Actor struct {
-	cfg      Config
-	provider providers.LLM
-	peers    kit.Peers
-	log      zerolog.Logger
-	stats    kit.Counters
+// memory is what the llm actor keeps across its restarts: the call's
+// context and the answer being settled. Only one incarnation of the actor
+// runs at a time, so it needs no lock.
+type memory struct {
 	conv     *agent.Context
-
 	minEpoch messages.Epoch // older epochs are stale
 	cur      *epochState
 	pending  []*messages.UserTurn // turns waiting for the previous epoch to settle
 	pendSay  []*messages.Say
 }
 
-// Props makes the llm actor's props. The context survives a restart of
-// the actor (it is the call's memory); a round in flight does not.
+// Actor owns the context and the rounds.
+type Actor struct {
+	*memory
+	cfg      Config
+	provider providers.LLM
+	peers    kit.Peers
+	log      zerolog.Logger
+	stats    kit.Counters
+}
+
+// Props makes the llm actor's props. The context and the answer being
+// settled survive a restart of the actor; a round in flight does not: its
+// answer ends where it was, and is cut to what was heard like any other.
 func Props(cfg Config, p providers.LLM, peers kit.Peers, log zerolog.Logger, opts ...actor.PropsOption) *actor.Props {
 	cfg = cfg.WithDefaults()
-	conv := agent.NewContext(cfg.System)
+	mem := &memory{conv: agent.NewContext(cfg.System)}
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Actor{cfg: cfg, provider: p, peers: peers, log: log, stats: kit.Counters{}, conv: conv}
+		return &Actor{memory: mem, cfg: cfg, provider: p, peers: peers, log: log, stats: kit.Counters{}}
 	}, opts...)
 }
 
@@ -114,9 +121,15 @@ func (a *Actor) Receive(ctx actor.Context) {
 		}
 	case *actor.Restarting:
 		// The round dies with us (protoactor stops children on restart):
-		// answer its open calls so the context stays valid.
+		// keep its text so far, answer its open calls so the context stays
+		// valid, and end the answer there, so the pacer settles what was
+		// heard and the next incarnation cuts the context to it.
 		a.flushPartial()
 		a.conv.InterruptPendingToolCalls("the round was restarted")
+		if a.cur != nil && !a.cur.settled && a.cur.round != nil {
+			a.cur.round = nil
+			ctx.Send(a.peers.TTS, &messages.TextFlush{Epoch: a.cur.epoch, Final: true})
+		}
 	case *actor.Started, *actor.Stopping, *actor.Stopped:
 	default:
 		a.stats.Inc("unknown_messages")

@@ -67,7 +67,6 @@ type Actor struct {
 	stats  kit.Counters
 	pool   *sync.Pool
 
-	minEpoch messages.Epoch
 	epoch    messages.Epoch // epoch being played (0: none)
 	words    []time.Duration
 	queue    []*messages.OutputAudio
@@ -86,6 +85,14 @@ type Actor struct {
 	timer   *time.Timer
 	tickMsg *tick
 
+	*book
+}
+
+// book is what the pacer keeps across its restarts: the settled epochs
+// and the newest interrupt, so that a restarted pacer answers HeardQuery
+// and still refuses stale audio.
+type book struct {
+	minEpoch messages.Epoch
 	// history keeps the last settled epochs for HeardQuery.
 	history [8]settled
 	hn      int
@@ -94,10 +101,11 @@ type Actor struct {
 // Props makes the pacer's props. Output frames come from a pool that
 // outlives restarts, since frames may be in the transport's hands.
 func Props(cfg Config, peers kit.Peers, opts ...actor.PropsOption) *actor.Props {
+	bk := &book{}
 	pool := &sync.Pool{}
 	pool.New = func() any { return messages.NewPooledOutput(cfg.Rate, func(f *messages.OutputAudio) { pool.Put(f) }) }
 	return actor.PropsFromProducer(func() actor.Actor {
-		a := &Actor{cfg: cfg, margin: cfg.margin(), peers: peers, stats: kit.Counters{}, tickMsg: &tick{}, pool: pool}
+		a := &Actor{cfg: cfg, margin: cfg.margin(), peers: peers, stats: kit.Counters{}, tickMsg: &tick{}, pool: pool, book: bk}
 		a.queue = make([]*messages.OutputAudio, 0, 256)
 		a.words = make([]time.Duration, 0, 64)
 		return a
@@ -136,7 +144,15 @@ func (a *Actor) Receive(ctx actor.Context) {
 		self, root, msg := ctx.Self(), ctx.ActorSystem().Root, a.tickMsg
 		a.timer = time.AfterFunc(time.Hour, func() { root.Send(self, msg) })
 		a.timer.Stop()
-	case *actor.Stopping, *actor.Restarting:
+	case *actor.Restarting:
+		// The queued audio dies with this incarnation: the epoch ends here,
+		// cut at what was heard, so the llm and the turn do not wait for it.
+		if a.epoch != 0 && !a.epochSettled() {
+			a.settle(ctx, max(a.heardNow()-a.margin, 0), true)
+		}
+		a.timer.Stop()
+		a.drop()
+	case *actor.Stopping:
 		if a.timer != nil {
 			a.timer.Stop()
 		}

@@ -194,6 +194,14 @@ func (a *Actor) do(ctx actor.Context, o op) {
 		return
 	}
 	if a.cur == nil || a.cur.epoch != o.epoch {
+		// Epochs only go forward: a context of an older epoch still open
+		// (its answer was settled without an interrupt, e.g. the pacer was
+		// restarted) would hold the synthesizer's queue, so it goes now.
+		if a.cur != nil && a.cur.opened && !a.cur.ended {
+			a.must(a.sess.Cancel(a.cur.id))
+			a.cur.cancelled, a.cur.ended = true, true
+			a.stats.Inc("superseded")
+		}
 		a.cur = &epochOut{epoch: o.epoch, id: "e" + strconv.FormatUint(uint64(o.epoch), 10)}
 		a.byID[a.cur.id] = o.epoch
 	}
