@@ -1,0 +1,143 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/brisvox/brisvox/agent"
+	"github.com/brisvox/brisvox/sim"
+)
+
+// probe records what the tools did, in virtual time.
+type probe struct {
+	mu        sync.Mutex
+	started   map[string]time.Time
+	cancelled map[string]bool
+	runs      map[string]int
+}
+
+func newProbe() *probe {
+	return &probe{started: map[string]time.Time{}, cancelled: map[string]bool{}, runs: map[string]int{}}
+}
+
+// tool is a tool that takes d and records its start and whether it was
+// cancelled.
+func (p *probe) tool(name string, effect agent.Effect, d time.Duration) agent.Tool {
+	return agent.NewFuncTool(agent.Spec{Name: name, Effect: effect, Timeout: 10 * time.Second},
+		func(ctx context.Context, _ json.RawMessage, _ agent.CallInfo) (agent.Output, error) {
+			p.mu.Lock()
+			p.started[name] = time.Now()
+			p.runs[name]++
+			p.mu.Unlock()
+			select {
+			case <-time.After(d):
+				return agent.Output{Content: name + " done"}, nil
+			case <-ctx.Done():
+				p.mu.Lock()
+				p.cancelled[name] = true
+				p.mu.Unlock()
+				return agent.Output{}, ctx.Err()
+			}
+		})
+}
+
+func call(t *testing.T, s *sim.Scenario, reg *agent.Registry, responses ...sim.Response) *sim.Call {
+	t.Helper()
+	return &sim.Call{
+		Scenario: s, Linger: 2 * time.Second, Tools: reg,
+		STT: sim.NewMockSTT(sim.STTConfig{}, s.Utterances()),
+		LLM: sim.NewMockLLM(sim.LLMConfig{}, responses...),
+		TTS: sim.NewMockTTS(sim.TTSConfig{}),
+	}
+}
+
+func toolMessages(c *agent.Context) []agent.Message {
+	var out []agent.Message
+	for i := 0; i < c.Len(); i++ {
+		if m := c.At(i); m.Role == agent.RoleTool {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// TestCallsRunInParallelAndAnswerInIssueOrder: two ReadOnly calls of one
+// round start together, and their results come back in the order the model
+// asked, although the second finishes first. (Mutations seen failing:
+// running the calls one after the other — the second starts 300 ms late;
+// filling results in completion order — the order flips.)
+func TestCallsRunInParallelAndAnswerInIssueOrder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newProbe()
+		reg, err := agent.NewRegistry(p.tool("slow", agent.ReadOnly, 300*time.Millisecond), p.tool("fast", agent.ReadOnly, 100*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := sim.NewScenario("parallel").Silence(500*time.Millisecond).Speak("Check both please.", time.Second).Silence(5 * time.Second)
+		r, err := call(t, s, reg,
+			sim.Response{Calls: []sim.ScriptedCall{{ID: "c1", Name: "slow", Args: `{}`}, {ID: "c2", Name: "fast", Args: `{}`}}},
+			sim.Response{Text: "Both are done."}).Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sim.CheckInvariants(r, 0); err != nil {
+			t.Fatal(err)
+		}
+		if !p.started["slow"].Equal(p.started["fast"]) {
+			t.Errorf("calls started at %v and %v: not in parallel", p.started["slow"].Sub(r.Start), p.started["fast"].Sub(r.Start))
+		}
+		got := toolMessages(r.Context)
+		if len(got) != 2 || got[0].ToolCallID != "c1" || got[1].ToolCallID != "c2" || got[0].Text != "slow done" || got[1].Text != "fast done" {
+			t.Errorf("tool messages %+v, want c1 (slow done) then c2 (fast done)", got)
+		}
+	})
+}
+
+// TestInterruptCancelsReadOnlyButNotSideEffect: the caller barges in while
+// a round's tools run. The ReadOnly call dies with the round; the
+// SideEffect call finishes on its own actor, exactly once, and its result
+// reaches the model as a late note. (Mutations seen failing: SideEffect
+// calls run like ReadOnly ones under the epoch's context — cancelled, no
+// late note; ReadOnly calls not cancelled at the interrupt.)
+func TestInterruptCancelsReadOnlyButNotSideEffect(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newProbe()
+		reg, err := agent.NewRegistry(p.tool("lookup", agent.ReadOnly, 2*time.Second), p.tool("book", agent.SideEffect, 2*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Speech ends at 1.5 s; the round asks at about 2.3 s; the caller
+		// barges in at 3 s, while both calls run (until about 4.3 s).
+		s := sim.NewScenario("interrupt").Silence(500*time.Millisecond).Speak("Book it and look it up.", time.Second).
+			Silence(1500*time.Millisecond).Speak("Wait, stop.", 800*time.Millisecond).Silence(5 * time.Second)
+		r, err := call(t, s, reg,
+			sim.Response{Calls: []sim.ScriptedCall{{ID: "c1", Name: "lookup", Args: `{}`}, {ID: "c2", Name: "book", Args: `{}`}}},
+			sim.Response{Text: "Okay, I stopped."}).Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sim.CheckInvariants(r, 1); err != nil {
+			t.Fatal(err)
+		}
+		if !p.cancelled["lookup"] {
+			t.Error("the ReadOnly call was not cancelled by the interrupt")
+		}
+		if p.cancelled["book"] || p.runs["book"] != 1 {
+			t.Errorf("the SideEffect call: cancelled %v, runs %d; want it to finish, once", p.cancelled["book"], p.runs["book"])
+		}
+		late := false
+		for i := 0; i < r.Context.Len(); i++ {
+			if m := r.Context.At(i); m.Role == agent.RoleSystem && strings.Contains(m.Text, "book done") {
+				late = true
+			}
+		}
+		if !late {
+			t.Errorf("no late note of the booking in the context: %s", r.Context.Fingerprint())
+		}
+	})
+}
