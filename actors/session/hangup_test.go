@@ -55,7 +55,7 @@ func TestHangUpAnywhere(t *testing.T) {
 					LLM: sim.NewMockLLM(sim.LLMConfig{},
 						sim.Response{Text: "One moment.", Calls: []sim.ScriptedCall{{ID: "c1", Name: "book_table", Args: `{}`}}},
 						sim.Response{Text: "Your table is booked for tonight."}),
-					TTS: sim.NewMockTTS(sim.TTSConfig{}),
+					TTS:    sim.NewMockTTS(sim.TTSConfig{}),
 					During: []sim.Action{{At: tt.at, Do: func(h *sim.Handle) { h.Conn.HangUp() }}},
 				}
 				r, err := c.Run()
