@@ -1,9 +1,7 @@
 package stt
 
 import (
-	"context"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -17,32 +15,14 @@ import (
 // Older frames are dropped and counted.
 const MaxBufferedFrames = 100
 
-type connected struct {
-	sess providers.STTSession
-	gen  int64
-}
-type connectFailed struct {
-	err error
-	gen int64
-}
-type event struct {
-	ev  providers.STTEvent
-	gen int64
-}
-type ended struct{ gen int64 }
-
 // Actor streams the caller's audio to an STT provider.
 type Actor struct {
 	provider providers.STT
 	peers    kit.Peers
 	stats    kit.Counters
 
-	done   <-chan struct{}
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	sess   providers.STTSession
-	gen    int64
-	gens   *atomic.Int64
+	link *kit.Link[providers.STTSession, providers.STTEvent]
+	sess providers.STTSession // the open session, nil while connecting
 
 	buffered     []*messages.AudioFrame
 	finalizeOwed int
@@ -52,7 +32,7 @@ type Actor struct {
 func Props(p providers.STT, peers kit.Peers, opts ...actor.PropsOption) *actor.Props {
 	gens := new(atomic.Int64) // generations stay unique across restarts
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Actor{provider: p, peers: peers, stats: kit.Counters{}, gens: gens}
+		return &Actor{provider: p, peers: peers, stats: kit.Counters{}, link: kit.NewLink[providers.STTSession](gens)}
 	}, opts...)
 }
 
@@ -65,19 +45,21 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.finalize()
 	case *actor.Started:
 		a.connect(ctx)
-	case *connected:
-		a.onConnected(ctx, m)
-	case *connectFailed:
-		if m.gen == a.gen {
+	case *kit.Connected[providers.STTSession]:
+		if a.link.Accept(ctx, m) {
+			a.onConnected(m.Sess)
+		}
+	case *kit.ConnectFailed:
+		if a.link.Current(m.Gen) {
 			a.stats.Inc("connect_failures")
-			panic(fmt.Errorf("stt connect: %w", m.err))
+			panic(fmt.Errorf("stt connect: %w", m.Err))
 		}
-	case *event:
-		if m.gen == a.gen {
-			a.onEvent(ctx, m.ev)
+	case *kit.Event[providers.STTEvent]:
+		if a.link.Current(m.Gen) {
+			a.onEvent(ctx, m.Ev)
 		}
-	case *ended:
-		if m.gen == a.gen && a.sess != nil {
+	case *kit.Ended:
+		if a.link.Current(m.Gen) && a.sess != nil {
 			panic(&providers.Disconnected{Cause: fmt.Errorf("stt session ended")})
 		}
 	case *messages.Describe:
@@ -102,49 +84,14 @@ func (a *Actor) Receive(ctx actor.Context) {
 }
 
 func (a *Actor) connect(ctx actor.Context) {
-	cctx, cancel := context.WithCancel(context.Background())
-	a.cancel, a.done = cancel, cctx.Done()
-	a.gen = a.gens.Add(1)
-	gen, self, root, p := a.gen, ctx.Self(), ctx.ActorSystem().Root, a.provider
 	a.stats.Inc("connects")
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
-		sess, err := p.Connect(cctx)
-		if err != nil {
-			if cctx.Err() == nil {
-				root.Send(self, &connectFailed{err: err, gen: gen})
-			}
-			return
-		}
-		if cctx.Err() != nil { // the actor went away while connecting
-			_ = sess.Close()
-			return
-		}
-		root.Send(self, &connected{sess: sess, gen: gen})
-	}()
+	a.link.Connect(ctx, a.provider.Connect)
 }
 
-func (a *Actor) onConnected(ctx actor.Context, m *connected) {
-	if m.gen != a.gen {
-		_ = m.sess.Close()
-		return
-	}
-	a.sess = m.sess
-	gen, self, root, sess, done := a.gen, ctx.Self(), ctx.ActorSystem().Root, m.sess, a.done
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
-		for ev := range sess.Events() {
-			select {
-			case <-done:
-				return
-			default:
-			}
-			root.Send(self, &event{ev: ev, gen: gen})
-		}
-		root.Send(self, &ended{gen: gen})
-	}()
+// onConnected sends what waited for the session: buffered frames and
+// finalizes asked for meanwhile.
+func (a *Actor) onConnected(sess providers.STTSession) {
+	a.sess = sess
 	for _, f := range a.buffered {
 		a.send(f)
 	}
@@ -204,18 +151,11 @@ func (a *Actor) onEvent(ctx actor.Context, ev providers.STTEvent) {
 	})
 }
 
-// shutdown closes the session and waits for the goroutines this actor
-// owns: the connect returns when its context is cancelled and the pump when
-// Events closes after Close (the provider contract).
+// shutdown ends the session and its goroutines and releases the frames
+// that waited for it.
 func (a *Actor) shutdown() {
-	if a.cancel != nil {
-		a.cancel()
-	}
-	if a.sess != nil {
-		_ = a.sess.Close()
-		a.sess = nil
-	}
-	a.wg.Wait()
+	a.link.Shutdown()
+	a.sess = nil
 	for _, f := range a.buffered {
 		f.Release()
 	}

@@ -1,12 +1,10 @@
 package tts
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -19,20 +17,6 @@ import (
 // ErrSessionEnded is the reason of a restart when the provider session
 // closed by itself.
 var ErrSessionEnded = errors.New("tts: provider session ended")
-
-type connected struct {
-	sess providers.TTSSession
-	gen  int64
-}
-type connectFailed struct {
-	err error
-	gen int64
-}
-type event struct {
-	ev  providers.TTSEvent
-	gen int64
-}
-type ended struct{ gen int64 }
 
 // op is text work queued while the session connects.
 type op struct {
@@ -58,14 +42,10 @@ type Actor struct {
 	provider providers.TTS
 	peers    kit.Peers
 	stats    kit.Counters
-	gens     *atomic.Int64
 	closed   *atomic.Uint64
 
-	cancel context.CancelFunc
-	done   <-chan struct{}
-	wg     sync.WaitGroup
-	sess   providers.TTSSession
-	gen    int64
+	link *kit.Link[providers.TTSSession, providers.TTSEvent]
+	sess providers.TTSSession // the open session, nil while connecting
 
 	queue    []op
 	minEpoch messages.Epoch
@@ -80,7 +60,7 @@ func Props(p providers.TTS, peers kit.Peers, opts ...actor.PropsOption) *actor.P
 	// must not speak the rest of it (the pacer already settled it).
 	closed := new(atomic.Uint64)
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Actor{provider: p, peers: peers, stats: kit.Counters{}, gens: gens, closed: closed, byID: map[string]messages.Epoch{}}
+		return &Actor{provider: p, peers: peers, stats: kit.Counters{}, link: kit.NewLink[providers.TTSSession](gens), closed: closed, byID: map[string]messages.Epoch{}}
 	}, opts...)
 }
 
@@ -95,19 +75,21 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.interrupt(ctx, m.Epoch)
 	case *actor.Started:
 		a.connect(ctx)
-	case *connected:
-		a.onConnected(ctx, m)
-	case *connectFailed:
-		if m.gen == a.gen {
+	case *kit.Connected[providers.TTSSession]:
+		if a.link.Accept(ctx, m) {
+			a.onConnected(ctx, m.Sess)
+		}
+	case *kit.ConnectFailed:
+		if a.link.Current(m.Gen) {
 			a.stats.Inc("connect_failures")
-			panic(fmt.Errorf("tts connect: %w", m.err))
+			panic(fmt.Errorf("tts connect: %w", m.Err))
 		}
-	case *event:
-		if m.gen == a.gen {
-			a.onEvent(ctx, m.ev)
+	case *kit.Event[providers.TTSEvent]:
+		if a.link.Current(m.Gen) {
+			a.onEvent(ctx, m.Ev)
 		}
-	case *ended:
-		if m.gen == a.gen && a.sess != nil {
+	case *kit.Ended:
+		if a.link.Current(m.Gen) && a.sess != nil {
 			panic(ErrSessionEnded)
 		}
 	case *messages.Describe:
@@ -133,49 +115,13 @@ func (a *Actor) Receive(ctx actor.Context) {
 }
 
 func (a *Actor) connect(ctx actor.Context) {
-	cctx, cancel := context.WithCancel(context.Background())
-	a.cancel, a.done = cancel, cctx.Done()
-	a.gen = a.gens.Add(1)
-	gen, self, root, p := a.gen, ctx.Self(), ctx.ActorSystem().Root, a.provider
 	a.stats.Inc("connects")
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
-		sess, err := p.Connect(cctx)
-		if err != nil {
-			if cctx.Err() == nil {
-				root.Send(self, &connectFailed{err: err, gen: gen})
-			}
-			return
-		}
-		if cctx.Err() != nil {
-			_ = sess.Close()
-			return
-		}
-		root.Send(self, &connected{sess: sess, gen: gen})
-	}()
+	a.link.Connect(ctx, a.provider.Connect)
 }
 
-func (a *Actor) onConnected(ctx actor.Context, m *connected) {
-	if m.gen != a.gen {
-		_ = m.sess.Close()
-		return
-	}
-	a.sess = m.sess
-	gen, self, root, sess, done := a.gen, ctx.Self(), ctx.ActorSystem().Root, m.sess, a.done
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
-		for ev := range sess.Events() {
-			select {
-			case <-done:
-				return
-			default:
-			}
-			root.Send(self, &event{ev: ev, gen: gen})
-		}
-		root.Send(self, &ended{gen: gen})
-	}()
+// onConnected applies the text work queued while connecting.
+func (a *Actor) onConnected(ctx actor.Context, sess providers.TTSSession) {
+	a.sess = sess
 	q := a.queue
 	a.queue = nil
 	for _, o := range q {
@@ -327,12 +273,6 @@ func (a *Actor) failAll(ctx actor.Context) {
 }
 
 func (a *Actor) shutdown() {
-	if a.cancel != nil {
-		a.cancel()
-	}
-	if a.sess != nil {
-		_ = a.sess.Close()
-		a.sess = nil
-	}
-	a.wg.Wait()
+	a.link.Shutdown()
+	a.sess = nil
 }
