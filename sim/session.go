@@ -3,6 +3,8 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -88,19 +90,68 @@ type Word struct {
 // testing/synctest bubble it runs in virtual time; every goroutine of the
 // call has ended when it returns (the bubble checks).
 func (c *Call) Run() (*Result, error) {
-	if err := c.Scenario.Validate(); err != nil {
-		return nil, err
-	}
-	sys := kit.NewSystem(c.Log)
-	props, err := switchboard.Props(switchboard.Config{MaxCalls: 1})
-	if err != nil {
-		return nil, err
-	}
-	board, err := sys.Root.SpawnNamed(props, "switchboard")
-	if err != nil {
-		return nil, err
-	}
+	rs, errs := RunTogether(c)
+	return rs[0], errs[0]
+}
 
+// RunTogether plays several calls at once on one actor system and one
+// switchboard, as a node holds them, and returns each call's result and
+// error (by index). Calls are told apart by their scenario names and their
+// index, so two calls may share a script.
+func RunTogether(calls ...*Call) ([]*Result, []error) {
+	results, errs := make([]*Result, len(calls)), make([]error, len(calls))
+	for i, c := range calls {
+		if err := c.Scenario.Validate(); err != nil {
+			errs[i] = err
+		}
+	}
+	if errors.Join(errs...) != nil {
+		return results, errs
+	}
+	sys := kit.NewSystem(calls[0].Log)
+	props, err := switchboard.Props(switchboard.Config{MaxCalls: len(calls)})
+	if err == nil {
+		var board *actor.PID
+		if board, err = sys.Root.SpawnNamed(props, "switchboard"); err == nil {
+			var wg sync.WaitGroup
+			for i, c := range calls {
+				id := "sim-" + messages.CallID(c.Scenario.Name)
+				if len(calls) > 1 {
+					id += messages.CallID("-" + strconv.Itoa(i))
+				}
+				wg.Go(func() { results[i], errs[i] = c.run(sys, board, id) })
+			}
+			wg.Wait()
+			// Stop the switchboard and wait for it, then let protoactor's
+			// dead-letter throttle (a goroutine on a ticker, started by the
+			// first dead letter of a period) run out: once a whole period
+			// passed without a dead letter, no such goroutine is left, so
+			// none outlives the calls.
+			err = sys.Root.StopFuture(board).Wait()
+			for {
+				n := sys.DeadLetters()
+				time.Sleep(sys.Config.DeadLetterThrottleInterval + messages.FrameDuration)
+				if sys.DeadLetters() == n {
+					break
+				}
+			}
+		}
+	}
+	if err != nil {
+		for i := range errs {
+			errs[i] = errors.Join(errs[i], fmt.Errorf("%w: switchboard: %w", ErrCallFailed, err))
+		}
+	}
+	for _, r := range results {
+		if r != nil {
+			r.DeadLetters = sys.DeadLetters()
+		}
+	}
+	return results, errs
+}
+
+// run plays one call on a shared system.
+func (c *Call) run(sys *kit.System, board *actor.PID, id messages.CallID) (*Result, error) {
 	start := time.Now()
 	conn := NewLoopback(c.Loopback, c.Scenario, start)
 	endedCh := make(chan messages.CallEnded, 1)
@@ -109,7 +160,7 @@ func (c *Call) Run() (*Result, error) {
 		engineConn = c.WrapConn(conn)
 	}
 	cfg := session.Config{
-		Call: "sim-" + messages.CallID(c.Scenario.Name), Conn: engineConn,
+		Call: id, Conn: engineConn,
 		STT: c.STT, LLM: c.LLM, TTS: c.TTS, Tools: c.Tools, Log: c.Log,
 		OnEnd: func(e messages.CallEnded) { endedCh <- e },
 	}
@@ -176,25 +227,10 @@ func (c *Call) Run() (*Result, error) {
 			return nil, fmt.Errorf("%w: the call did not end after the hang-up", ErrCallFailed)
 		}
 	}
-	// Stop the switchboard and wait for it, then let protoactor's
-	// dead-letter throttle (a goroutine on a ticker, started by the first
-	// dead letter of a period) run out: once a whole period passed without
-	// a dead letter, no such goroutine is left, so none outlives Run.
-	if err := sys.Root.StopFuture(board).Wait(); err != nil {
-		return nil, fmt.Errorf("%w: stopping the switchboard: %w", ErrCallFailed, err)
-	}
-	for {
-		n := sys.DeadLetters()
-		time.Sleep(sys.Config.DeadLetterThrottleInterval + messages.FrameDuration)
-		if sys.DeadLetters() == n {
-			break
-		}
-	}
 	out.Records, out.Dropped = conn.Records()
 	out.Words = c.TTS.WordLog()
 	out.Spoken = c.TTS.Texts()
 	out.STTConnects, out.TTSConnects = c.STT.Connects(), c.TTS.Connects()
-	out.DeadLetters = sys.DeadLetters()
 	if ended {
 		return out, fmt.Errorf("%w: the call ended before its script did (%s): %v", ErrCallFailed, out.Ended.Reason, out.Ended.Err)
 	}
