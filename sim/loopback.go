@@ -77,6 +77,7 @@ type Loopback struct {
 	wake     chan struct{}
 	wg       sync.WaitGroup
 	frameIdx int
+	echoes   []*time.Timer // delayed mark echoes, stopped at Close
 }
 
 var _ transport.Conn = (*Loopback)(nil)
@@ -146,6 +147,11 @@ func (l *Loopback) ReadFrame(ctx context.Context, f *messages.AudioFrame) error 
 // WriteFrame records a frame of bot audio (at once, or through the slow
 // reader).
 func (l *Loopback) WriteFrame(f *messages.OutputAudio) error {
+	select {
+	case <-l.hang:
+		return fmt.Errorf("%w: the caller hung up", transport.ErrClosed)
+	default:
+	}
 	r := Record{Kind: RecordAudio, Epoch: f.Epoch, Offset: f.Offset}
 	if l.cfg.ReadDelay == 0 {
 		l.mu.Lock()
@@ -226,7 +232,10 @@ func (l *Loopback) Mark(name string) error {
 		if l.cfg.MarkDelay == 0 {
 			l.echo(name)
 		} else {
-			time.AfterFunc(l.cfg.MarkDelay, func() { l.echo(name) })
+			t := time.AfterFunc(l.cfg.MarkDelay, func() { l.echo(name) })
+			l.mu.Lock()
+			l.echoes = append(l.echoes, t)
+			l.mu.Unlock()
 		}
 	default:
 		l.mu.Unlock()
@@ -267,9 +276,16 @@ func (l *Loopback) OnMarkEcho(fn func(string)) {
 // HangUp ends the call from the caller's side: ReadFrame returns ErrClosed.
 func (l *Loopback) HangUp() { l.once.Do(func() { close(l.hang) }) }
 
-// Close hangs up and waits for the slow reader.
+// Close hangs up, stops the echoes still due and waits for the slow
+// reader.
 func (l *Loopback) Close() error {
 	l.HangUp()
+	l.mu.Lock()
+	for _, t := range l.echoes {
+		t.Stop()
+	}
+	l.echoes = nil
+	l.mu.Unlock()
 	l.wg.Wait()
 	return nil
 }

@@ -669,3 +669,33 @@ func TestLoopbackRecordLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestLoopbackAfterClose: a delayed echo still due at Close never fires,
+// and a frame written after the hang-up is refused, not queued. (Mutations
+// seen failing: Close not stopping the echo timers; WriteFrame not checking
+// the hang-up.)
+func TestLoopbackAfterClose(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := NewScenario("close").Silence(100 * time.Millisecond)
+		l := NewLoopback(LoopbackConfig{MarkDelay: 30 * time.Millisecond, ReadDelay: 30 * time.Millisecond}, s, time.Now())
+		echoed := 0
+		l.OnMarkEcho(func(string) { echoed++ })
+		if err := l.Mark("end-1"); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+		if echoed != 0 {
+			t.Errorf("%d echoes after Close, want 0", echoed)
+		}
+		err := l.WriteFrame(&messages.OutputAudio{Epoch: 1, Rate: 16000})
+		if !errors.Is(err, transport.ErrClosed) {
+			t.Errorf("WriteFrame after Close: %v, want ErrClosed", err)
+		}
+		if recs, _ := l.Records(); len(recs) != 1 || recs[0].Kind != RecordMark {
+			t.Errorf("records %+v, want only the mark", recs)
+		}
+	})
+}
