@@ -212,3 +212,29 @@ func (r *Result) CheckRoles() error {
 }
 
 func fieldsOf(s string) []string { return strings.Fields(s) }
+
+// CheckNoCallerAudioLost checks that every frame the caller sent reached
+// the STT provider: the input side keeps all audio, barge-ins and
+// reconnects included (frames are only ever dropped when a stage is far
+// behind, and then counted, which fails this check too).
+func (r *Result) CheckNoCallerAudioLost() error {
+	if r.Tree == nil {
+		return nil // the call ended before it could be probed
+	}
+	for _, c := range r.Tree.Children {
+		if c.Name != string(messages.StageSTT) {
+			continue
+		}
+		// A panic of the vad drops the frame it failed on (a restart drops
+		// the failing message): that loss is the panic's, and counted.
+		lost := 0
+		if r.Stats != nil {
+			lost = r.Stats.Panics[messages.StageVAD]
+		}
+		if got := int(c.Counters["frames"]); got+lost != r.FramesIn {
+			return fmt.Errorf("%w: %d caller frames reached the stt provider, %d were sent (dropped %d, vad panics %d)",
+				ErrCheck, got, r.FramesIn, c.Counters["frames_dropped"], lost)
+		}
+	}
+	return nil
+}

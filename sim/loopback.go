@@ -273,6 +273,11 @@ func (l *Loopback) OnMarkEcho(fn func(string)) {
 	l.mu.Unlock()
 }
 
+// FramesDelivered counts the caller's frames ReadFrame has delivered. Only
+// the engine's reader calls ReadFrame; read this while it is blocked (in a
+// bubble, at an instant when no frame is due).
+func (l *Loopback) FramesDelivered() int { return l.frameIdx }
+
 // HangUp ends the call from the caller's side: ReadFrame returns ErrClosed.
 func (l *Loopback) HangUp() { l.once.Do(func() { close(l.hang) }) }
 

@@ -66,16 +66,18 @@ func (h *Handle) Request(msg any) (any, error) {
 
 // Result is what a simulated call produced.
 type Result struct {
-	Start                    time.Time
-	Records                  []Record
-	Dropped                  int
-	Context                  *agent.Context
-	Timelines                []session.Timeline
-	Stats                    *session.Stats
-	Tree                     *messages.Description
-	Words                    map[messages.Epoch][]Word
-	Ended                    messages.CallEnded
-	Spoken                   []string // text pieces the TTS received
+	Start     time.Time
+	Records   []Record
+	Dropped   int
+	Context   *agent.Context
+	Timelines []session.Timeline
+	Stats     *session.Stats
+	Tree      *messages.Description
+	Words     map[messages.Epoch][]Word
+	Ended     messages.CallEnded
+	Spoken    []string // text pieces the TTS received
+	// FramesIn is how many caller frames the client had sent at the probe.
+	FramesIn                 int
 	STTConnects, TTSConnects int
 	DeadLetters              uint64
 }
@@ -217,6 +219,7 @@ func (c *Call) run(sys *kit.System, board *actor.PID, id messages.CallID) (*Resu
 		if v, err := probe(started.PID, &session.GetStats{}); err == nil {
 			out.Stats, _ = v.(*session.Stats)
 		}
+		out.FramesIn = conn.FramesDelivered()
 		if v, err := probe(started.PID, &messages.Describe{}); err == nil {
 			out.Tree, _ = v.(*messages.Description)
 		}

@@ -107,7 +107,7 @@ func CheckInvariants(r *Result, slack int) error {
 	if r.Dropped > 0 {
 		return fmt.Errorf("%w: %d output records dropped", ErrCheck, r.Dropped)
 	}
-	return errors.Join(r.CheckNoStaleAudio(), r.CheckContextMatchesPlayed(slack), r.CheckRoles())
+	return errors.Join(r.CheckNoStaleAudio(), r.CheckContextMatchesPlayed(slack), r.CheckRoles(), r.CheckNoCallerAudioLost())
 }
 
 func firstAudios(r *Result, s *Scenario) []time.Duration {

@@ -59,8 +59,10 @@ type Actor struct {
 func Props(cfg Config, p providers.LLM, peers kit.Peers, log zerolog.Logger, opts ...actor.PropsOption) *actor.Props {
 	cfg = cfg.WithDefaults()
 	mem := &memory{conv: agent.NewContext(cfg.System)}
+	// The counts are the stage's over the call: they survive restarts.
+	stats := kit.Counters{}
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Actor{memory: mem, cfg: cfg, provider: p, peers: peers, log: log, stats: kit.Counters{}}
+		return &Actor{memory: mem, cfg: cfg, provider: p, peers: peers, log: log, stats: stats}
 	}, opts...)
 }
 

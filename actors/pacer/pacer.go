@@ -104,8 +104,10 @@ func Props(cfg Config, peers kit.Peers, opts ...actor.PropsOption) *actor.Props 
 	bk := &book{}
 	pool := &sync.Pool{}
 	pool.New = func() any { return messages.NewPooledOutput(cfg.Rate, func(f *messages.OutputAudio) { pool.Put(f) }) }
+	// The counts are the stage's over the call: they survive restarts.
+	stats := kit.Counters{}
 	return actor.PropsFromProducer(func() actor.Actor {
-		a := &Actor{cfg: cfg, margin: cfg.margin(), peers: peers, stats: kit.Counters{}, tickMsg: &tick{}, pool: pool, book: bk}
+		a := &Actor{cfg: cfg, margin: cfg.margin(), peers: peers, stats: stats, tickMsg: &tick{}, pool: pool, book: bk}
 		a.queue = make([]*messages.OutputAudio, 0, 256)
 		a.words = make([]time.Duration, 0, 64)
 		return a

@@ -288,3 +288,30 @@ func TestRepeatedFailureEndsCall(t *testing.T) {
 		}
 	})
 }
+
+// TestCallerAudioSurvivesSTTRestarts: the STT refuses two connects while
+// the caller speaks (each a restart of the stt actor after a backoff), then
+// connects slowly. Every frame the caller sent still reaches the provider:
+// the backlog outlives the restarts. (Mutation seen failing: the backlog
+// held by each incarnation and released at its restart.)
+func TestCallerAudioSurvivesSTTRestarts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := call("stt-backlog")
+		c.STT = sim.NewMockSTT(sim.STTConfig{ConnectLatency: 200 * time.Millisecond}, c.Scenario.Utterances())
+		c.STT.Inject(sim.Fault{Kind: sim.FaultReject, Status: 503})
+		c.STT.Inject(sim.Fault{Kind: sim.FaultReject, Status: 503})
+		r, err := c.Run()
+		if err != nil {
+			t.Fatalf("run: %v", err)
+		}
+		if err := sim.CheckInvariants(r, 0); err != nil {
+			t.Fatal(err)
+		}
+		if r.STTConnects != 3 || r.Ended.Restarts[messages.StageSTT] != 2 {
+			t.Fatalf("stt connects %d, restarts %d; want 3 and 2", r.STTConnects, r.Ended.Restarts[messages.StageSTT])
+		}
+		if !assistantSaid(r.Context, answer) {
+			t.Errorf("not answered: %q", contextText(r.Context))
+		}
+	})
+}

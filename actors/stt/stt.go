@@ -24,6 +24,15 @@ type Actor struct {
 	link *kit.Link[providers.STTSession, providers.STTEvent]
 	sess providers.STTSession // the open session, nil while connecting
 
+	*backlog
+}
+
+// backlog is the caller's audio waiting for a session, and the finalizes
+// asked for meanwhile. It outlives a restart of the actor: a provider that
+// fails while the caller speaks must not cost the caller's audio. (Audio
+// already sent to a session that then died is not replayed to the next
+// one: that needs a replay buffer of the utterance, not built yet.)
+type backlog struct {
 	buffered     []*messages.AudioFrame
 	finalizeOwed int
 }
@@ -31,8 +40,11 @@ type Actor struct {
 // Props makes the stt actor's props.
 func Props(p providers.STT, peers kit.Peers, opts ...actor.PropsOption) *actor.Props {
 	gens := new(atomic.Int64) // generations stay unique across restarts
+	bl := &backlog{}
+	// The counts are the stage's over the call: they survive restarts.
+	stats := kit.Counters{}
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Actor{provider: p, peers: peers, stats: kit.Counters{}, link: kit.NewLink[providers.STTSession](gens)}
+		return &Actor{provider: p, peers: peers, stats: stats, link: kit.NewLink[providers.STTSession](gens), backlog: bl}
 	}, opts...)
 }
 
@@ -71,9 +83,13 @@ func (a *Actor) Receive(ctx actor.Context) {
 		d.Ref = m.Ref
 		ctx.Respond(d)
 	case *actor.Restarting:
-		a.shutdown()
-		// Finals owed by the dead session will not come: the turn must
-		// not wait for them.
+		// The frames not yet sent wait for the next session (the backlog
+		// outlives the restart). Finals owed by the dead session will not
+		// come, and those not yet asked are not asked: the turn is told not
+		// to wait for them, and ends the turn with what it has.
+		a.link.Shutdown()
+		a.sess = nil
+		a.finalizeOwed = 0
 		ctx.Send(a.peers.Turn, &messages.SttFailed{At: time.Now()})
 	case *actor.Stopping:
 		a.shutdown()
@@ -151,8 +167,8 @@ func (a *Actor) onEvent(ctx actor.Context, ev providers.STTEvent) {
 	})
 }
 
-// shutdown ends the session and its goroutines and releases the frames
-// that waited for it.
+// shutdown ends the session and its goroutines and, the call being over,
+// releases the frames that waited for a session.
 func (a *Actor) shutdown() {
 	a.link.Shutdown()
 	a.sess = nil

@@ -59,8 +59,10 @@ func Props(cfg Config) (*actor.Props, error) {
 	if cfg.MaxCalls <= 0 {
 		return nil, fmt.Errorf("switchboard: max calls must be positive, got %d", cfg.MaxCalls)
 	}
+	// The counts are the stage's over the call: they survive restarts.
+	stats := kit.Counters{}
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Actor{cfg: cfg, calls: map[messages.CallID]*actor.PID{}, stats: kit.Counters{}}
+		return &Actor{cfg: cfg, calls: map[messages.CallID]*actor.PID{}, stats: stats}
 	}, actor.WithMailbox(kit.NewMailboxProducer()),
 		// A session that panics outside its stages is stopped, never
 		// restarted with half of a call's state.

@@ -37,8 +37,10 @@ type Actor struct {
 
 // Props makes the tools actor's props.
 func Props(reg *agent.Registry, peers kit.Peers, opts ...actor.PropsOption) *actor.Props {
+	// The counts are the stage's over the call: they survive restarts.
+	stats := kit.Counters{}
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Actor{reg: reg, peers: peers, stats: kit.Counters{}, batches: map[batchKey]*batch{}, epochs: map[messages.Epoch]context.CancelFunc{}}
+		return &Actor{reg: reg, peers: peers, stats: stats, batches: map[batchKey]*batch{}, epochs: map[messages.Epoch]context.CancelFunc{}}
 	}, opts...)
 }
 

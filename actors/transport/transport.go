@@ -42,8 +42,10 @@ type Actor struct {
 // restarts of the actor, so frames in flight stay valid.
 func Props(conn Conn, peers kit.Peers, log zerolog.Logger, opts ...actor.PropsOption) *actor.Props {
 	pool := NewFramePool(conn.InputRate())
+	// The counts are the stage's over the call: they survive restarts.
+	stats := kit.Counters{}
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Actor{conn: conn, peers: peers, pool: pool, log: log, stats: kit.Counters{}}
+		return &Actor{conn: conn, peers: peers, pool: pool, log: log, stats: stats}
 	}, opts...)
 }
 

@@ -59,8 +59,10 @@ func Props(p providers.TTS, peers kit.Peers, opts ...actor.PropsOption) *actor.P
 	// closed is the newest epoch closed by a failure: a restarted actor
 	// must not speak the rest of it (the pacer already settled it).
 	closed := new(atomic.Uint64)
+	// The counts are the stage's over the call: they survive restarts.
+	stats := kit.Counters{}
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Actor{provider: p, peers: peers, stats: kit.Counters{}, link: kit.NewLink[providers.TTSSession](gens), closed: closed, byID: map[string]messages.Epoch{}}
+		return &Actor{provider: p, peers: peers, stats: stats, link: kit.NewLink[providers.TTSSession](gens), closed: closed, byID: map[string]messages.Epoch{}}
 	}, opts...)
 }
 

@@ -101,8 +101,10 @@ func Props(cfg Config, peers kit.Peers, opts ...actor.PropsOption) *actor.Props 
 	// Epochs only grow, across restarts too: a restarted turn actor that
 	// began again at 1 would have all its output dropped as stale.
 	store := new(atomic.Uint64)
+	// The counts are the stage's over the call: they survive restarts.
+	stats := kit.Counters{}
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Actor{cfg: cfg, peers: peers, stats: kit.Counters{}, store: store, epoch: messages.Epoch(store.Load()), epochUsed: true}
+		return &Actor{cfg: cfg, peers: peers, stats: stats, store: store, epoch: messages.Epoch(store.Load()), epochUsed: true}
 	}, opts...)
 }
 

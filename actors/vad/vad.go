@@ -27,8 +27,10 @@ type Actor struct {
 // Props makes the vad actor's props; newDetector is called for every
 // incarnation, so a restart starts from silence.
 func Props(newDetector func() Detector, peers kit.Peers, opts ...actor.PropsOption) *actor.Props {
+	// The counts are the stage's over the call: they survive restarts.
+	stats := kit.Counters{}
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Actor{det: newDetector(), peers: peers, stats: kit.Counters{}}
+		return &Actor{det: newDetector(), peers: peers, stats: stats}
 	}, opts...)
 }
 
