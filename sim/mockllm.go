@@ -120,13 +120,10 @@ func splitArgs(args string) (first, second string) {
 // MockLLM is a scripted chat model: each Stream answers with the next
 // Response of its script, on a fixed timetable. Safe for concurrent use.
 type MockLLM struct {
-	mu         sync.Mutex
+	mockBase
 	cfg        LLMConfig
 	cfgErr     error
 	script     []Response
-	faults     faultQueue
-	connects   int
-	warms      int
 	requests   []providers.Request
 	eventsSent int
 }
@@ -144,27 +141,6 @@ func (m *MockLLM) Push(r ...Response) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.script = append(m.script, r...)
-}
-
-// Inject queues a fault for the next Stream.
-func (m *MockLLM) Inject(f Fault) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.faults.push(f)
-}
-
-// Connects counts Stream calls, failed ones included.
-func (m *MockLLM) Connects() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.connects
-}
-
-// Warms counts Warm calls.
-func (m *MockLLM) Warms() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.warms
 }
 
 // Requests returns deep copies of every request received, in order, failed
@@ -213,22 +189,13 @@ func copyRequest(req *providers.Request) providers.Request {
 	return out
 }
 
-// Warm does nothing but count; a mock has nothing to open ahead.
-func (m *MockLLM) Warm(ctx context.Context) error {
-	m.mu.Lock()
-	m.warms++
-	m.mu.Unlock()
-	return ctx.Err()
-}
-
 // Stream records req, waits ConnectLatency and returns the next scripted
 // response as a stream. A rejected or failed Stream does not consume a
 // response, so a retry gets it; an empty script fails with
 // ErrScriptExhausted.
 func (m *MockLLM) Stream(ctx context.Context, req *providers.Request) (providers.LLMStream, error) {
 	m.mu.Lock()
-	m.connects++
-	f := m.faults.pop()
+	f := m.connectLocked()
 	if req != nil {
 		m.requests = append(m.requests, copyRequest(req))
 	}

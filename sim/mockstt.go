@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 	"unicode"
 
@@ -64,20 +63,17 @@ type sttUtterance struct {
 // that reconnects mid-utterance continues the same utterance. Safe for
 // concurrent use.
 type MockSTT struct {
-	mu     sync.Mutex
+	mockBase
 	cfg    STTConfig
 	cfgErr error
 	utts   []sttUtterance
-	faults faultQueue
 
 	// pos is the utterance being spoken; speech and interims count its
 	// speech audio and the interims sent since the last final.
 	pos       int
 	speech    time.Duration
 	interims  int
-	connects  int
 	finalizes int
-	warms     int
 }
 
 var _ providers.STT = (*MockSTT)(nil)
@@ -112,20 +108,6 @@ func wordEnds(s string) []int {
 	return ends
 }
 
-// Inject queues a fault for the next session that connects.
-func (m *MockSTT) Inject(f Fault) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.faults.push(f)
-}
-
-// Connects counts Connect calls, failed ones included.
-func (m *MockSTT) Connects() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.connects
-}
-
 // Finalizes counts the Finalize calls that live sessions accepted.
 func (m *MockSTT) Finalizes() int {
 	m.mu.Lock()
@@ -133,27 +115,11 @@ func (m *MockSTT) Finalizes() int {
 	return m.finalizes
 }
 
-// Warms counts Warm calls.
-func (m *MockSTT) Warms() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.warms
-}
-
-// Warm does nothing but count; a mock has nothing to open ahead.
-func (m *MockSTT) Warm(ctx context.Context) error {
-	m.mu.Lock()
-	m.warms++
-	m.mu.Unlock()
-	return ctx.Err()
-}
-
 // Connect opens a session after ConnectLatency, taking the next injected
 // fault. The session ends when ctx is cancelled or Close is called.
 func (m *MockSTT) Connect(ctx context.Context) (providers.STTSession, error) {
 	m.mu.Lock()
-	m.connects++
-	f := m.faults.pop()
+	f := m.connectLocked()
 	cfg, cfgErr := m.cfg, m.cfgErr
 	m.mu.Unlock()
 	if cfgErr != nil {

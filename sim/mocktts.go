@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -80,13 +79,10 @@ func (c TTSConfig) Validate() error {
 // length depends on the word, announced by a word event with its offset.
 // Safe for concurrent use.
 type MockTTS struct {
-	mu       sync.Mutex
-	cfg      TTSConfig
-	cfgErr   error
-	faults   faultQueue
-	connects int
-	warms    int
-	texts    []string
+	mockBase
+	cfg    TTSConfig
+	cfgErr error
+	texts  []string
 	// words are the word events delivered, per context id, in order.
 	words map[string][]Word
 }
@@ -97,27 +93,6 @@ var _ providers.TTS = (*MockTTS)(nil)
 // fail with ErrInvalidConfig.
 func NewMockTTS(cfg TTSConfig) *MockTTS {
 	return &MockTTS{cfg: cfg.withDefaults(), cfgErr: cfg.Validate()}
-}
-
-// Inject queues a fault for the next session that connects.
-func (m *MockTTS) Inject(f Fault) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.faults.push(f)
-}
-
-// Connects counts Connect calls, failed ones included.
-func (m *MockTTS) Connects() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.connects
-}
-
-// Warms counts Warm calls.
-func (m *MockTTS) Warms() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.warms
 }
 
 // Texts lists every text piece accepted by a Push, in order, over all
@@ -155,20 +130,11 @@ func (m *MockTTS) WordLog() map[messages.Epoch][]Word {
 	return out
 }
 
-// Warm does nothing but count; a mock has nothing to open ahead.
-func (m *MockTTS) Warm(ctx context.Context) error {
-	m.mu.Lock()
-	m.warms++
-	m.mu.Unlock()
-	return ctx.Err()
-}
-
 // Connect opens a session after ConnectLatency, taking the next injected
 // fault. The session ends when ctx is cancelled or Close is called.
 func (m *MockTTS) Connect(ctx context.Context) (providers.TTSSession, error) {
 	m.mu.Lock()
-	m.connects++
-	f := m.faults.pop()
+	f := m.connectLocked()
 	cfg, cfgErr := m.cfg, m.cfgErr
 	m.mu.Unlock()
 	if cfgErr != nil {
