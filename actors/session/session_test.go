@@ -315,3 +315,30 @@ func TestCallerAudioSurvivesSTTRestarts(t *testing.T) {
 		}
 	})
 }
+
+// TestSTTDiesWhileFinalizing: the STT session dies just when the final of
+// the caller's utterance is due. The turn must not wait for a final that
+// will never come: it ends with the last interim, and the call is
+// answered. (Mutation seen failing: the stt actor's restart not telling
+// the turn with SttFailed — the caller is never answered.)
+func TestSTTDiesWhileFinalizing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := call("stt-final-lost")
+		// 1.5 s of speech gives 7 interims (events 0 to 6); event 7 is the
+		// final that answers the finalize.
+		c.STT.Inject(sim.Fault{Kind: sim.FaultDisconnect, BeforeEvent: 7})
+		r, err := c.Run()
+		if err != nil {
+			t.Fatalf("run: %v", err)
+		}
+		if err := sim.CheckInvariants(r, 0); err != nil {
+			t.Fatal(err)
+		}
+		if !assistantSaid(r.Context, answer) {
+			t.Fatalf("not answered: %q", contextText(r.Context))
+		}
+		if r.Ended.Restarts[messages.StageSTT] != 1 {
+			t.Errorf("stt restarts %d, want 1", r.Ended.Restarts[messages.StageSTT])
+		}
+	})
+}
