@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/brisvox/brisvox/actors/transport"
@@ -76,7 +77,7 @@ type Loopback struct {
 	queue    []Record // slow reader's queue
 	wake     chan struct{}
 	wg       sync.WaitGroup
-	frameIdx int
+	frameIdx atomic.Int64  // written by the engine's reader, read by probes
 	echoes   []*time.Timer // delayed mark echoes, stopped at Close
 }
 
@@ -113,7 +114,7 @@ func (l *Loopback) OutputRate() int { return l.cfg.Rate }
 
 // ReadFrame delivers the next frame of the caller when it is due.
 func (l *Loopback) ReadFrame(ctx context.Context, f *messages.AudioFrame) error {
-	i := l.frameIdx
+	i := int(l.frameIdx.Load())
 	f.Start = l.start.Add(time.Duration(i) * messages.FrameDuration)
 	due := f.Start.Add(messages.FrameDuration)
 	if d := time.Until(due); d > 0 {
@@ -140,7 +141,7 @@ func (l *Loopback) ReadFrame(ctx context.Context, f *messages.AudioFrame) error 
 	}
 	f.Seq = uint64(i)
 	f.Rate = l.cfg.Rate
-	l.frameIdx++
+	l.frameIdx.Add(1)
 	return nil
 }
 
@@ -276,7 +277,7 @@ func (l *Loopback) OnMarkEcho(fn func(string)) {
 // FramesDelivered counts the caller's frames ReadFrame has delivered. Only
 // the engine's reader calls ReadFrame; read this while it is blocked (in a
 // bubble, at an instant when no frame is due).
-func (l *Loopback) FramesDelivered() int { return l.frameIdx }
+func (l *Loopback) FramesDelivered() int { return int(l.frameIdx.Load()) }
 
 // HangUp ends the call from the caller's side: ReadFrame returns ErrClosed.
 func (l *Loopback) HangUp() { l.once.Do(func() { close(l.hang) }) }
