@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/brisvox/brisvox/messages"
 )
 
 // Context is the conversation of one call: the messages sent to the model on
@@ -16,6 +18,11 @@ import (
 // a request in flight never sees later changes.
 type Context struct {
 	msgs []Message
+	// turn and seq mint tool-call ids: seq counts every call of the turn
+	// (epoch) across its tool rounds, so (session, epoch, id) never names
+	// two calls.
+	turn messages.Epoch
+	seq  int
 }
 
 // NewContext starts a conversation with the system prompt. An empty system
@@ -154,6 +161,57 @@ func (c *Context) InterruptPendingToolCalls(detail string) int {
 		c.msgs = out
 	}
 	return n
+}
+
+// NextToolCallIDs mints n tool-call ids of the turn epoch: t<epoch>.<seq>,
+// where seq counts every call of the turn across its rounds. The provider's
+// own id stays in ToolCall.ProviderID. The idempotency key (session, epoch,
+// call id) relies on an id never being minted twice.
+func (c *Context) NextToolCallIDs(epoch messages.Epoch, n int) []string {
+	if epoch != c.turn {
+		c.turn, c.seq = epoch, 0
+	}
+	ids := make([]string, n)
+	prefix := "t" + strconv.FormatUint(uint64(epoch), 10) + "."
+	for i := range ids {
+		ids[i] = prefix + strconv.Itoa(c.seq)
+		c.seq++
+	}
+	return ids
+}
+
+// OpenToolCalls counts the calls that have no result yet. A note must not
+// be pushed while one is open: it would separate a call from its result.
+func (c *Context) OpenToolCalls() int {
+	open := 0
+	for _, m := range c.msgs {
+		switch m.Role {
+		case RoleAssistant:
+			open += len(m.ToolCalls)
+		case RoleTool:
+			open--
+		}
+	}
+	return max(open, 0)
+}
+
+// PushLateToolResult reports the result of a SideEffect call whose round
+// was gone when it finished (interrupted, timed out, or its execution was
+// dropped) as a system note, so the model learns what happened and does not
+// repeat the action. It refuses (ErrCallOpen) while a call is open; the
+// caller keeps the note until the round's results are in.
+func (c *Context) PushLateToolResult(r messages.ToolResult) error {
+	if n := c.OpenToolCalls(); n > 0 {
+		return fmt.Errorf("%w: %d open", ErrCallOpen, n)
+	}
+	status := "finished"
+	if r.IsError {
+		status = "failed"
+	}
+	c.msgs = append(c.msgs, System(fmt.Sprintf(
+		"Late result: the earlier call %s of tool %s (interrupted or timed out before) has %s; do not repeat it. Result: %s",
+		r.CallID, r.Name, status, r.Content)))
+	return nil
 }
 
 // EstimateTokens is a rough size of the context in tokens, for trimming

@@ -30,6 +30,9 @@ var (
 	// negative timeout, parameters that are not an object schema, an
 	// undeclared effect).
 	ErrInvalidSpec = errors.New("agent: invalid tool spec")
+
+	// ErrCallOpen: a note was pushed while a tool call had no result yet.
+	ErrCallOpen = errors.New("agent: a tool call is open")
 )
 
 // ContextError says where and why a Context is invalid. It wraps

@@ -3,10 +3,15 @@ package messages
 import "encoding/json"
 
 // ToolCall is one call the model asked for, as assembled from the stream.
+// ID is the engine's own id (t<epoch>.<seq>, minted by the context), stable
+// across rounds and retries of a turn; ProviderID is the id the provider
+// gave, kept for the round trip.
 type ToolCall struct {
-	ID        string
-	Name      string
-	Arguments json.RawMessage
+	ID           string
+	ProviderID   string
+	Name         string
+	Arguments    json.RawMessage
+	ProviderData []byte
 }
 
 // ToolResult answers one ToolCall. Content is the text the model reads;

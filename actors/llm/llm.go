@@ -41,6 +41,9 @@ type memory struct {
 	cur      *epochState
 	pending  []*messages.UserTurn // turns waiting for the previous epoch to settle
 	pendSay  []*messages.Say
+	// notes are late SideEffect results waiting for a point where no call
+	// is open (a note must not separate a call from its result).
+	notes []messages.ToolResult
 }
 
 // Actor owns the context and the rounds.
@@ -82,6 +85,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 			for _, r := range m.Results {
 				a.conv.Append(agent.ToolMessage(r))
 			}
+			a.pushNotes()
 		}
 	case *messages.TextFlush:
 		if a.live(m.Epoch) {
@@ -103,7 +107,8 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.heard(ctx, m)
 	case *LateResult:
 		a.stats.Inc("late_results")
-		a.conv.Append(agent.System("Late result of tool " + m.Result.Name + " (call " + m.Result.CallID + "): " + m.Result.Content))
+		a.notes = append(a.notes, m.Result)
+		a.pushNotes()
 	case *GetContext:
 		cp := agent.NewContext("")
 		cp.Append(a.conv.Messages()...)
@@ -157,6 +162,7 @@ func (a *Actor) userTurn(ctx actor.Context, m *messages.UserTurn) {
 		return
 	}
 	a.stats.Inc("turns")
+	a.pushNotes()
 	a.conv.Append(agent.User(m.Text))
 	a.begin(m.Epoch)
 	props := roundProps(a.cfg, a.provider, a.peers, m.Epoch, a.conv.Messages())
@@ -222,6 +228,16 @@ func (a *Actor) roundFailed(ctx actor.Context, m *messages.RoundFailed) {
 	a.conv.InterruptPendingToolCalls("the round failed")
 	a.speak(ctx, m.Epoch, a.cfg.FallbackLine)
 	ctx.Send(a.peers.TTS, &messages.TextFlush{Epoch: m.Epoch, Final: true})
+}
+
+// pushNotes adds the late results that wait, as long as no call is open.
+func (a *Actor) pushNotes() {
+	for len(a.notes) > 0 {
+		if err := a.conv.PushLateToolResult(a.notes[0]); err != nil {
+			return // a round's call is open: after its results
+		}
+		a.notes = a.notes[1:]
+	}
 }
 
 // flushPartial records the running round's text so far as an assistant
