@@ -54,6 +54,7 @@ type describeDue struct{ ref uint64 }
 
 // gather collects a Describe of the call's tree.
 type gather struct {
+	timer   *time.Timer
 	asker   *actor.PID
 	ref     uint64
 	tree    *messages.Description
@@ -89,8 +90,9 @@ type Actor struct {
 	endErr     error
 	stats      kit.Counters
 	root       *actor.RootContext
-	// timers are the pending describe deadlines and restart backoffs,
-	// stopped with the call.
+	// timers are the pending restart backoffs (bounded by the restarts a
+	// call may have), stopped with the call; describe deadlines live with
+	// their gathers.
 	timers []*time.Timer
 }
 
@@ -168,6 +170,9 @@ func (a *Actor) Receive(ctx actor.Context) {
 			t.Stop()
 		}
 		a.timers = nil
+		for _, g := range a.gathers {
+			g.timer.Stop()
+		}
 	case *actor.Restarting, *actor.Terminated:
 	default:
 		a.stats.Inc("unknown_messages")
@@ -338,7 +343,7 @@ func (a *Actor) describe(ctx actor.Context, m *messages.Describe) {
 		ctx.Request(st.pid, &messages.Describe{Ref: a.nextRef})
 	}
 	self, root, ref := ctx.Self(), ctx.ActorSystem().Root, a.nextRef
-	a.timers = append(a.timers, time.AfterFunc(DescribeTimeout, func() { root.Send(self, &describeDue{ref: ref}) }))
+	g.timer = time.AfterFunc(DescribeTimeout, func() { root.Send(self, &describeDue{ref: ref}) })
 }
 
 func (a *Actor) described(ctx actor.Context, d *messages.Description) {
@@ -364,6 +369,7 @@ func (a *Actor) described(ctx actor.Context, d *messages.Description) {
 }
 
 func (a *Actor) finishGather(ctx actor.Context, g *gather) {
+	g.timer.Stop()
 	for k, v := range a.gathers {
 		if v == g {
 			delete(a.gathers, k)
