@@ -15,8 +15,9 @@ import (
 // the caller can append the result and the context stays valid.
 //
 //   - unknown tool: unknown_tool, nothing runs;
-//   - arguments that are not a JSON object: invalid_arguments (empty
-//     arguments mean {});
+//   - arguments over MaxArgumentBytes: arguments_too_large, not parsed;
+//   - arguments that are not a JSON object or do not match the tool's
+//     schema: invalid_arguments with its issues (empty arguments mean {});
 //   - ctx already done: interrupted, nothing runs;
 //   - the spec's timeout passes: timeout; ctx is cancelled: interrupted;
 //   - the tool returns an error or panics: tool_failed, with the error's
@@ -28,21 +29,17 @@ import (
 // RunCall past its deadline; that goroutine ends when the tool returns.
 // info.CallID defaults to call.ID.
 func RunCall(ctx context.Context, reg *Registry, call messages.ToolCall, info CallInfo) messages.ToolResult {
-	var (
-		tool Tool
-		spec Spec
-		ok   bool
-	)
-	if reg != nil {
-		tool, spec, ok = reg.Lookup(call.Name)
-	}
+	e, ok := reg.entry(call.Name)
 	if !ok {
 		return ErrorResult(call, KindUnknownTool, "no tool of this name is available")
 	}
-	args, problem := objectArguments(call.Arguments)
-	if problem != "" {
-		return ErrorResult(call, KindInvalidArguments, problem)
+	tool, spec := e.tool, e.spec
+	args, aerr := validateArguments(e.schema, call.Arguments)
+	if aerr != nil {
+		return aerr.Result(call)
 	}
+	// The tool gets its own copy: the caller may reuse its buffer.
+	args = bytes.Clone(args)
 	if ctx.Err() != nil {
 		return ErrorResult(call, KindInterrupted, "the call was interrupted before it started; it did not run")
 	}
@@ -105,21 +102,4 @@ func callTool(ctx context.Context, t Tool, args json.RawMessage, info CallInfo) 
 	}()
 	out, err := t.Call(ctx, args, info)
 	return outcome{out: out, err: err}
-}
-
-// objectArguments returns the arguments a tool receives: {} for empty ones,
-// otherwise a copy of the JSON object. When they are not an object it
-// returns the problem, worded for the model to fix its call.
-func objectArguments(raw json.RawMessage) (json.RawMessage, string) {
-	trimmed := bytes.TrimSpace(raw)
-	if len(trimmed) == 0 {
-		return json.RawMessage("{}"), ""
-	}
-	if !json.Valid(trimmed) {
-		return nil, "arguments are not valid JSON"
-	}
-	if trimmed[0] != '{' {
-		return nil, "arguments must be a JSON object"
-	}
-	return json.RawMessage(bytes.Clone(trimmed)), ""
 }

@@ -22,14 +22,16 @@ func TestRunCall(t *testing.T) {
 	tests := []struct {
 		name         string
 		effect       Effect
-		timeout      time.Duration
-		callName     string // default "probe"
+		timeout      time.Duration // default DefaultTimeout (NewSpec)
+		params       string        // the tool's schema; default none
+		callName     string        // default "probe"
 		args         string
 		cancelBefore bool
 		body         func(e env) CallFunc
 		wantKind     string // "" for a success
 		wantContent  string // exact content of a success
 		wantDetail   string // substring of an error's detail
+		wantIssues   string // substring of an error's issues, as JSON
 		wantRuns     int32
 		wantElapsed  time.Duration // on the bubble's clock
 	}{
@@ -59,6 +61,30 @@ func TestRunCall(t *testing.T) {
 		{name: "arguments not JSON", args: `{"q":`, wantKind: KindInvalidArguments, wantDetail: "not valid JSON"},
 		{name: "arguments an array", args: `["q"]`, wantKind: KindInvalidArguments, wantDetail: "JSON object"},
 		{name: "arguments null", args: `null`, wantKind: KindInvalidArguments, wantDetail: "JSON object"},
+		{
+			// Catches RunCall skipping the schema: the tool would get
+			// arguments it never declared.
+			name:   "arguments against the schema do not run, with issues",
+			params: `{"type":"object","properties":{"q":{"type":"integer"}},"required":["q"]}`,
+			args:   `{"q":"x"}`, wantKind: KindInvalidArguments,
+			wantDetail: "fix the issues", wantIssues: `[{"path":"/q","reason":"got string, want integer"}]`,
+		},
+		{
+			name:   "missing required argument does not run",
+			params: `{"type":"object","required":["q"]}`,
+			args:   `{}`, wantKind: KindInvalidArguments,
+			wantIssues: `[{"path":"(root)","reason":"missing property 'q'"}]`,
+		},
+		{
+			name:   "valid arguments run",
+			params: `{"type":"object","properties":{"q":{"type":"integer"}},"required":["q"]}`,
+			args:   `{"q":1}`, wantContent: "ran", wantRuns: 1,
+		},
+		{
+			// Catches the cap checked after the schema (or not at all).
+			name: "arguments over the cap do not run",
+			args: argsOfSize(MaxArgumentBytes + 1), wantKind: KindArgumentsTooLarge, wantDetail: "not checked",
+		},
 		{
 			name: "tool error is tool_failed with its text",
 			body: func(env) CallFunc {
@@ -91,7 +117,7 @@ func TestRunCall(t *testing.T) {
 			wantKind: KindTimeout, wantDetail: "limit 2s", wantRuns: 1, wantElapsed: 2 * time.Second,
 		},
 		{
-			name: "zero timeout means the default",
+			name: "NewSpec's timeout is the default",
 			body: func(env) CallFunc {
 				return func(ctx context.Context, _ json.RawMessage, _ CallInfo) (Output, error) {
 					<-ctx.Done()
@@ -183,7 +209,12 @@ func TestRunCall(t *testing.T) {
 					}
 				}
 				fn := body(e)
-				reg, err := NewRegistry(NewFuncTool(Spec{Name: "probe", Effect: effect, Timeout: tt.timeout},
+				spec := NewSpec("probe", "", effect)
+				spec.Parameters = json.RawMessage(tt.params)
+				if tt.timeout != 0 {
+					spec.Timeout = tt.timeout
+				}
+				reg, err := NewRegistry(NewFuncTool(spec,
 					func(ctx context.Context, args json.RawMessage, info CallInfo) (Output, error) {
 						runs.Add(1)
 						return fn(ctx, args, info)
@@ -212,12 +243,18 @@ func TestRunCall(t *testing.T) {
 						t.Fatalf("RunCall() = %+v, want content %q", got, tt.wantContent)
 					}
 				} else {
-					var body map[string]string
+					var body struct {
+						Error, Tool, Detail string
+						Issues              json.RawMessage
+					}
 					if err := json.Unmarshal([]byte(got.Content), &body); err != nil || !got.IsError {
 						t.Fatalf("RunCall() = %+v, want an error result", got)
 					}
-					if body["error"] != tt.wantKind || body["tool"] != name || !strings.Contains(body["detail"], tt.wantDetail) {
+					if body.Error != tt.wantKind || body.Tool != name || !strings.Contains(body.Detail, tt.wantDetail) {
 						t.Fatalf("RunCall() = %s, want kind %s with detail containing %q", got.Content, tt.wantKind, tt.wantDetail)
+					}
+					if (tt.wantKind == KindInvalidArguments) != (body.Issues != nil) || !strings.Contains(string(body.Issues), tt.wantIssues) {
+						t.Fatalf("RunCall() = %s, want issues containing %s", got.Content, tt.wantIssues)
 					}
 				}
 				if runs.Load() != tt.wantRuns {
@@ -242,7 +279,7 @@ func TestRunCallNilRegistry(t *testing.T) {
 // gets its own copy.
 func TestRunCallArgumentsAreCopied(t *testing.T) {
 	var seen json.RawMessage
-	reg, err := NewRegistry(NewFuncTool(Spec{Name: "x", Effect: ReadOnly}, func(_ context.Context, args json.RawMessage, _ CallInfo) (Output, error) {
+	reg, err := NewRegistry(NewFuncTool(NewSpec("x", "", ReadOnly), func(_ context.Context, args json.RawMessage, _ CallInfo) (Output, error) {
 		seen = args
 		return Output{}, nil
 	}))

@@ -34,38 +34,69 @@ func (e Effect) String() string {
 	}
 }
 
-// Defaults of a Spec, applied by the Registry.
+// Defaults of a Spec, set by NewSpec.
 const (
-	// DefaultTimeout bounds a call whose spec leaves Timeout zero: long
-	// enough for one HTTP round trip, short enough that the caller is not
-	// left in silence.
+	// DefaultTimeout bounds one call: long enough for one HTTP round trip,
+	// short enough that the caller is not left in silence.
 	DefaultTimeout = 5 * time.Second
 
 	// DefaultFillerAfter is when a filler phrase is played for a call still
-	// running, when the spec leaves FillerAfter zero.
+	// running. Register also uses it for a spec that leaves FillerAfter
+	// zero.
 	DefaultFillerAfter = 700 * time.Millisecond
 
 	// MaxToolNameBytes is the longest tool name providers accept.
 	MaxToolNameBytes = 64
 )
 
-// Spec describes a tool to the model and to the engine that runs it.
+// ConfirmPendingTool is the name of the built-in tool that confirms a held
+// call of a Confirm tool. It is reserved: Register refuses a tool of this
+// name, so a registered tool can never pose as the confirmation.
+const ConfirmPendingTool = "confirm_pending"
+
+// Spec describes a tool to the model and to the engine that runs it. Build
+// it with NewSpec, which sets the defaults; Register refuses a spec without
+// a positive Timeout rather than guess one.
 type Spec struct {
 	// Name is what the model calls: 1 to 64 ASCII letters, digits, '_' or
 	// '-' (the common subset of the providers' rules).
 	Name        string
 	Description string
-	// Parameters is the JSON Schema of the arguments. It must be an object
-	// schema ("type": "object"); empty means {"type":"object"} (no
-	// arguments).
+	// Parameters is the JSON Schema (draft 2020-12) of the arguments. It
+	// must be an object schema ("type": "object") that compiles offline:
+	// local references ("#/$defs/...") work, remote ones are refused.
+	// Empty means {"type":"object"} (no declared arguments).
 	Parameters json.RawMessage
 	Effect     Effect
-	// Timeout bounds one call; zero means DefaultTimeout, negative is
-	// rejected.
+	// Timeout bounds one call. It must be positive: NewSpec sets
+	// DefaultTimeout.
 	Timeout time.Duration
 	// FillerAfter is how long a call may run before a filler phrase is
 	// played; zero means DefaultFillerAfter, negative means never.
 	FillerAfter time.Duration
+	// Confirm declares that the model's call must be held until the user
+	// agreed to it in a later turn (through ConfirmPendingTool). SideEffect
+	// tools only: a ReadOnly tool changes nothing to confirm. Register
+	// checks the flag; holding the call is the tool engine's job, and
+	// RunCall alone does not hold it.
+	Confirm bool
+	// Repeatable declares that an identical call may run again in a later
+	// response of the same turn (pressing the same DTMF digit twice), where
+	// the engine would otherwise refuse it as already done. SideEffect
+	// tools only: a ReadOnly tool may always repeat.
+	Repeatable bool
+}
+
+// NewSpec returns a spec with the defaults: DefaultTimeout and
+// DefaultFillerAfter, no parameters, neither Confirm nor Repeatable.
+func NewSpec(name, description string, effect Effect) Spec {
+	return Spec{
+		Name:        name,
+		Description: description,
+		Effect:      effect,
+		Timeout:     DefaultTimeout,
+		FillerAfter: DefaultFillerAfter,
+	}
 }
 
 // CallInfo is what a tool knows about the call it serves, beyond its

@@ -388,6 +388,7 @@ func toolAnswered(r *Result, id, content string) error {
 func timeTool() agent.Tool {
 	return agent.NewFuncTool(agent.Spec{
 		Name: "get_time", Description: "The current time.", Effect: agent.ReadOnly,
+		Timeout:    agent.DefaultTimeout,
 		Parameters: json.RawMessage(`{"type":"object","properties":{}}`),
 	}, func(context.Context, json.RawMessage, agent.CallInfo) (agent.Output, error) {
 		return agent.Output{Content: "12:00"}, nil
