@@ -31,16 +31,6 @@ type RoundFirstToken struct {
 	At    time.Time
 }
 
-// RoundEnded reports that a round's response is complete. Calls holds the
-// tool calls it asked for (empty for a text answer).
-type RoundEnded struct {
-	Epoch Epoch
-	Round int
-	Text  string
-	Calls []ToolCall
-	At    time.Time
-}
-
 // RoundFailed reports that a round could not finish: the provider failed or
 // the round's deadline passed. The llm actor speaks the fallback line.
 type RoundFailed struct {

@@ -260,7 +260,7 @@ func Scenarios() []Case {
 			return c
 		}, Check: func(r *Result, c *Call) error {
 			return errors.Join(expect(r, 1, 0), answeredWithin(r, c.Scenario, AnswerBound, 0),
-				equalWords(saidTurn(r, 0), "Let me check the time. It is twelve o'clock."), toolAnswered(r, "call_1", "12:00"))
+				equalWords(saidTurn(r, 0), "Let me check the time. It is twelve o'clock."), toolAnswered(r, "t1.0", "12:00")) // the engine's id; the provider's call_1 stays as ProviderID
 		}},
 		{Name: "s09_back_to_back_turns", Build: func() *Call {
 			s := NewScenario("s09").Silence(500*msec).Speak("First question.", 800*msec).Silence(3500*msec).

@@ -78,8 +78,10 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.say(ctx, m)
 	case *messages.TextDelta:
 		a.delta(ctx, m)
-	case *messages.RoundEnded:
-		a.roundEnded(ctx, m)
+	case *roundDone:
+		a.roundDone(ctx, m)
+	case *fragmentRefused:
+		a.stats.Inc("fragments_refused")
 	case *messages.ToolResults:
 		if a.live(m.Epoch) {
 			for _, r := range m.Results {
@@ -208,14 +210,33 @@ func (a *Actor) delta(ctx actor.Context, m *messages.TextDelta) {
 	ctx.Send(a.peers.TTS, m)
 }
 
-func (a *Actor) roundEnded(ctx actor.Context, m *messages.RoundEnded) {
-	if !a.live(m.Epoch) {
+// roundDone records a round's response: the calls get the engine's ids
+// (t<epoch>.<seq>, the provider's id kept), the assistant message goes into
+// the context once, before any call runs, with the answers of the invalid
+// calls right after it; the round is told what to run.
+func (a *Actor) roundDone(ctx actor.Context, m *roundDone) {
+	if !a.live(m.epoch) || a.cur.round == nil {
 		return
 	}
-	a.cur.partial.Reset()
-	if m.Text != "" || len(m.Calls) > 0 {
-		a.conv.Append(agent.Assistant(m.Text, m.Calls))
+	resp := m.resp
+	ids := a.conv.NextToolCallIDs(m.epoch, len(resp.Calls))
+	for i := range resp.Calls {
+		c := &resp.Calls[i].Call
+		c.ProviderID, c.ID = c.ID, ids[i]
+		if resp.Calls[i].Invalid != nil {
+			a.stats.Inc("invalid_calls")
+		}
 	}
+	a.cur.partial.Reset()
+	msg, ok := resp.AssistantMessage()
+	if ok {
+		a.conv.Append(msg)
+	}
+	invalid := resp.ErrorResults()
+	for _, r := range invalid {
+		a.conv.Append(agent.ToolMessage(r))
+	}
+	ctx.Send(a.cur.round, &roundCommit{assistant: msg, recorded: ok, valid: resp.ValidCalls(), invalid: invalid})
 }
 
 func (a *Actor) roundFailed(ctx actor.Context, m *messages.RoundFailed) {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -26,10 +25,23 @@ type streamEnded struct {
 	err   error // nil at a clean end
 }
 
-// callParts collects the fragments of one tool call by index.
-type callParts struct {
-	id, name string
-	args     strings.Builder
+// roundDone carries a round's assembled response to the llm actor, which
+// mints the call ids, records the assistant message and answers with a
+// roundCommit.
+type roundDone struct {
+	epoch messages.Epoch
+	round int
+	resp  *agent.Response
+}
+
+// roundCommit is the llm actor's answer to roundDone: the assistant
+// message as recorded (ids minted), the calls to run and the answers of the
+// invalid ones.
+type roundCommit struct {
+	assistant agent.Message
+	recorded  bool
+	valid     []messages.ToolCall
+	invalid   []messages.ToolResult
 }
 
 // round is the child of the llm actor for one epoch: it runs the request
@@ -42,8 +54,7 @@ type round struct {
 	msgs     []agent.Message
 
 	n        int // current round, from 0
-	text     strings.Builder
-	calls    []*callParts
+	asm      *agent.Assembler
 	gotFirst bool
 	done     bool
 
@@ -71,6 +82,8 @@ func (r *round) Receive(ctx actor.Context) {
 		if m.round == r.n && !r.done {
 			r.ended(ctx, m.err)
 		}
+	case *roundCommit:
+		r.committed(ctx, m)
 	case *messages.ToolResults:
 		if m.Epoch == r.epoch && m.Round == r.n {
 			r.toolResults(ctx, m)
@@ -83,8 +96,7 @@ func (r *round) Receive(ctx actor.Context) {
 
 // start sends the request of round r.n.
 func (r *round) start(ctx actor.Context) {
-	r.text.Reset()
-	r.calls = r.calls[:0]
+	r.asm, _ = agent.NewAssembler(agent.AssemblerConfig{}) // the default config is valid
 	r.gotFirst = false
 	now := time.Now()
 	ctx.Send(ctx.Parent(), &messages.RoundStarted{Epoch: r.epoch, Round: r.n, At: now})
@@ -132,27 +144,29 @@ func (r *round) event(ctx actor.Context, ev providers.LLMEvent) {
 		if ev.Text == "" {
 			return
 		}
-		r.text.WriteString(ev.Text)
-		ctx.Send(ctx.Parent(), &messages.TextDelta{Epoch: r.epoch, Round: r.n, Text: ev.Text})
-	case providers.LLMToolCall:
-		for len(r.calls) <= ev.Index && ev.Index < 64 {
-			r.calls = append(r.calls, &callParts{})
-		}
-		if ev.Index < 0 || ev.Index >= len(r.calls) {
+		if err := r.asm.AppendText(ev.Text); err != nil {
+			r.fail(ctx, err) // the response outgrew its cap
 			return
 		}
-		c := r.calls[ev.Index]
-		if c.id == "" {
-			c.id = ev.ID
+		ctx.Send(ctx.Parent(), &messages.TextDelta{Epoch: r.epoch, Round: r.n, Text: ev.Text})
+	case providers.LLMToolCall:
+		err := r.asm.AppendCall(agent.CallFragment{Index: ev.Index, ID: ev.ID, Name: ev.Name, Arguments: ev.Args})
+		switch {
+		case errors.Is(err, agent.ErrResponseTooLarge):
+			r.fail(ctx, err)
+		case err != nil:
+			// A conflicting id or name, or a 33rd call: the fragment is
+			// not applied and the call keeps what it had.
+			ctx.Send(ctx.Parent(), &fragmentRefused{err: err})
 		}
-		if c.name == "" {
-			c.name = ev.Name
-		}
-		c.args.WriteString(ev.Args)
 	case providers.LLMDone:
 		r.finish(ctx)
 	}
 }
+
+// fragmentRefused tells the llm actor (for its counters) that a fragment
+// was not applied.
+type fragmentRefused struct{ err error }
 
 func (r *round) ended(ctx actor.Context, err error) {
 	if err != nil {
@@ -168,31 +182,42 @@ func (r *round) fail(ctx actor.Context, err error) {
 	ctx.Send(ctx.Parent(), &messages.RoundFailed{Epoch: r.epoch, Round: r.n, Err: err, At: time.Now()})
 }
 
-// finish settles round r.n: a text answer ends the epoch, tool calls go to
-// the tools actor and the loop goes on with their results.
+// finish assembles round r.n's response and hands it to the llm actor,
+// which records it and answers with a roundCommit.
 func (r *round) finish(ctx actor.Context) {
 	if r.done {
 		return
 	}
 	r.done = true
-	calls := make([]messages.ToolCall, 0, len(r.calls))
-	for i, c := range r.calls {
-		id := c.id
-		if id == "" {
-			id = "t" + epochName(r.epoch) + "." + strconv.Itoa(r.n) + "." + strconv.Itoa(i)
-		}
-		calls = append(calls, messages.ToolCall{ID: id, Name: c.name, Arguments: []byte(c.args.String())})
+	resp, err := r.asm.Finish()
+	if err != nil {
+		r.fail(ctx, err)
+		return
 	}
-	text := r.text.String()
-	ctx.Send(ctx.Parent(), &messages.RoundEnded{Epoch: r.epoch, Round: r.n, Text: text, Calls: calls, At: time.Now()})
-	if len(calls) == 0 {
+	ctx.Send(ctx.Parent(), &roundDone{epoch: r.epoch, round: r.n, resp: resp})
+}
+
+// committed goes on from a recorded response: a text answer ends the
+// epoch; calls are run by the tools actor (invalid ones are answered
+// already) and the loop goes on with their results.
+func (r *round) committed(ctx actor.Context, m *roundCommit) {
+	if len(m.valid) == 0 && len(m.invalid) == 0 {
 		ctx.Send(ctx.Parent(), &messages.EpochDone{Epoch: r.epoch})
 		return
 	}
-	r.msgs = append(r.msgs[:len(r.msgs):len(r.msgs)], agent.Assistant(text, calls))
+	if m.recorded {
+		r.msgs = append(r.msgs[:len(r.msgs):len(r.msgs)], m.assistant)
+	}
+	for _, res := range m.invalid {
+		r.msgs = append(r.msgs, agent.ToolMessage(res))
+	}
 	// Speak the text before the tools while they run.
 	ctx.Send(ctx.Parent(), &messages.TextFlush{Epoch: r.epoch})
-	ctx.Request(r.peers.Tools, &messages.RunTools{Epoch: r.epoch, Round: r.n, Calls: calls})
+	if len(m.valid) == 0 {
+		r.next(ctx) // only invalid calls: the model reads why and retries
+		return
+	}
+	ctx.Request(r.peers.Tools, &messages.RunTools{Epoch: r.epoch, Round: r.n, Calls: m.valid})
 }
 
 func (r *round) toolResults(ctx actor.Context, m *messages.ToolResults) {
@@ -200,6 +225,11 @@ func (r *round) toolResults(ctx actor.Context, m *messages.ToolResults) {
 	for _, res := range m.Results {
 		r.msgs = append(r.msgs, agent.ToolMessage(res))
 	}
+	r.next(ctx)
+}
+
+// next starts the following round of the loop, within MaxRounds.
+func (r *round) next(ctx actor.Context) {
 	r.stopStream()
 	r.n++
 	r.done = false

@@ -92,8 +92,16 @@ func TestCallsRunInParallelAndAnswerInIssueOrder(t *testing.T) {
 			t.Errorf("calls started at %v and %v: not in parallel", p.started["slow"].Sub(r.Start), p.started["fast"].Sub(r.Start))
 		}
 		got := toolMessages(r.Context)
-		if len(got) != 2 || got[0].ToolCallID != "c1" || got[1].ToolCallID != "c2" || got[0].Text != "slow done" || got[1].Text != "fast done" {
-			t.Errorf("tool messages %+v, want c1 (slow done) then c2 (fast done)", got)
+		// The engine's ids, in the order the model asked (c1, then c2).
+		if len(got) != 2 || got[0].ToolCallID != "t1.0" || got[1].ToolCallID != "t1.1" || got[0].Text != "slow done" || got[1].Text != "fast done" {
+			t.Errorf("tool messages %+v, want t1.0 (slow done) then t1.1 (fast done)", got)
+		}
+		for i := 0; i < r.Context.Len(); i++ {
+			if m := r.Context.At(i); m.Role == agent.RoleAssistant && len(m.ToolCalls) == 2 {
+				if m.ToolCalls[0].ProviderID != "c1" || m.ToolCalls[1].ProviderID != "c2" {
+					t.Errorf("provider ids %q %q, want c1 c2", m.ToolCalls[0].ProviderID, m.ToolCalls[1].ProviderID)
+				}
+			}
 		}
 	})
 }
@@ -138,6 +146,48 @@ func TestInterruptCancelsReadOnlyButNotSideEffect(t *testing.T) {
 		}
 		if !late {
 			t.Errorf("no late note of the booking in the context: %s", r.Context.Fingerprint())
+		}
+	})
+}
+
+// TestMalformedCallsAreAnsweredWithoutRunning: a response with a call to
+// an unknown tool, one with broken JSON and a valid one. The broken one is
+// answered invalid_arguments by the round without reaching the tools actor,
+// the unknown one unknown_tool, the valid one runs once; every call has
+// its result under the engine's id and the context validates. (Mutation
+// seen failing: the llm actor not recording the invalid calls' answers —
+// the broken call ends up answered "interrupted" at the end of the turn.)
+func TestMalformedCallsAreAnsweredWithoutRunning(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newProbe()
+		reg, err := agent.NewRegistry(p.tool("lookup", agent.ReadOnly, 100*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := sim.NewScenario("malformed").Silence(500*time.Millisecond).Speak("Look it up.", time.Second).Silence(5 * time.Second)
+		r, err := call(t, s, reg,
+			sim.Response{Calls: []sim.ScriptedCall{
+				{ID: "a", Name: "nope", Args: `{}`}, {ID: "b", Name: "lookup", Args: `{"q": `}, {ID: "c", Name: "lookup", Args: `{}`},
+			}},
+			sim.Response{Text: "Here is what I found."}).Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sim.CheckInvariants(r, 0); err != nil {
+			t.Fatal(err)
+		}
+		if p.runs["lookup"] != 1 {
+			t.Errorf("lookup ran %d times, want 1", p.runs["lookup"])
+		}
+		want := map[string]string{"t1.0": `"unknown_tool"`, "t1.1": `"invalid_arguments"`, "t1.2": "lookup done"}
+		for _, m := range toolMessages(r.Context) {
+			if w, ok := want[m.ToolCallID]; !ok || !strings.Contains(m.Text, w) {
+				t.Errorf("result of %s: %q, want it to contain %s", m.ToolCallID, m.Text, w)
+			}
+			delete(want, m.ToolCallID)
+		}
+		if len(want) != 0 {
+			t.Errorf("calls without a result: %v", want)
 		}
 	})
 }

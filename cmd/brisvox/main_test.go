@@ -72,7 +72,7 @@ func TestCommand(t *testing.T) {
 		if err != nil {
 			t.Fatalf("demo: %v", err)
 		}
-		for _, want := range []string{"get_time({}) [call_1]", "It is twelve o'clock.", "first_audio_out=950", "context equals what was heard"} {
+		for _, want := range []string{"get_time({}) [t1.0]", "It is twelve o'clock.", "first_audio_out=950", "context equals what was heard"} {
 			if !strings.Contains(string(out), want) {
 				t.Errorf("demo output lacks %q:\n%s", want, out)
 			}
