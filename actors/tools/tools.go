@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/brisvox/brisvox/actors/kit"
@@ -18,12 +19,30 @@ type batchKey struct {
 
 type batch struct {
 	asker     *actor.PID
+	calls     []messages.ToolCall
 	results   []messages.ToolResult
 	remaining int
 }
 
+// flight is a SideEffect call running in its own actor.
+type flight struct {
+	key   agent.IdempotencyKey
+	call  messages.ToolCall
+	batch batchKey
+}
+
+// ledger is what the tools actor keeps across its restarts: the
+// idempotency store, the orphan table and the SideEffect calls in flight.
+// A SideEffect call must never run twice, whatever happened to the actor.
+type ledger struct {
+	store    *agent.IdempotencyStore
+	orphans  *agent.OrphanTable
+	inflight map[string]*flight // by call id
+}
+
 // Actor runs tool calls.
 type Actor struct {
+	*ledger
 	reg   *agent.Registry
 	peers kit.Peers
 	stats kit.Counters
@@ -39,8 +58,12 @@ type Actor struct {
 func Props(reg *agent.Registry, peers kit.Peers, opts ...actor.PropsOption) *actor.Props {
 	// The counts are the stage's over the call: they survive restarts.
 	stats := kit.Counters{}
+	// The default configs are valid.
+	store, _ := agent.NewIdempotencyStore(agent.IdempotencyConfig{})
+	orphans, _ := agent.NewOrphanTable(agent.OrphanConfig{})
+	led := &ledger{store: store, orphans: orphans, inflight: map[string]*flight{}}
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Actor{reg: reg, peers: peers, stats: stats, batches: map[batchKey]*batch{}, epochs: map[messages.Epoch]context.CancelFunc{}}
+		return &Actor{ledger: led, reg: reg, peers: peers, stats: stats, batches: map[batchKey]*batch{}, epochs: map[messages.Epoch]context.CancelFunc{}}
 	}, opts...)
 }
 
@@ -58,12 +81,11 @@ func (a *Actor) Receive(ctx actor.Context) {
 		d.Counters["running_side_effects"] = uint64(len(ctx.Children()))
 		d.Ref = m.Ref
 		ctx.Respond(d)
-	case *actor.Stopping, *actor.Restarting:
-		for e, cancel := range a.epochs {
-			cancel()
-			delete(a.epochs, e)
-		}
-		a.wg.Wait()
+	case *actor.Restarting:
+		a.stopReadOnly()
+		a.loseInFlight(ctx)
+	case *actor.Stopping:
+		a.stopReadOnly()
 	case *actor.Started, *actor.Stopped, *actor.Terminated:
 	default:
 		a.stats.Inc("unknown_messages")
@@ -76,7 +98,7 @@ func (a *Actor) run(ctx actor.Context, m *messages.RunTools) {
 		return
 	}
 	key := batchKey{m.Epoch, m.Round}
-	b := &batch{asker: ctx.Sender(), results: make([]messages.ToolResult, len(m.Calls)), remaining: len(m.Calls)}
+	b := &batch{asker: ctx.Sender(), calls: m.Calls, results: make([]messages.ToolResult, len(m.Calls)), remaining: len(m.Calls)}
 	a.batches[key] = b
 	ectx := a.epochContext(m.Epoch)
 	self, root := ctx.Self(), ctx.ActorSystem().Root
@@ -85,8 +107,10 @@ func (a *Actor) run(ctx actor.Context, m *messages.RunTools) {
 		info := agent.CallInfo{CallID: call.ID, Epoch: m.Epoch, Round: m.Round}
 		done := &messages.ToolDone{Epoch: m.Epoch, Round: m.Round, Index: i}
 		if _, spec, ok := a.reg.Lookup(call.Name); ok && spec.Effect == agent.SideEffect {
-			a.stats.Inc("side_effect_calls")
-			ctx.SpawnPrefix(callProps(a.reg, call, info, done), "call-")
+			if res, answered := a.sideEffect(ctx, call, spec, info, key, done); answered {
+				b.results[i] = res
+				b.remaining--
+			}
 			continue
 		}
 		a.wg.Add(1)
@@ -96,9 +120,44 @@ func (a *Actor) run(ctx actor.Context, m *messages.RunTools) {
 			root.Send(self, done)
 		}()
 	}
-	if len(m.Calls) == 0 {
+	if b.remaining == 0 {
 		a.finish(ctx, key, b)
 	}
+}
+
+// sideEffect runs a SideEffect call in its own actor unless the record
+// answers it: an identical call that succeeded earlier in the turn
+// (already_done), an orphan of a cut round (still running: duplicate_call;
+// reported: already_reported; replayed; lost: unknown_outcome), or a key
+// the store already holds. The store full answers store_full without
+// running.
+func (a *Actor) sideEffect(ctx actor.Context, call messages.ToolCall, spec agent.Spec, info agent.CallInfo, bk batchKey, done *messages.ToolDone) (messages.ToolResult, bool) {
+	now := time.Now()
+	key := agent.IdempotencyKey{Session: string(a.peers.Call), Epoch: bk.epoch, CallID: call.ID}
+	tracked := agent.TrackedCall{Key: key, Round: bk.round, Tool: call.Name, Digest: agent.ArgumentsDigest(call.Name, call.Arguments)}
+	if m := a.orphans.Check(agent.Probe{TrackedCall: tracked, Repeatable: spec.Repeatable}, now); m.Verdict != agent.VerdictRun {
+		a.stats.Inc(m.Verdict.String())
+		if m.Verdict == agent.VerdictOrphanReplayed {
+			a.orphans.Consume(m.Original)
+		}
+		res, _ := m.Answer(call)
+		return res, true
+	}
+	entry, found, err := a.store.Begin(key)
+	switch {
+	case err != nil:
+		a.stats.Inc("store_full")
+		return agent.StoreFullResult(call), true
+	case found:
+		a.stats.Inc("side_effect_replays")
+		return entry.Answer(call), true
+	}
+	a.orphans.Start(tracked, now)
+	a.inflight[call.ID] = &flight{key: key, call: call, batch: bk}
+	a.stats.Inc("side_effect_calls")
+	info.IdempotencyKey = key.String()
+	ctx.SpawnPrefix(callProps(a.reg, call, info, done), "call-")
+	return messages.ToolResult{}, false
 }
 
 func (a *Actor) epochContext(e messages.Epoch) context.Context {
@@ -112,19 +171,79 @@ func (a *Actor) epochContext(e messages.Epoch) context.Context {
 }
 
 func (a *Actor) done(ctx actor.Context, m *messages.ToolDone) {
+	if f, ok := a.inflight[m.Result.CallID]; ok {
+		delete(a.inflight, m.Result.CallID)
+		now := time.Now()
+		_ = a.store.Settle(f.key, m.Result) // in flight by construction
+		a.orphans.Settle(f.key, m.Result, now)
+		if _, waiting := a.batches[f.batch]; !waiting {
+			// The round is gone: the result reaches the model exactly
+			// once, as a note, and a regenerated identical call is told
+			// it is already reported.
+			a.stats.Inc("late_results")
+			a.orphans.MarkReported(f.key)
+			ctx.Send(a.peers.LLM, &llm.LateResult{Epoch: m.Epoch, Result: m.Result})
+			return
+		}
+	}
 	key := batchKey{m.Epoch, m.Round}
 	b, ok := a.batches[key]
 	if !ok {
-		// The round is gone: a SideEffect result still reaches the model.
-		a.stats.Inc("late_results")
-		ctx.Send(a.peers.LLM, &llm.LateResult{Epoch: m.Epoch, Result: m.Result})
-		return
+		return // a ReadOnly call of a forgotten round
 	}
 	b.results[m.Index] = m.Result
 	b.remaining--
 	if b.remaining == 0 {
 		a.finish(ctx, key, b)
 	}
+}
+
+// loseInFlight answers what dies with this incarnation (a restart stops
+// the call actors and the ReadOnly calls): a SideEffect call in flight is
+// recorded lost, never run again, and answered unknown_outcome — in its
+// round's slot when the round still waits, else as a note; a ReadOnly call
+// is answered interrupted. Every waiting round gets its results, so none
+// waits for an answer that will not come.
+func (a *Actor) loseInFlight(ctx actor.Context) {
+	now := time.Now()
+	lost := func(call messages.ToolCall) messages.ToolResult {
+		return agent.ErrorResult(call, agent.KindUnknownOutcome,
+			"the call was cut off while it ran; its outcome is unknown: do not repeat it without asking the caller")
+	}
+	for id, f := range a.inflight {
+		delete(a.inflight, id)
+		_ = a.store.Lose(f.key)
+		a.orphans.Lose(f.key, now)
+		a.orphans.MarkOrphan(f.key, now)
+		a.stats.Inc("lost")
+		if b, ok := a.batches[f.batch]; ok {
+			for i, c := range b.calls {
+				if c.ID == id && b.results[i].CallID == "" {
+					b.results[i] = lost(c)
+					b.remaining--
+				}
+			}
+			continue
+		}
+		ctx.Send(a.peers.LLM, &llm.LateResult{Epoch: f.key.Epoch, Result: lost(f.call)})
+	}
+	for key, b := range a.batches {
+		for i, c := range b.calls {
+			if b.results[i].CallID == "" {
+				b.results[i] = agent.ErrorResult(c, agent.KindInterrupted, "the call was cut off by a restart of the tools; it may be tried again")
+			}
+		}
+		a.finish(ctx, key, b)
+	}
+}
+
+// stopReadOnly cancels the ReadOnly calls and waits for their goroutines.
+func (a *Actor) stopReadOnly() {
+	for e, cancel := range a.epochs {
+		cancel()
+		delete(a.epochs, e)
+	}
+	a.wg.Wait()
 }
 
 func (a *Actor) finish(ctx actor.Context, key batchKey, b *batch) {
@@ -151,6 +270,14 @@ func (a *Actor) interrupt(e messages.Epoch) {
 		if k.epoch < e {
 			delete(a.batches, k)
 			a.stats.Inc("interrupted_requests")
+		}
+	}
+	// SideEffect calls of the cut rounds go on; a regenerated identical
+	// call must be answered from the record, not run again.
+	now := time.Now()
+	for _, f := range a.inflight {
+		if f.batch.epoch < e {
+			a.orphans.MarkOrphan(f.key, now)
 		}
 	}
 }
