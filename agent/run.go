@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/brisvox/brisvox/messages"
 )
@@ -47,7 +49,14 @@ func RunCall(ctx context.Context, reg *Registry, call messages.ToolCall, info Ca
 		info.CallID = call.ID
 	}
 
-	callCtx, cancel := context.WithTimeout(ctx, spec.Timeout)
+	// A ReadOnly call is cut at its timeout. A SideEffect call is not: the
+	// engine answers its slot at the timeout and lets it run (it may be
+	// booking something right now) up to the hard backstop.
+	limit := spec.Timeout
+	if spec.Effect == SideEffect {
+		limit = max(SideEffectBackstop, spec.Timeout)
+	}
+	callCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	done := make(chan outcome, 1) // buffered: a late tool never blocks on send
 	go func() {
@@ -67,24 +76,75 @@ func RunCall(ctx context.Context, reg *Registry, call messages.ToolCall, info Ca
 	}
 	// A SideEffect tool may have acted before it was cut off: say so, so the
 	// model does not repeat a booking it cannot see.
+	side := spec.Effect == SideEffect
 	unsure := ""
-	if spec.Effect == SideEffect {
+	if side {
 		unsure = "; it may have taken effect: do not repeat it without asking the caller"
 	}
+	var r messages.ToolResult
 	switch {
+	case o.panicked && side:
+		r = ErrorResult(call, KindUnknownOutcome, "the tool broke down while it ran; its outcome is unknown: do not repeat it without asking the caller")
+		r.Outcome = OutcomeLost
 	case o.panicked:
-		return ErrorResult(call, KindToolFailed, fmt.Sprintf("the tool panicked: %v", o.panicValue))
+		r = ErrorResult(call, KindToolFailed, fmt.Sprintf("the tool panicked: %v", o.panicValue))
+		r.Outcome = OutcomeFailed
 	case o.err == nil:
-		return messages.ToolResult{CallID: call.ID, Name: call.Name, Content: o.out.Content}
+		r = resultOf(call, o.out.Content, side)
+	case errors.Is(o.err, context.DeadlineExceeded) && callCtx.Err() != nil && side:
+		r = ErrorResult(call, KindUnknownOutcome, fmt.Sprintf("the call ran for %v without an answer and was stopped; its outcome is unknown: do not repeat it without asking the caller", limit))
+		r.Outcome = OutcomeLost
 	case errors.Is(o.err, context.DeadlineExceeded) && callCtx.Err() != nil:
-		return ErrorResult(call, KindTimeout, fmt.Sprintf("the tool did not answer in time (limit %v)%s", spec.Timeout, unsure))
+		r = ErrorResult(call, KindTimeout, fmt.Sprintf("the tool did not answer in time (limit %v)", limit))
+		r.Outcome = OutcomeTimedOut
 	case errors.Is(o.err, context.Canceled) && ctx.Err() != nil:
-		return ErrorResult(call, KindInterrupted, "the call was interrupted before it finished"+unsure)
+		r = ErrorResult(call, KindInterrupted, "the call was interrupted before it finished"+unsure)
+		r.Outcome = OutcomeInterrupted
 	default:
-		return ErrorResult(call, KindToolFailed, o.err.Error())
+		r = ErrorResult(call, KindToolFailed, o.err.Error())
+		r.Outcome = OutcomeFailed
 	}
+	return r
 }
 
+// resultOf bounds a tool's answer to MaxResultBytes: a SideEffect result is
+// cut (its action happened; the model must hear of it), a ReadOnly one is
+// refused (the model can ask for less).
+func resultOf(call messages.ToolCall, content string, side bool) messages.ToolResult {
+	if len(content) <= MaxResultBytes {
+		return messages.ToolResult{CallID: call.ID, Name: call.Name, Content: content, Outcome: OutcomeOK}
+	}
+	if !side {
+		r := ErrorResult(call, KindResultTooLarge, fmt.Sprintf("the result has %d bytes, over the limit of %d: ask for less", len(content), MaxResultBytes))
+		r.Outcome = OutcomeResultTooLarge
+		return r
+	}
+	cut := truncateUTF8(content, MaxResultBytes-len(TruncatedMark)+len("…"))
+	cut = strings.TrimSuffix(cut, "…") + TruncatedMark
+	return messages.ToolResult{CallID: call.ID, Name: call.Name, Content: cut, Outcome: OutcomeOKTruncated}
+}
+
+// Limits and outcome names of a call (the contract's names).
+const (
+	// MaxResultBytes bounds a tool's result (64 KiB).
+	MaxResultBytes = 64 << 10
+	// TruncatedMark ends a SideEffect result cut to MaxResultBytes.
+	TruncatedMark = "...[truncated]"
+	// SideEffectBackstop is how long a SideEffect call may run at most
+	// (or its own timeout, when longer): past it the call is stopped and
+	// recorded lost.
+	SideEffectBackstop = 120 * time.Second
+
+	OutcomeOK             = "ok"
+	OutcomeOKTruncated    = "ok_truncated"
+	OutcomeFailed         = "failed"
+	OutcomeTimedOut       = "timed_out"
+	OutcomeInterrupted    = "interrupted"
+	OutcomeLost           = "lost"
+	OutcomeResultTooLarge = "result_too_large"
+)
+
+// outcome is what a tool's goroutine reports.
 type outcome struct {
 	out        Output
 	err        error
@@ -92,8 +152,7 @@ type outcome struct {
 	panicValue any
 }
 
-// callTool runs the tool and turns a panic into an error, since a panic in
-// the tool's goroutine would otherwise end the whole process.
+// callTool runs the tool, turning a panic into an outcome.
 func callTool(ctx context.Context, t Tool, args json.RawMessage, info CallInfo) (o outcome) {
 	defer func() {
 		if p := recover(); p != nil {

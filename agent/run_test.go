@@ -9,6 +9,7 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+	"unicode/utf8"
 
 	"github.com/brisvox/brisvox/messages"
 )
@@ -140,7 +141,11 @@ func TestRunCall(t *testing.T) {
 			wantKind: KindTimeout, wantRuns: 1, wantElapsed: time.Second,
 		},
 		{
-			name:    "side effect timeout warns against repeating",
+			// A SideEffect call is not cut at its timeout (the engine
+			// answers its slot and lets it run) but at the 120 s backstop,
+			// and then its outcome is unknown. (Mutation seen failing: the
+			// SideEffect limit left at the spec's timeout.)
+			name:    "side effect runs to the backstop, then its outcome is unknown",
 			effect:  SideEffect,
 			timeout: time.Second,
 			body: func(env) CallFunc {
@@ -149,7 +154,7 @@ func TestRunCall(t *testing.T) {
 					return Output{}, ctx.Err()
 				}
 			},
-			wantKind: KindTimeout, wantDetail: "do not repeat", wantRuns: 1, wantElapsed: time.Second,
+			wantKind: KindUnknownOutcome, wantDetail: "do not repeat", wantRuns: 1, wantElapsed: SideEffectBackstop,
 		},
 		{
 			name:         "cancelled before it starts does not run",
@@ -291,5 +296,63 @@ func TestRunCallArgumentsAreCopied(t *testing.T) {
 	args[2] = 'b'
 	if string(seen) != `{"a":1}` {
 		t.Fatalf("tool saw %s after the caller edited its arguments", seen)
+	}
+}
+
+// TestRunCallOutcomesAndLimits: the outcome names the record keeps, and the
+// 64 KiB result limit: a SideEffect result is cut with the mark (its action
+// happened), a ReadOnly one refused; a panicking SideEffect is lost.
+// (Mutations seen failing: a result of exactly the limit refused; a
+// SideEffect panic answered tool_failed.)
+func TestRunCallOutcomesAndLimits(t *testing.T) {
+	big := strings.Repeat("é", MaxResultBytes) // two bytes a rune: over the limit
+	exact := strings.Repeat("a", MaxResultBytes)
+	tests := []struct {
+		name        string
+		effect      Effect
+		content     string
+		panics      bool
+		wantOutcome string
+		wantKind    string
+		check       func(t *testing.T, content string)
+	}{
+		{name: "ok", effect: ReadOnly, content: "fine", wantOutcome: OutcomeOK},
+		{name: "exactly the limit", effect: ReadOnly, content: exact, wantOutcome: OutcomeOK},
+		{name: "read-only over the limit", effect: ReadOnly, content: big, wantOutcome: OutcomeResultTooLarge, wantKind: KindResultTooLarge},
+		{name: "side effect over the limit is cut", effect: SideEffect, content: big, wantOutcome: OutcomeOKTruncated,
+			check: func(t *testing.T, c string) {
+				if len(c) > MaxResultBytes || !strings.HasSuffix(c, TruncatedMark) || !utf8.ValidString(c) {
+					t.Errorf("cut result: %d bytes, suffix %q, valid UTF-8 %v", len(c), c[max(0, len(c)-20):], utf8.ValidString(c))
+				}
+				if len(c) < MaxResultBytes-len(TruncatedMark)-4 {
+					t.Errorf("cut too short: %d bytes", len(c))
+				}
+			}},
+		{name: "read-only panic", effect: ReadOnly, panics: true, wantOutcome: OutcomeFailed, wantKind: KindToolFailed},
+		{name: "side effect panic is lost", effect: SideEffect, panics: true, wantOutcome: OutcomeLost, wantKind: KindUnknownOutcome},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := NewSpec("probe", "", tt.effect)
+			reg, err := NewRegistry(NewFuncTool(spec, func(context.Context, json.RawMessage, CallInfo) (Output, error) {
+				if tt.panics {
+					panic("boom")
+				}
+				return Output{Content: tt.content}, nil
+			}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := RunCall(context.Background(), reg, messages.ToolCall{ID: "t1.0", Name: "probe", Arguments: []byte(`{}`)}, CallInfo{})
+			if r.Outcome != tt.wantOutcome {
+				t.Errorf("outcome %q, want %q", r.Outcome, tt.wantOutcome)
+			}
+			if tt.wantKind != "" && !strings.Contains(r.Content, `"`+tt.wantKind+`"`) {
+				t.Errorf("content %.120q, want kind %s", r.Content, tt.wantKind)
+			}
+			if tt.check != nil {
+				tt.check(t, r.Content)
+			}
+		})
 	}
 }

@@ -15,12 +15,15 @@ type ToolCall struct {
 }
 
 // ToolResult answers one ToolCall. Content is the text the model reads;
-// IsError marks an error result.
+// IsError marks an error result. Outcome names how the call settled, with
+// the contract's outcome names (ok, ok_truncated, failed, timed_out, lost,
+// ...); it is for the engine's record and logs, never sent to the model.
 type ToolResult struct {
 	CallID  string
 	Name    string
 	Content string
 	IsError bool
+	Outcome string
 }
 
 // RunTools asks the tools actor to run Calls for a round. The answer is a

@@ -240,3 +240,55 @@ func TestToolsRestartLosesInFlightCallsLoudly(t *testing.T) {
 		}
 	})
 }
+
+// TestSideEffectTimeoutKeepsRunning: a booking slower than its timeout.
+// Its slot is answered at the timeout (timed out, still running, do not
+// repeat), the model goes on, the booking finishes once and its result
+// follows as a note; a booking that hangs is stopped at the 120 s backstop
+// and the note says its outcome is unknown. (Mutations seen failing: no
+// slot timer — the round waits for the booking; the slot answered but the
+// late result dropped instead of noted.)
+func TestSideEffectTimeoutKeepsRunning(t *testing.T) {
+	tests := []struct {
+		name     string
+		takes    time.Duration
+		wantNote string
+	}{
+		{"finishes after its timeout", 3 * time.Second, "book done"},
+		{"hangs until the backstop", time.Hour, "unknown_outcome"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				p := newProbe()
+				book := p.tool("book", agent.SideEffect, tt.takes)
+				spec := book.Spec()
+				spec.Timeout = time.Second
+				reg, err := agent.NewRegistry(withSpec{book, spec})
+				if err != nil {
+					t.Fatal(err)
+				}
+				s := sim.NewScenario("slow-booking").Silence(500*time.Millisecond).Speak("Book Friday.", time.Second).
+					Silence(125 * time.Second)
+				r, err := call(t, s, reg,
+					sim.Response{Text: "One moment.", Calls: []sim.ScriptedCall{{ID: "a", Name: "book", Args: `{}`}}},
+					sim.Response{Text: "It is still going through; I will tell you when it is done."}).Run()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := sim.CheckInvariants(r, 0); err != nil {
+					t.Fatal(err)
+				}
+				if p.runs["book"] != 1 {
+					t.Errorf("book ran %d times, want 1", p.runs["book"])
+				}
+				if got := resultOf(r.Context, "t1.0"); !strings.Contains(got, `"timeout"`) || !strings.Contains(got, "still running") {
+					t.Errorf("the slot: %q, want a timeout that says the call goes on", got)
+				}
+				if n := notes(r.Context, tt.wantNote); n != 1 {
+					t.Errorf("%d notes with %q, want 1: %s", n, tt.wantNote, r.Context.Fingerprint())
+				}
+			})
+		})
+	}
+}

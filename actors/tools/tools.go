@@ -29,7 +29,14 @@ type flight struct {
 	key   agent.IdempotencyKey
 	call  messages.ToolCall
 	batch batchKey
+	// timer answers the slot at the tool's timeout while the call goes on.
+	timer *time.Timer
+	// answered: the slot was answered (timeout) before the result came.
+	answered bool
 }
+
+// slotTimeout fires at a SideEffect call's timeout.
+type slotTimeout struct{ callID string }
 
 // ledger is what the tools actor keeps across its restarts: the
 // idempotency store, the orphan table and the SideEffect calls in flight.
@@ -74,6 +81,8 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.run(ctx, m)
 	case *messages.ToolDone:
 		a.done(ctx, m)
+	case *slotTimeout:
+		a.slotTimeout(ctx, m.callID)
 	case *messages.Interrupt:
 		a.interrupt(m.Epoch)
 	case *messages.Describe:
@@ -85,6 +94,9 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.stopReadOnly()
 		a.loseInFlight(ctx)
 	case *actor.Stopping:
+		for _, f := range a.inflight {
+			f.timer.Stop()
+		}
 		a.stopReadOnly()
 	case *actor.Started, *actor.Stopped, *actor.Terminated:
 	default:
@@ -153,10 +165,13 @@ func (a *Actor) sideEffect(ctx actor.Context, call messages.ToolCall, spec agent
 		return entry.Answer(call), true
 	}
 	a.orphans.Start(tracked, now)
-	a.inflight[call.ID] = &flight{key: key, call: call, batch: bk}
+	f := &flight{key: key, call: call, batch: bk}
+	a.inflight[call.ID] = f
 	a.stats.Inc("side_effect_calls")
 	info.IdempotencyKey = key.String()
 	ctx.SpawnPrefix(callProps(a.reg, call, info, done), "call-")
+	self, root, id := ctx.Self(), ctx.ActorSystem().Root, call.ID
+	f.timer = time.AfterFunc(spec.Timeout, func() { root.Send(self, &slotTimeout{callID: id}) })
 	return messages.ToolResult{}, false
 }
 
@@ -173,10 +188,18 @@ func (a *Actor) epochContext(e messages.Epoch) context.Context {
 func (a *Actor) done(ctx actor.Context, m *messages.ToolDone) {
 	if f, ok := a.inflight[m.Result.CallID]; ok {
 		delete(a.inflight, m.Result.CallID)
+		f.timer.Stop()
 		now := time.Now()
-		_ = a.store.Settle(f.key, m.Result) // in flight by construction
-		a.orphans.Settle(f.key, m.Result, now)
-		if _, waiting := a.batches[f.batch]; !waiting {
+		if m.Result.Outcome == agent.OutcomeLost {
+			// The backstop stopped it, or it broke down: never run again.
+			a.stats.Inc("lost")
+			_ = a.store.Lose(f.key) // in flight by construction
+			a.orphans.Lose(f.key, now)
+		} else {
+			_ = a.store.Settle(f.key, m.Result)
+			a.orphans.Settle(f.key, m.Result, now)
+		}
+		if _, waiting := a.batches[f.batch]; !waiting || f.answered {
 			// The round is gone: the result reaches the model exactly
 			// once, as a note, and a regenerated identical call is told
 			// it is already reported.
@@ -198,6 +221,37 @@ func (a *Actor) done(ctx actor.Context, m *messages.ToolDone) {
 	}
 }
 
+// slotTimeout answers a SideEffect call's slot at its timeout, when its
+// round still waits: the call keeps running, its result follows as a note,
+// and a regenerated identical call is answered from the record.
+func (a *Actor) slotTimeout(ctx actor.Context, id string) {
+	f, ok := a.inflight[id]
+	if !ok || f.answered {
+		return
+	}
+	b, waiting := a.batches[f.batch]
+	if !waiting {
+		return
+	}
+	for i, c := range b.calls {
+		if c.ID != id || b.results[i].CallID != "" {
+			continue
+		}
+		f.answered = true
+		a.stats.Inc("timed_out_running")
+		a.orphans.MarkOrphan(f.key, time.Now())
+		r := agent.ErrorResult(c, agent.KindTimeout,
+			"the call is taking longer than expected and is still running; its result follows as a note: do not repeat it")
+		r.Outcome = "timed_out_running"
+		b.results[i] = r
+		b.remaining--
+		if b.remaining == 0 {
+			a.finish(ctx, f.batch, b)
+		}
+		return
+	}
+}
+
 // loseInFlight answers what dies with this incarnation (a restart stops
 // the call actors and the ReadOnly calls): a SideEffect call in flight is
 // recorded lost, never run again, and answered unknown_outcome — in its
@@ -212,6 +266,7 @@ func (a *Actor) loseInFlight(ctx actor.Context) {
 	}
 	for id, f := range a.inflight {
 		delete(a.inflight, id)
+		f.timer.Stop()
 		_ = a.store.Lose(f.key)
 		a.orphans.Lose(f.key, now)
 		a.orphans.MarkOrphan(f.key, now)
