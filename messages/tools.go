@@ -27,18 +27,25 @@ type ToolResult struct {
 }
 
 // RunTools asks the tools actor to run Calls for a round. The answer is a
-// ToolResults with one result per call, in the order of Calls.
+// ToolResults with one result per call, in the order of Calls. Malformed
+// counts the calls of the response already answered as malformed (the
+// assembler could not read them): they count toward the turn's retry
+// budget, which the tools actor keeps.
 type RunTools struct {
-	Epoch Epoch
-	Round int
-	Calls []ToolCall
+	Epoch     Epoch
+	Round     int
+	Calls     []ToolCall
+	Malformed int
 }
 
-// ToolResults answers RunTools.
+// ToolResults answers RunTools. BudgetExhausted says the turn spent its
+// retry budget for malformed rounds: nothing ran, every call was answered
+// budget_exhausted, and the turn ends with the fallback line.
 type ToolResults struct {
-	Epoch   Epoch
-	Round   int
-	Results []ToolResult
+	Epoch           Epoch
+	Round           int
+	Results         []ToolResult
+	BudgetExhausted bool
 }
 
 // ToolDone is sent by one tool call's actor to the tools actor.

@@ -11,6 +11,10 @@ import (
 // ErrInvalidConfig marks a bad Config.
 var ErrInvalidConfig = errors.New("llm: invalid config")
 
+// ErrBudgetExhausted is the reason of a turn whose malformed tool rounds
+// spent the retry budget.
+var ErrBudgetExhausted = errors.New("llm: retry budget for malformed tool calls spent")
+
 // ErrMaxRounds is the reason of a round loop that hit Config.MaxRounds.
 var ErrMaxRounds = errors.New("llm: too many tool rounds")
 

@@ -211,19 +211,21 @@ func (r *round) committed(ctx actor.Context, m *roundCommit) {
 	for _, res := range m.invalid {
 		r.msgs = append(r.msgs, agent.ToolMessage(res))
 	}
-	// Speak the text before the tools while they run.
+	// Speak the text before the tools while they run. The tools actor
+	// admits the round even when only malformed calls came: they spend the
+	// turn's retry budget.
 	ctx.Send(ctx.Parent(), &messages.TextFlush{Epoch: r.epoch})
-	if len(m.valid) == 0 {
-		r.next(ctx) // only invalid calls: the model reads why and retries
-		return
-	}
-	ctx.Request(r.peers.Tools, &messages.RunTools{Epoch: r.epoch, Round: r.n, Calls: m.valid})
+	ctx.Request(r.peers.Tools, &messages.RunTools{Epoch: r.epoch, Round: r.n, Calls: m.valid, Malformed: len(m.invalid)})
 }
 
 func (r *round) toolResults(ctx actor.Context, m *messages.ToolResults) {
 	ctx.Send(ctx.Parent(), m)
 	for _, res := range m.Results {
 		r.msgs = append(r.msgs, agent.ToolMessage(res))
+	}
+	if m.BudgetExhausted {
+		r.fail(ctx, ErrBudgetExhausted)
+		return
 	}
 	r.next(ctx)
 }

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -55,6 +56,10 @@ type Actor struct {
 	stats kit.Counters
 
 	batches map[batchKey]*batch
+	// turn and invalidRounds are the newest turn seen and its spent retry
+	// budget.
+	turn          messages.Epoch
+	invalidRounds int
 	// epochCtx cancels the ReadOnly calls of an epoch at its interrupt.
 	epochs   map[messages.Epoch]context.CancelFunc
 	minEpoch messages.Epoch
@@ -105,16 +110,18 @@ func (a *Actor) Receive(ctx actor.Context) {
 }
 
 func (a *Actor) run(ctx actor.Context, m *messages.RunTools) {
-	if m.Epoch < a.minEpoch {
-		a.stats.Inc("stale_requests")
-		return
-	}
 	key := batchKey{m.Epoch, m.Round}
 	b := &batch{asker: ctx.Sender(), calls: m.Calls, results: make([]messages.ToolResult, len(m.Calls)), remaining: len(m.Calls)}
+	if !a.admit(ctx, key, b, m.Malformed) {
+		return
+	}
 	a.batches[key] = b
 	ectx := a.epochContext(m.Epoch)
 	self, root := ctx.Self(), ctx.ActorSystem().Root
 	for i, call := range m.Calls {
+		if b.results[i].CallID != "" {
+			continue // answered in planning
+		}
 		a.stats.Inc("calls")
 		info := agent.CallInfo{CallID: call.ID, Epoch: m.Epoch, Round: m.Round}
 		done := &messages.ToolDone{Epoch: m.Epoch, Round: m.Round, Index: i}
@@ -135,6 +142,90 @@ func (a *Actor) run(ctx actor.Context, m *messages.RunTools) {
 	if b.remaining == 0 {
 		a.finish(ctx, key, b)
 	}
+}
+
+// MaxInvalidRounds is the turn's retry budget: rounds with a malformed
+// call beyond it run nothing (budget_exhausted). The count never goes down
+// within the turn.
+const MaxInvalidRounds = 2
+
+// admit plans a round in issue order and admits it (the contract's steps 1
+// and 2): a round of a superseded turn is answered stale_turn and runs
+// nothing; malformed calls (an unknown tool, arguments over the cap or
+// failing their schema) are answered at once; a second SideEffect call
+// with the provider id of an earlier one is answered duplicate_call; a
+// round with a malformed call spends the turn's budget, and a round past
+// it answers every call budget_exhausted. It answers the asker itself when
+// nothing is left to run and returns false.
+func (a *Actor) admit(ctx actor.Context, key batchKey, b *batch, malformed int) bool {
+	answerAll := func(kind, detail string) {
+		for i, c := range b.calls {
+			b.results[i] = agent.ErrorResult(c, kind, detail)
+			b.results[i].Outcome = kind
+		}
+		b.remaining = 0
+	}
+	if key.epoch < a.minEpoch {
+		a.stats.Inc("stale_turn")
+		answerAll(agent.KindStaleTurn, "this turn was superseded; the call did not run")
+		a.finish(ctx, key, b)
+		return false
+	}
+	if key.epoch > a.turn {
+		a.turn, a.invalidRounds = key.epoch, 0
+	}
+	seen := map[string]bool{}
+	for i, c := range b.calls {
+		_, spec, ok := a.reg.Lookup(c.Name)
+		var res messages.ToolResult
+		switch {
+		case !ok:
+			res = agent.ErrorResult(c, agent.KindUnknownTool, "no tool of this name is available")
+		default:
+			if err := a.reg.ValidateArguments(c.Name, c.Arguments); err != nil {
+				var aerr *agent.ArgumentError
+				if errors.As(err, &aerr) {
+					res = aerr.Result(c)
+				} else {
+					res = agent.ErrorResult(c, agent.KindInvalidArguments, "the arguments could not be checked")
+				}
+			}
+		}
+		if res.CallID != "" {
+			malformed++
+			res.Outcome = "malformed"
+			b.results[i] = res
+			b.remaining--
+			continue
+		}
+		if spec.Effect == agent.SideEffect && c.ProviderID != "" {
+			if seen[c.ProviderID] {
+				a.stats.Inc("duplicate")
+				b.results[i] = agent.ErrorResult(c, agent.KindDuplicateCall, "this call repeats the id of an earlier call of the same response; it did not run")
+				b.results[i].Outcome = "duplicate"
+				b.remaining--
+				continue
+			}
+			seen[c.ProviderID] = true
+		}
+	}
+	if malformed > 0 {
+		a.invalidRounds++
+		a.stats.Inc("malformed_rounds")
+	}
+	if a.invalidRounds > MaxInvalidRounds {
+		a.stats.Inc("budget_exhausted")
+		answerAll(agent.KindBudgetExhausted, "too many malformed tool calls in this turn; nothing ran: tell the caller what you can without tools")
+		if b.asker != nil {
+			ctx.Send(b.asker, &messages.ToolResults{Epoch: key.epoch, Round: key.round, Results: b.results, BudgetExhausted: true})
+		}
+		return false
+	}
+	if b.remaining == 0 {
+		a.finish(ctx, key, b)
+		return false
+	}
+	return true
 }
 
 // sideEffect runs a SideEffect call in its own actor unless the record

@@ -191,3 +191,79 @@ func TestMalformedCallsAreAnsweredWithoutRunning(t *testing.T) {
 		}
 	})
 }
+
+// TestRetryBudget: a turn may spend two rounds with malformed calls; the
+// third runs nothing, answers every call budget_exhausted (the valid one
+// too) and the turn ends with the fallback line. A valid round in between
+// does not refund the budget. (Mutations seen failing: the count refunded
+// by a valid round; the budget compared with >= instead of >.)
+func TestRetryBudget(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newProbe()
+		reg, err := agent.NewRegistry(p.tool("lookup", agent.ReadOnly, 100*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := sim.NewScenario("budget").Silence(500*time.Millisecond).Speak("Look it up.", time.Second).Silence(8 * time.Second)
+		bad := sim.ScriptedCall{ID: "x", Name: "nope", Args: `{}`}
+		good := func(id string) sim.ScriptedCall { return sim.ScriptedCall{ID: id, Name: "lookup", Args: `{}`} }
+		r, err := call(t, s, reg,
+			sim.Response{Calls: []sim.ScriptedCall{bad}},            // malformed 1
+			sim.Response{Calls: []sim.ScriptedCall{good("g1")}},     // valid: no refund
+			sim.Response{Calls: []sim.ScriptedCall{bad, good("g2")}}, // malformed 2: still runs g2
+			sim.Response{Calls: []sim.ScriptedCall{bad, good("g3")}}, // malformed 3: exhausted
+			sim.Response{Text: "never asked"},
+		).Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sim.CheckInvariants(r, 0); err != nil {
+			t.Fatal(err)
+		}
+		if p.runs["lookup"] != 2 {
+			t.Errorf("lookup ran %d times, want 2 (g1, g2)", p.runs["lookup"])
+		}
+		for _, id := range []string{"t1.4", "t1.5"} { // the fourth response's calls
+			if got := resultOf(r.Context, id); !strings.Contains(got, `"budget_exhausted"`) {
+				t.Errorf("%s: %q, want budget_exhausted", id, got)
+			}
+		}
+		said := sim.SaidPerTurn(r.Context)
+		if len(said) != 1 || !strings.Contains(strings.Join(said[0], " "), "Sorry, something went wrong") {
+			t.Errorf("the turn should end with the fallback line: %v", said)
+		}
+	})
+}
+
+// TestDuplicateProviderIDs: two SideEffect calls of one response with the
+// same provider id do not both run; the second answers duplicate_call.
+// Two ReadOnly calls with one id both run. (Mutation seen failing: no
+// provider-id check — the booking runs twice.)
+func TestDuplicateProviderIDs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newProbe()
+		reg, err := agent.NewRegistry(p.tool("book", agent.SideEffect, 100*time.Millisecond), p.tool("look", agent.ReadOnly, 100*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := sim.NewScenario("dup-ids").Silence(500*time.Millisecond).Speak("Book it.", time.Second).Silence(5 * time.Second)
+		r, err := call(t, s, reg,
+			sim.Response{Calls: []sim.ScriptedCall{
+				{ID: "same", Name: "book", Args: `{"a":1}`}, {ID: "same", Name: "book", Args: `{"a":2}`},
+				{ID: "twin", Name: "look", Args: `{}`}, {ID: "twin", Name: "look", Args: `{}`},
+			}},
+			sim.Response{Text: "Done."}).Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sim.CheckInvariants(r, 0); err != nil {
+			t.Fatal(err)
+		}
+		if p.runs["book"] != 1 || p.runs["look"] != 2 {
+			t.Errorf("runs %v, want book 1 and look 2", p.runs)
+		}
+		if got := resultOf(r.Context, "t1.1"); !strings.Contains(got, `"duplicate_call"`) {
+			t.Errorf("the second booking: %q, want duplicate_call", got)
+		}
+	})
+}
