@@ -208,8 +208,8 @@ func TestRetryBudget(t *testing.T) {
 		bad := sim.ScriptedCall{ID: "x", Name: "nope", Args: `{}`}
 		good := func(id string) sim.ScriptedCall { return sim.ScriptedCall{ID: id, Name: "lookup", Args: `{}`} }
 		r, err := call(t, s, reg,
-			sim.Response{Calls: []sim.ScriptedCall{bad}},            // malformed 1
-			sim.Response{Calls: []sim.ScriptedCall{good("g1")}},     // valid: no refund
+			sim.Response{Calls: []sim.ScriptedCall{bad}},             // malformed 1
+			sim.Response{Calls: []sim.ScriptedCall{good("g1")}},      // valid: no refund
 			sim.Response{Calls: []sim.ScriptedCall{bad, good("g2")}}, // malformed 2: still runs g2
 			sim.Response{Calls: []sim.ScriptedCall{bad, good("g3")}}, // malformed 3: exhausted
 			sim.Response{Text: "never asked"},
