@@ -31,14 +31,31 @@ import (
 // RunCall past its deadline; that goroutine ends when the tool returns.
 // info.CallID defaults to call.ID.
 func RunCall(ctx context.Context, reg *Registry, call messages.ToolCall, info CallInfo) messages.ToolResult {
+	return run(ctx, reg, call, info, true)
+}
+
+// RunAdmitted is RunCall for a call whose arguments the caller already
+// checked with Registry.ValidateArguments (the tools actor admits a whole
+// round before anything runs): they are not checked a second time.
+func RunAdmitted(ctx context.Context, reg *Registry, call messages.ToolCall, info CallInfo) messages.ToolResult {
+	return run(ctx, reg, call, info, false)
+}
+
+func run(ctx context.Context, reg *Registry, call messages.ToolCall, info CallInfo, validate bool) messages.ToolResult {
 	e, ok := reg.entry(call.Name)
 	if !ok {
 		return ErrorResult(call, KindUnknownTool, "no tool of this name is available")
 	}
 	tool, spec := e.tool, e.spec
-	args, aerr := validateArguments(e.schema, call.Arguments)
-	if aerr != nil {
-		return aerr.Result(call)
+	args := json.RawMessage(bytes.TrimSpace(call.Arguments))
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	if validate {
+		var aerr *ArgumentError
+		if args, aerr = validateArguments(e.schema, call.Arguments); aerr != nil {
+			return aerr.Result(call)
+		}
 	}
 	// The tool gets its own copy: the caller may reuse its buffer.
 	args = bytes.Clone(args)

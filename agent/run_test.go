@@ -356,3 +356,25 @@ func TestRunCallOutcomesAndLimits(t *testing.T) {
 		})
 	}
 }
+
+// TestRunAdmittedSkipsValidation: RunAdmitted runs arguments the caller
+// checked already, and gives the tool {} for empty arguments.
+func TestRunAdmittedSkipsValidation(t *testing.T) {
+	var got string
+	spec := NewSpec("probe", "", ReadOnly)
+	spec.Parameters = json.RawMessage(`{"type":"object","required":["x"]}`)
+	reg, err := NewRegistry(NewFuncTool(spec, func(_ context.Context, args json.RawMessage, _ CallInfo) (Output, error) {
+		got = string(args)
+		return Output{Content: "ran"}, nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := messages.ToolCall{ID: "t1.0", Name: "probe", Arguments: []byte(" ")}
+	if r := RunCall(context.Background(), reg, call, CallInfo{}); !r.IsError {
+		t.Fatalf("RunCall ran arguments that miss x: %+v", r)
+	}
+	if r := RunAdmitted(context.Background(), reg, call, CallInfo{}); r.IsError || got != "{}" {
+		t.Fatalf("RunAdmitted: %+v, the tool got %q", r, got)
+	}
+}

@@ -135,7 +135,7 @@ func (a *Actor) run(ctx actor.Context, m *messages.RunTools) {
 		a.wg.Add(1)
 		go func() {
 			defer a.wg.Done()
-			done.Result = agent.RunCall(ectx, a.reg, call, info)
+			done.Result = agent.RunAdmitted(ectx, a.reg, call, info) // admitted above
 			root.Send(self, done)
 		}()
 	}
