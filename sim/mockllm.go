@@ -65,6 +65,10 @@ type Response struct {
 	// FirstToken overrides the config's FirstToken for this response when
 	// positive.
 	FirstToken time.Duration
+	// Interleave sends the calls' fragments interleaved (the first
+	// fragment of every call, then the second ones), as some providers do
+	// for parallel calls; by default each call's fragments come together.
+	Interleave bool
 }
 
 // events is the response as a stream, Done included.
@@ -73,13 +77,21 @@ func (r Response) events() []providers.LLMEvent {
 	for _, d := range textDeltas(r.Text) {
 		evs = append(evs, providers.LLMEvent{Kind: providers.LLMText, Text: d})
 	}
+	var seconds []providers.LLMEvent
 	for i, call := range r.Calls {
 		first, second := splitArgs(call.Args)
 		evs = append(evs, providers.LLMEvent{Kind: providers.LLMToolCall, Index: i, ID: call.ID, Name: call.Name, Args: first})
-		if second != "" {
-			evs = append(evs, providers.LLMEvent{Kind: providers.LLMToolCall, Index: i, Args: second})
+		if second == "" {
+			continue
+		}
+		ev := providers.LLMEvent{Kind: providers.LLMToolCall, Index: i, Args: second}
+		if r.Interleave {
+			seconds = append(seconds, ev)
+		} else {
+			evs = append(evs, ev)
 		}
 	}
+	evs = append(evs, seconds...)
 	return append(evs, providers.LLMEvent{Kind: providers.LLMDone})
 }
 

@@ -37,3 +37,16 @@ func TestPlayedText(t *testing.T) {
 		})
 	}
 }
+
+// TestToolSuite runs the tool scenarios S1 to S6 in both shapes.
+func TestToolSuite(t *testing.T) {
+	for _, c := range ToolCases() {
+		t.Run(c.Name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				if out := RunCase(c); !out.Passed {
+					t.Fatalf("%s: %v", c.Name, out.Err)
+				}
+			})
+		})
+	}
+}

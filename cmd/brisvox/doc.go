@@ -2,6 +2,8 @@
 // lands it runs the simulator on the production actor tree:
 //
 //	brisvox demo          one simulated call, printed turn by turn
-//	brisvox sim [--json]  the scenario and played-text suites, each
+//	brisvox sim [--json] [--suite main|tools]
+//	                      the scenario and played-text suites, or the
+//	                      tool scenarios S1-S6 in two shapes, each
 //	                      scenario twice; exit status 1 on any failure
 package main

@@ -23,7 +23,7 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: brisvox demo | brisvox sim [--json]")
+		fmt.Fprintln(stderr, "usage: brisvox demo | brisvox sim [--json] [--suite main|tools]")
 		return 2
 	}
 	switch args[0] {
@@ -33,10 +33,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs := flag.NewFlagSet("sim", flag.ContinueOnError)
 		fs.SetOutput(stderr)
 		asJSON := fs.Bool("json", false, "print a JSON array instead of one line per scenario")
+		suite := fs.String("suite", "main", "which suite: main (s01-s11 and played text) or tools (S1-S6, two shapes)")
 		if err := fs.Parse(args[1:]); err != nil {
 			return 2
 		}
-		return suites(stdout, stderr, *asJSON)
+		var cases []sim.Case
+		switch *suite {
+		case "main":
+			cases = append(sim.Scenarios(), sim.PlayedTextCases()...)
+		case "tools":
+			cases = sim.ToolCases()
+		default:
+			fmt.Fprintf(stderr, "brisvox sim: unknown suite %q (want main or tools)\n", *suite)
+			return 2
+		}
+		return suites(stdout, stderr, cases, *asJSON)
 	default:
 		fmt.Fprintf(stderr, "brisvox: unknown command %q (want demo or sim)\n", args[0])
 		return 2
@@ -53,8 +64,7 @@ type line struct {
 	Fingerprint  string    `json:"fingerprint"`
 }
 
-func suites(stdout, stderr io.Writer, asJSON bool) int {
-	cases := append(sim.Scenarios(), sim.PlayedTextCases()...)
+func suites(stdout, stderr io.Writer, cases []sim.Case, asJSON bool) int {
 	lines := make([]line, 0, len(cases))
 	err := bubble.Run(func(t *testing.T) {
 		for _, c := range cases {

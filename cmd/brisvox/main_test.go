@@ -67,6 +67,16 @@ func TestCommand(t *testing.T) {
 		}
 	})
 
+	t.Run("sim --suite tools", func(t *testing.T) {
+		out, err := exec.Command(bin, "sim", "--suite", "tools").Output()
+		if err != nil {
+			t.Fatalf("sim --suite tools: %v\n%s", err, out)
+		}
+		if !strings.Contains(string(out), "12 passed, 0 failed") || !strings.Contains(string(out), "tools_S3_repeated_booking_interleaved") {
+			t.Errorf("tool suite output:\n%s", out)
+		}
+	})
+
 	t.Run("demo", func(t *testing.T) {
 		out, err := exec.Command(bin, "demo").Output()
 		if err != nil {
@@ -80,7 +90,7 @@ func TestCommand(t *testing.T) {
 	})
 
 	t.Run("usage", func(t *testing.T) {
-		for _, args := range [][]string{{}, {"nope"}, {"sim", "--nope"}} {
+		for _, args := range [][]string{{}, {"nope"}, {"sim", "--nope"}, {"sim", "--suite", "nope"}} {
 			err := exec.Command(bin, args...).Run()
 			var exit *exec.ExitError
 			if !errors.As(err, &exit) || exit.ExitCode() != 2 {
