@@ -40,7 +40,7 @@ func (c *callActor) Receive(ctx actor.Context) {
 		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()
-			c.done.Result = agent.RunAdmitted(cctx, c.reg, c.call, c.info) // admitted by the tools actor
+			c.done.Result = runAdmitted(cctx, c.reg, c.call, c.info) // admitted by the tools actor
 			root.Send(self, &callFinished{})
 		}()
 	case *callFinished:

@@ -11,6 +11,7 @@ import (
 	"github.com/brisvox/brisvox/actors/llm"
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/messages"
+	"github.com/rs/zerolog"
 )
 
 type batchKey struct {
@@ -23,6 +24,9 @@ type batch struct {
 	calls     []messages.ToolCall
 	results   []messages.ToolResult
 	remaining int
+	// admitted and retries are the start of each call's trace (observe.go).
+	admitted time.Time
+	retries  int
 }
 
 // flight is a SideEffect call running in its own actor.
@@ -30,6 +34,7 @@ type flight struct {
 	key   agent.IdempotencyKey
 	call  messages.ToolCall
 	batch batchKey
+	trace trace
 	// timer answers the slot at the tool's timeout while the call goes on.
 	timer *time.Timer
 	// answered: the slot was answered (timeout) before the result came.
@@ -54,6 +59,7 @@ type Actor struct {
 	reg   *agent.Registry
 	peers kit.Peers
 	stats kit.Counters
+	log   zerolog.Logger
 
 	batches map[batchKey]*batch
 	// turn and invalidRounds are the newest turn seen and its spent retry
@@ -66,16 +72,18 @@ type Actor struct {
 	wg       sync.WaitGroup
 }
 
-// Props makes the tools actor's props.
-func Props(reg *agent.Registry, peers kit.Peers, opts ...actor.PropsOption) *actor.Props {
+// Props makes the tools actor's props. log is the call's logger: every
+// call's settle event goes to it at debug level (observe.go).
+func Props(reg *agent.Registry, peers kit.Peers, log zerolog.Logger, opts ...actor.PropsOption) *actor.Props {
 	// The counts are the stage's over the call: they survive restarts.
 	stats := kit.Counters{}
 	// The default configs are valid.
 	store, _ := agent.NewIdempotencyStore(agent.IdempotencyConfig{})
 	orphans, _ := agent.NewOrphanTable(agent.OrphanConfig{})
 	led := &ledger{store: store, orphans: orphans, inflight: map[string]*flight{}}
+	log = log.With().Str("component", "tools").Logger()
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Actor{ledger: led, reg: reg, peers: peers, stats: stats, batches: map[batchKey]*batch{}, epochs: map[messages.Epoch]context.CancelFunc{}}
+		return &Actor{ledger: led, reg: reg, peers: peers, stats: stats, log: log, batches: map[batchKey]*batch{}, epochs: map[messages.Epoch]context.CancelFunc{}}
 	}, opts...)
 }
 
@@ -103,6 +111,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 			f.timer.Stop()
 		}
 		a.stopReadOnly()
+		a.hangUp()
 	case *actor.Started, *actor.Stopped, *actor.Terminated:
 	default:
 		a.stats.Inc("unknown_messages")
@@ -111,7 +120,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 
 func (a *Actor) run(ctx actor.Context, m *messages.RunTools) {
 	key := batchKey{m.Epoch, m.Round}
-	b := &batch{asker: ctx.Sender(), calls: m.Calls, results: make([]messages.ToolResult, len(m.Calls)), remaining: len(m.Calls)}
+	b := &batch{asker: ctx.Sender(), calls: m.Calls, results: make([]messages.ToolResult, len(m.Calls)), remaining: len(m.Calls), admitted: time.Now()}
 	if !a.admit(ctx, key, b, m.Malformed) {
 		return
 	}
@@ -126,16 +135,15 @@ func (a *Actor) run(ctx actor.Context, m *messages.RunTools) {
 		info := agent.CallInfo{CallID: call.ID, Epoch: m.Epoch, Round: m.Round}
 		done := &messages.ToolDone{Epoch: m.Epoch, Round: m.Round, Index: i}
 		if _, spec, ok := a.reg.Lookup(call.Name); ok && spec.Effect == agent.SideEffect {
-			if res, answered := a.sideEffect(ctx, call, spec, info, key, done); answered {
-				b.results[i] = res
-				b.remaining--
+			if res, answered := a.sideEffect(ctx, call, spec, info, key, b.trace(key, i), done); answered {
+				a.answer(key, b, i, res)
 			}
 			continue
 		}
 		a.wg.Add(1)
 		go func() {
 			defer a.wg.Done()
-			done.Result = agent.RunAdmitted(ectx, a.reg, call, info) // admitted above
+			done.Result = runAdmitted(ectx, a.reg, call, info) // admitted above
 			root.Send(self, done)
 		}()
 	}
@@ -165,15 +173,24 @@ func (a *Actor) admit(ctx actor.Context, key batchKey, b *batch, malformed int) 
 		}
 		b.remaining = 0
 	}
+	if key.epoch == a.turn {
+		// A stale round of the newest turn seen still has its count;
+		// an older turn's is gone (its retries trace as 0).
+		b.retries = a.invalidRounds
+	}
 	if key.epoch < a.minEpoch {
 		a.stats.Inc("stale_turn")
 		answerAll(agent.KindStaleTurn, "this turn was superseded; the call did not run")
+		a.traceAdmitted(key, b)
 		a.finish(ctx, key, b)
 		return false
 	}
 	if key.epoch > a.turn {
 		a.turn, a.invalidRounds = key.epoch, 0
 	}
+	// The rounds spent before this one: a malformed call of this round
+	// traces the retries it was made after.
+	b.retries = a.invalidRounds
 	seen := map[string]bool{}
 	for i, c := range b.calls {
 		_, spec, ok := a.reg.Lookup(c.Name)
@@ -181,19 +198,21 @@ func (a *Actor) admit(ctx actor.Context, key batchKey, b *batch, malformed int) 
 		switch {
 		case !ok:
 			res = agent.ErrorResult(c, agent.KindUnknownTool, "no tool of this name is available")
+			res.Outcome = agent.KindUnknownTool
 		default:
 			if err := a.reg.ValidateArguments(c.Name, c.Arguments); err != nil {
 				var aerr *agent.ArgumentError
 				if errors.As(err, &aerr) {
 					res = aerr.Result(c)
+					res.Outcome = aerr.Kind // invalid_arguments or arguments_too_large
 				} else {
 					res = agent.ErrorResult(c, agent.KindInvalidArguments, "the arguments could not be checked")
+					res.Outcome = agent.KindInvalidArguments
 				}
 			}
 		}
 		if res.CallID != "" {
 			malformed++
-			res.Outcome = "malformed"
 			b.results[i] = res
 			b.remaining--
 			continue
@@ -202,7 +221,7 @@ func (a *Actor) admit(ctx actor.Context, key batchKey, b *batch, malformed int) 
 			if seen[c.ProviderID] {
 				a.stats.Inc("duplicate")
 				b.results[i] = agent.ErrorResult(c, agent.KindDuplicateCall, "this call repeats the id of an earlier call of the same response; it did not run")
-				b.results[i].Outcome = "duplicate"
+				b.results[i].Outcome = outcomeDuplicate
 				b.remaining--
 				continue
 			}
@@ -216,11 +235,13 @@ func (a *Actor) admit(ctx actor.Context, key batchKey, b *batch, malformed int) 
 	if a.invalidRounds > MaxInvalidRounds {
 		a.stats.Inc("budget_exhausted")
 		answerAll(agent.KindBudgetExhausted, "too many malformed tool calls in this turn; nothing ran: tell the caller what you can without tools")
+		a.traceAdmitted(key, b)
 		if b.asker != nil {
 			ctx.Send(b.asker, &messages.ToolResults{Epoch: key.epoch, Round: key.round, Results: b.results, BudgetExhausted: true})
 		}
 		return false
 	}
+	a.traceAdmitted(key, b)
 	if b.remaining == 0 {
 		a.finish(ctx, key, b)
 		return false
@@ -234,7 +255,7 @@ func (a *Actor) admit(ctx actor.Context, key batchKey, b *batch, malformed int) 
 // reported: already_reported; replayed; lost: unknown_outcome), or a key
 // the store already holds. The store full answers store_full without
 // running.
-func (a *Actor) sideEffect(ctx actor.Context, call messages.ToolCall, spec agent.Spec, info agent.CallInfo, bk batchKey, done *messages.ToolDone) (messages.ToolResult, bool) {
+func (a *Actor) sideEffect(ctx actor.Context, call messages.ToolCall, spec agent.Spec, info agent.CallInfo, bk batchKey, tr trace, done *messages.ToolDone) (messages.ToolResult, bool) {
 	now := time.Now()
 	key := agent.IdempotencyKey{Session: string(a.peers.Call), Epoch: bk.epoch, CallID: call.ID}
 	tracked := agent.TrackedCall{Key: key, Round: bk.round, Tool: call.Name, Digest: agent.ArgumentsDigest(call.Name, call.Arguments)}
@@ -244,19 +265,24 @@ func (a *Actor) sideEffect(ctx actor.Context, call messages.ToolCall, spec agent
 			a.orphans.Consume(m.Original)
 		}
 		res, _ := m.Answer(call)
+		res.Outcome = verdictOutcome(m.Verdict)
 		return res, true
 	}
 	entry, found, err := a.store.Begin(key)
 	switch {
 	case err != nil:
 		a.stats.Inc("store_full")
-		return agent.StoreFullResult(call), true
+		res := agent.StoreFullResult(call)
+		res.Outcome = outcomeStoreFull
+		return res, true
 	case found:
 		a.stats.Inc("side_effect_replays")
-		return entry.Answer(call), true
+		res := entry.Answer(call)
+		res.Outcome = outcomeRecorded
+		return res, true
 	}
 	a.orphans.Start(tracked, now)
-	f := &flight{key: key, call: call, batch: bk}
+	f := &flight{key: key, call: call, batch: bk, trace: tr}
 	a.inflight[call.ID] = f
 	a.stats.Inc("side_effect_calls")
 	info.IdempotencyKey = key.String()
@@ -295,6 +321,7 @@ func (a *Actor) done(ctx actor.Context, m *messages.ToolDone) {
 			// once, as a note, and a regenerated identical call is told
 			// it is already reported.
 			a.stats.Inc("late_results")
+			a.traceLate(f.trace, m.Result.Content)
 			a.orphans.MarkReported(f.key)
 			ctx.Send(a.peers.LLM, &llm.LateResult{Epoch: m.Epoch, Result: m.Result})
 			return
@@ -303,10 +330,9 @@ func (a *Actor) done(ctx actor.Context, m *messages.ToolDone) {
 	key := batchKey{m.Epoch, m.Round}
 	b, ok := a.batches[key]
 	if !ok {
-		return // a ReadOnly call of a forgotten round
+		return // a ReadOnly call of a forgotten round (traced at its interrupt)
 	}
-	b.results[m.Index] = m.Result
-	b.remaining--
+	a.answer(key, b, m.Index, m.Result)
 	if b.remaining == 0 {
 		a.finish(ctx, key, b)
 	}
@@ -333,9 +359,8 @@ func (a *Actor) slotTimeout(ctx actor.Context, id string) {
 		a.orphans.MarkOrphan(f.key, time.Now())
 		r := agent.ErrorResult(c, agent.KindTimeout,
 			"the call is taking longer than expected and is still running; its result follows as a note: do not repeat it")
-		r.Outcome = "timed_out_running"
-		b.results[i] = r
-		b.remaining--
+		r.Outcome = outcomeTimedOutRunning
+		a.answer(f.batch, b, i, r)
 		if b.remaining == 0 {
 			a.finish(ctx, f.batch, b)
 		}
@@ -352,8 +377,10 @@ func (a *Actor) slotTimeout(ctx actor.Context, id string) {
 func (a *Actor) loseInFlight(ctx actor.Context) {
 	now := time.Now()
 	lost := func(call messages.ToolCall) messages.ToolResult {
-		return agent.ErrorResult(call, agent.KindUnknownOutcome,
+		r := agent.ErrorResult(call, agent.KindUnknownOutcome,
 			"the call was cut off while it ran; its outcome is unknown: do not repeat it without asking the caller")
+		r.Outcome = agent.OutcomeLost
+		return r
 	}
 	for id, f := range a.inflight {
 		delete(a.inflight, id)
@@ -365,18 +392,20 @@ func (a *Actor) loseInFlight(ctx actor.Context) {
 		if b, ok := a.batches[f.batch]; ok {
 			for i, c := range b.calls {
 				if c.ID == id && b.results[i].CallID == "" {
-					b.results[i] = lost(c)
-					b.remaining--
+					a.answer(f.batch, b, i, lost(c))
 				}
 			}
 			continue
 		}
+		a.traceLate(f.trace, agent.OutcomeLost)
 		ctx.Send(a.peers.LLM, &llm.LateResult{Epoch: f.key.Epoch, Result: lost(f.call)})
 	}
 	for key, b := range a.batches {
 		for i, c := range b.calls {
 			if b.results[i].CallID == "" {
-				b.results[i] = agent.ErrorResult(c, agent.KindInterrupted, "the call was cut off by a restart of the tools; it may be tried again")
+				r := agent.ErrorResult(c, agent.KindInterrupted, "the call was cut off by a restart of the tools; it may be tried again")
+				r.Outcome = agent.OutcomeInterrupted
+				a.answer(key, b, i, r)
 			}
 		}
 		a.finish(ctx, key, b)
@@ -412,8 +441,9 @@ func (a *Actor) interrupt(e messages.Epoch) {
 			delete(a.epochs, ep)
 		}
 	}
-	for k := range a.batches {
+	for k, b := range a.batches {
 		if k.epoch < e {
+			a.traceCut(k, b)
 			delete(a.batches, k)
 			a.stats.Inc("interrupted_requests")
 		}
