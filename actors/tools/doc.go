@@ -4,7 +4,9 @@
 // ("call-<id>"), which belongs to the tools actor and not to the round: it
 // finishes even when the round that asked is gone, and its result then
 // reaches the llm actor as a late result. Results of one request are always
-// returned in the order of the calls. (This is the minimal form; the full
+// returned in the order of the calls. Each call is traced once at debug
+// level when it settles, and again when a late result comes (observe.go).
+// (This is the minimal form; the full
 // contract — validation, idempotency, speculation, fillers, confirmation —
 // arrives with the tool-contract work.)
 package tools

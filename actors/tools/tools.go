@@ -321,7 +321,7 @@ func (a *Actor) done(ctx actor.Context, m *messages.ToolDone) {
 			// once, as a note, and a regenerated identical call is told
 			// it is already reported.
 			a.stats.Inc("late_results")
-			a.traceLate(f.trace, m.Result.Content)
+			a.traceLate(f.trace, m.Result.Outcome)
 			a.orphans.MarkReported(f.key)
 			ctx.Send(a.peers.LLM, &llm.LateResult{Epoch: m.Epoch, Result: m.Result})
 			return
