@@ -292,3 +292,42 @@ func TestSideEffectTimeoutKeepsRunning(t *testing.T) {
 		})
 	}
 }
+
+// TestToolsRestartAfterASlotTimeout: a booking's slot was answered at its
+// timeout while a slower lookup of the same round still runs; then the
+// tools actor restarts. The booking is lost and the model learns it from a
+// note (its slot was taken already). (Mutation seen failing: the lost
+// result offered to the answered slot, where it vanishes.)
+func TestToolsRestartAfterASlotTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newProbe()
+		book := p.tool("book", agent.SideEffect, time.Hour)
+		spec := book.Spec()
+		spec.Timeout = 500 * time.Millisecond
+		reg, err := agent.NewRegistry(withSpec{book, spec}, p.tool("look", agent.ReadOnly, 3*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The round asks at about 2.25 s: the booking's slot is answered at
+		// 2.75 s; the restart comes at 3.5 s, while the lookup runs.
+		s := sim.NewScenario("restart-after-timeout").Silence(500*time.Millisecond).Speak("Book and look.", time.Second).Silence(8 * time.Second)
+		c := call(t, s, reg,
+			sim.Response{Calls: []sim.ScriptedCall{{ID: "a", Name: "book", Args: `{}`}, {ID: "b", Name: "look", Args: `{}`}}},
+			sim.Response{Text: "Something went wrong."})
+		c.During = []sim.Action{{At: 3500 * time.Millisecond, Do: func(h *sim.Handle) {
+			if _, err := h.Request(&messages.Restart{Stage: messages.StageTools}); err != nil {
+				t.Error(err)
+			}
+		}}}
+		r, err := c.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sim.CheckInvariants(r, 0); err != nil {
+			t.Fatal(err)
+		}
+		if n := notes(r.Context, "unknown_outcome"); n != 1 {
+			t.Errorf("%d notes of the lost booking, want 1: %s", n, r.Context.Fingerprint())
+		}
+	})
+}

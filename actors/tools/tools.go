@@ -389,7 +389,7 @@ func (a *Actor) loseInFlight(ctx actor.Context) {
 		a.orphans.Lose(f.key, now)
 		a.orphans.MarkOrphan(f.key, now)
 		a.stats.Inc("lost")
-		if b, ok := a.batches[f.batch]; ok {
+		if b, ok := a.batches[f.batch]; ok && !f.answered {
 			for i, c := range b.calls {
 				if c.ID == id && b.results[i].CallID == "" {
 					a.answer(f.batch, b, i, lost(c))
@@ -397,6 +397,8 @@ func (a *Actor) loseInFlight(ctx actor.Context) {
 			}
 			continue
 		}
+		// Its round is gone, or its slot was answered at its timeout:
+		// the model learns of the loss from a note.
 		a.traceLate(f.trace, agent.OutcomeLost)
 		ctx.Send(a.peers.LLM, &llm.LateResult{Epoch: f.key.Epoch, Result: lost(f.call)})
 	}
