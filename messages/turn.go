@@ -7,6 +7,10 @@ import "time"
 type UserTurn struct {
 	Epoch Epoch
 	Text  string
+	// SpeechStart is the backdated start of the utterance's speech (a
+	// confirmation gate needs to know whether the reply began after the
+	// question).
+	SpeechStart time.Time
 	// SpeechEnd is the backdated end of the caller's speech.
 	SpeechEnd time.Time
 	// At is when the turn actor decided the turn was over.

@@ -166,6 +166,8 @@ func (a *Actor) userTurn(ctx actor.Context, m *messages.UserTurn) {
 	a.stats.Inc("turns")
 	a.pushNotes()
 	a.conv.Append(agent.User(m.Text))
+	// The tools actor's confirmation gate counts the user's replies.
+	ctx.Send(a.peers.Tools, m)
 	a.begin(m.Epoch)
 	props := roundProps(a.cfg, a.provider, a.peers, m.Epoch, a.conv.Messages())
 	pid, err := ctx.SpawnNamed(props, "round-"+epochName(m.Epoch))

@@ -95,7 +95,7 @@ func (c Config) WithDefaults() Config {
 		c.Tools, _ = agent.NewRegistry()
 	}
 	if len(c.LLMConfig.Tools) == 0 {
-		for _, s := range c.Tools.Specs() {
+		for _, s := range agent.OfferedSpecs(c.Tools) {
 			c.LLMConfig.Tools = append(c.LLMConfig.Tools, providers.ToolDef{Name: s.Name, Description: s.Description, Parameters: s.Parameters})
 		}
 	}

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"sync"
 	"time"
@@ -51,6 +52,10 @@ type ledger struct {
 	store    *agent.IdempotencyStore
 	orphans  *agent.OrphanTable
 	inflight map[string]*flight // by call id
+	// confirms holds the requests of tools declared with Confirm; gated
+	// says the registry has such a tool (and confirm_pending is offered).
+	confirms agent.Confirmations
+	gated    bool
 }
 
 // Actor runs tool calls.
@@ -81,6 +86,9 @@ func Props(reg *agent.Registry, peers kit.Peers, log zerolog.Logger, opts ...act
 	store, _ := agent.NewIdempotencyStore(agent.IdempotencyConfig{})
 	orphans, _ := agent.NewOrphanTable(agent.OrphanConfig{})
 	led := &ledger{store: store, orphans: orphans, inflight: map[string]*flight{}}
+	for _, sp := range reg.Specs() {
+		led.gated = led.gated || sp.Confirm
+	}
 	log = log.With().Str("component", "tools").Logger()
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &Actor{ledger: led, reg: reg, peers: peers, stats: stats, log: log, batches: map[batchKey]*batch{}, epochs: map[messages.Epoch]context.CancelFunc{}}
@@ -98,6 +106,10 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.slotTimeout(ctx, m.callID)
 	case *messages.Interrupt:
 		a.interrupt(m.Epoch)
+		// The user may not have heard what they would confirm.
+		a.confirms.Clear()
+	case *messages.UserTurn:
+		a.confirms.NoteUserTurn(m.SpeechStart)
 	case *messages.Describe:
 		d := kit.Describe(string(messages.StageTools), "ready", a.stats)
 		d.Counters["running_side_effects"] = uint64(len(ctx.Children()))
@@ -134,8 +146,20 @@ func (a *Actor) run(ctx actor.Context, m *messages.RunTools) {
 		a.stats.Inc("calls")
 		info := agent.CallInfo{CallID: call.ID, Epoch: m.Epoch, Round: m.Round}
 		done := &messages.ToolDone{Epoch: m.Epoch, Round: m.Round, Index: i}
+		if a.gated && call.Name == agent.ConfirmPendingTool {
+			if res, answered := a.confirm(ctx, call, info, key, b.trace(key, i), done); answered {
+				a.answer(key, b, i, res)
+			}
+			continue
+		}
 		if _, spec, ok := a.reg.Lookup(call.Name); ok && spec.Effect == agent.SideEffect {
-			if res, answered := a.sideEffect(ctx, call, spec, info, key, b.trace(key, i), done); answered {
+			if spec.Confirm {
+				// Held: it runs only when confirmed after the user's reply.
+				a.stats.Inc("held")
+				a.answer(key, b, i, a.confirms.Request(call, m.Epoch, time.Now()))
+				continue
+			}
+			if res, answered := a.sideEffect(ctx, call, spec, info, key, b.trace(key, i), done, false); answered {
 				a.answer(key, b, i, res)
 			}
 			continue
@@ -196,6 +220,11 @@ func (a *Actor) admit(ctx actor.Context, key batchKey, b *batch, malformed int) 
 		_, spec, ok := a.reg.Lookup(c.Name)
 		var res messages.ToolResult
 		switch {
+		case a.gated && c.Name == agent.ConfirmPendingTool:
+			if confirmTarget(c.Arguments) == "" {
+				res = agent.ErrorResult(c, agent.KindInvalidArguments, "confirm_pending needs the call_id of the request, as a string")
+				res.Outcome = agent.KindInvalidArguments
+			}
 		case !ok:
 			res = agent.ErrorResult(c, agent.KindUnknownTool, "no tool of this name is available")
 			res.Outcome = agent.KindUnknownTool
@@ -255,11 +284,13 @@ func (a *Actor) admit(ctx actor.Context, key batchKey, b *batch, malformed int) 
 // reported: already_reported; replayed; lost: unknown_outcome), or a key
 // the store already holds. The store full answers store_full without
 // running.
-func (a *Actor) sideEffect(ctx actor.Context, call messages.ToolCall, spec agent.Spec, info agent.CallInfo, bk batchKey, tr trace, done *messages.ToolDone) (messages.ToolResult, bool) {
+func (a *Actor) sideEffect(ctx actor.Context, call messages.ToolCall, spec agent.Spec, info agent.CallInfo, bk batchKey, tr trace, done *messages.ToolDone, gated bool) (messages.ToolResult, bool) {
 	now := time.Now()
 	key := agent.IdempotencyKey{Session: string(a.peers.Call), Epoch: bk.epoch, CallID: call.ID}
 	tracked := agent.TrackedCall{Key: key, Round: bk.round, Tool: call.Name, Digest: agent.ArgumentsDigest(call.Name, call.Arguments)}
-	if m := a.orphans.Check(agent.Probe{TrackedCall: tracked, Repeatable: spec.Repeatable}, now); m.Verdict != agent.VerdictRun {
+	// A confirmed call takes no part in repeats and orphan replays: the
+	// user's reply to the question is its licence, once.
+	if m := a.orphans.Check(agent.Probe{TrackedCall: tracked, Repeatable: spec.Repeatable}, now); !gated && m.Verdict != agent.VerdictRun {
 		a.stats.Inc(m.Verdict.String())
 		if m.Verdict == agent.VerdictOrphanReplayed {
 			a.orphans.Consume(m.Original)
@@ -281,7 +312,9 @@ func (a *Actor) sideEffect(ctx actor.Context, call messages.ToolCall, spec agent
 		res.Outcome = outcomeRecorded
 		return res, true
 	}
-	a.orphans.Start(tracked, now)
+	if !gated {
+		a.orphans.Start(tracked, now)
+	}
 	f := &flight{key: key, call: call, batch: bk, trace: tr}
 	a.inflight[call.ID] = f
 	a.stats.Inc("side_effect_calls")
@@ -336,6 +369,40 @@ func (a *Actor) done(ctx actor.Context, m *messages.ToolDone) {
 	if b.remaining == 0 {
 		a.finish(ctx, key, b)
 	}
+}
+
+// confirm runs the held request that a confirm_pending call names, under
+// the confirm call's id (its own idempotency key) and through the
+// SideEffect path; the request's arguments are run as they were asked.
+// A refused confirmation answers why and runs nothing.
+func (a *Actor) confirm(ctx actor.Context, call messages.ToolCall, info agent.CallInfo, bk batchKey, tr trace, done *messages.ToolDone) (messages.ToolResult, bool) {
+	held, err := a.confirms.Take(confirmTarget(call.Arguments), bk.epoch, time.Now())
+	var ce *agent.ConfirmError
+	if errors.As(err, &ce) {
+		a.stats.Inc("confirm_refused")
+		return ce.Result(call), true
+	}
+	_, spec, ok := a.reg.Lookup(held.Name)
+	if !ok {
+		r := agent.ErrorResult(call, agent.KindUnknownTool, "the confirmed tool is no longer available")
+		r.Outcome = agent.KindUnknownTool
+		return r, true
+	}
+	a.stats.Inc("confirmed")
+	run := held
+	run.ID = call.ID
+	return a.sideEffect(ctx, run, spec, info, bk, tr, done, true)
+}
+
+// confirmTarget reads confirm_pending's call_id, or "" when there is none.
+func confirmTarget(args []byte) string {
+	var a struct {
+		CallID string `json:"call_id"`
+	}
+	if json.Unmarshal(args, &a) != nil {
+		return ""
+	}
+	return a.CallID
 }
 
 // slotTimeout answers a SideEffect call's slot at its timeout, when its

@@ -58,14 +58,16 @@ type Actor struct {
 	epochUsed bool           // a UserTurn or Say went out under epoch
 	busy      bool           // the bot works on epoch (thinking or talking)
 
-	speaking    bool
-	speechEnd   time.Time
-	stopped     bool // a VAD stop is waiting to become a turn end
-	owed        int  // finals owed for finalizes
-	finals      []string
-	lastInterim string
-	finalAt     time.Time
-	gen         int
+	speaking bool
+	// utteranceStart is when the speech of the turn being heard began.
+	utteranceStart time.Time
+	speechEnd      time.Time
+	stopped        bool // a VAD stop is waiting to become a turn end
+	owed           int  // finals owed for finalizes
+	finals         []string
+	lastInterim    string
+	finalAt        time.Time
+	gen            int
 
 	draining bool
 	timers   [3]*time.Timer // end of turn, barge-in, drain
@@ -112,6 +114,9 @@ func Props(cfg Config, peers kit.Peers, opts ...actor.PropsOption) *actor.Props 
 func (a *Actor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *messages.SpeechStarted:
+		if a.utteranceStart.IsZero() {
+			a.utteranceStart = m.At
+		}
 		a.speechStarted(ctx)
 	case *messages.SpeechStopped:
 		a.speaking = false
@@ -230,6 +235,8 @@ func (a *Actor) endTurn(ctx actor.Context) {
 		text = strings.TrimSpace(a.lastInterim)
 	}
 	a.finals, a.lastInterim = a.finals[:0], ""
+	start := a.utteranceStart
+	a.utteranceStart = time.Time{}
 	if text == "" || a.draining {
 		a.stats.Inc("empty_turns")
 		return
@@ -243,7 +250,7 @@ func (a *Actor) endTurn(ctx actor.Context) {
 		a.peers.Mark(ctx, e, messages.MarkSTTFinal, a.finalAt)
 	}
 	a.peers.Mark(ctx, e, messages.MarkTurnEnd, now)
-	ctx.Send(a.peers.LLM, &messages.UserTurn{Epoch: e, Text: text, SpeechEnd: a.speechEnd, At: now})
+	ctx.Send(a.peers.LLM, &messages.UserTurn{Epoch: e, Text: text, SpeechStart: start, SpeechEnd: a.speechEnd, At: now})
 }
 
 // nextEpoch returns the epoch for new output: the current one if nothing
