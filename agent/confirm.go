@@ -9,7 +9,6 @@ import (
 	"github.com/brisvox/brisvox/messages"
 )
 
-
 // Bounds of the confirmation gate.
 const (
 	// ConfirmTTL is how long a request waits for its confirmation.
