@@ -55,3 +55,14 @@ type ToolDone struct {
 	Index  int
 	Result ToolResult
 }
+
+// Undelivered returns to the tools actor the results of a round that never
+// reached the context (its epoch was interrupted while they were on their
+// way). The tools actor reports the SideEffect results among them as late
+// notes and marks those calls as orphans, so a regenerated identical call
+// is answered from the record instead of running again.
+type Undelivered struct {
+	Epoch   Epoch
+	Round   int
+	Results []ToolResult
+}

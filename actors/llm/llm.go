@@ -83,12 +83,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *fragmentRefused:
 		a.stats.Inc("fragments_refused")
 	case *messages.ToolResults:
-		if a.live(m.Epoch) {
-			for _, r := range m.Results {
-				a.conv.Append(agent.ToolMessage(r))
-			}
-			a.pushNotes()
-		}
+		a.toolResults(ctx, m)
 	case *messages.TextFlush:
 		if a.live(m.Epoch) {
 			ctx.Send(a.peers.TTS, m)
@@ -251,6 +246,23 @@ func (a *Actor) roundFailed(ctx actor.Context, m *messages.RoundFailed) {
 	a.conv.InterruptPendingToolCalls("the round failed")
 	a.speak(ctx, m.Epoch, a.cfg.FallbackLine)
 	ctx.Send(a.peers.TTS, &messages.TextFlush{Epoch: m.Epoch, Final: true})
+}
+
+// toolResults records a round's results and passes them to the round;
+// results of an epoch that was interrupted meanwhile never reach the
+// context, so they go back to the tools actor, which reports what ran as
+// notes (the delivery guard).
+func (a *Actor) toolResults(ctx actor.Context, m *messages.ToolResults) {
+	if !a.live(m.Epoch) || a.cur.round == nil {
+		a.stats.Inc("undelivered_results")
+		ctx.Send(a.peers.Tools, &messages.Undelivered{Epoch: m.Epoch, Round: m.Round, Results: m.Results})
+		return
+	}
+	for _, r := range m.Results {
+		a.conv.Append(agent.ToolMessage(r))
+	}
+	a.pushNotes()
+	ctx.Send(a.cur.round, m)
 }
 
 // pushNotes adds the late results that wait, as long as no call is open.

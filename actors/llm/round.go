@@ -215,11 +215,11 @@ func (r *round) committed(ctx actor.Context, m *roundCommit) {
 	// admits the round even when only malformed calls came: they spend the
 	// turn's retry budget.
 	ctx.Send(ctx.Parent(), &messages.TextFlush{Epoch: r.epoch})
-	ctx.Request(r.peers.Tools, &messages.RunTools{Epoch: r.epoch, Round: r.n, Calls: m.valid, Malformed: len(m.invalid)})
+	ctx.Send(r.peers.Tools, &messages.RunTools{Epoch: r.epoch, Round: r.n, Calls: m.valid, Malformed: len(m.invalid)})
 }
 
 func (r *round) toolResults(ctx actor.Context, m *messages.ToolResults) {
-	ctx.Send(ctx.Parent(), m)
+	// The llm actor recorded them in the context already.
 	for _, res := range m.Results {
 		r.msgs = append(r.msgs, agent.ToolMessage(res))
 	}

@@ -2,6 +2,9 @@ package tools_test
 
 import (
 	"strings"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/brisvox/brisvox/actors/session"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -328,6 +331,72 @@ func TestToolsRestartAfterASlotTimeout(t *testing.T) {
 		}
 		if n := notes(r.Context, "unknown_outcome"); n != 1 {
 			t.Errorf("%d notes of the lost booking, want 1: %s", n, r.Context.Fingerprint())
+		}
+	})
+}
+
+// holdResultsUntilInterrupt reproduces a race at the llm actor: a round's
+// results arrive just after the caller barged in (the tools finished an
+// instant before the interrupt reached them).
+func holdResultsUntilInterrupt(next actor.ReceiverFunc) actor.ReceiverFunc {
+	var held *actor.MessageEnvelope
+	once := false
+	return func(c actor.ReceiverContext, env *actor.MessageEnvelope) {
+		switch env.Message.(type) {
+		case *messages.ToolResults:
+			if !once {
+				once, held = true, env
+				return
+			}
+		case *messages.Interrupt:
+			next(c, env)
+			if held != nil {
+				next(c, held)
+				held = nil
+			}
+			return
+		}
+		next(c, env)
+	}
+}
+
+// TestUndeliveredResultsBecomeNotes: a booking's result that was on its way
+// when the caller barged in never reaches the context as a tool result; it
+// is reported once as a note, and the regenerated identical booking is
+// answered already_reported instead of running again (the delivery
+// guard). (Mutation seen failing: the llm actor dropping results of an
+// interrupted epoch — no note, and the table is booked twice.)
+func TestUndeliveredResultsBecomeNotes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newProbe()
+		reg, err := agent.NewRegistry(p.tool("book", agent.SideEffect, 300*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := sim.NewScenario("undelivered").Silence(500*time.Millisecond).Speak("Book Friday.", time.Second).
+			Silence(1500*time.Millisecond).Speak("Did it work?", 800*time.Millisecond).Silence(6 * time.Second)
+		c := call(t, s, reg,
+			sim.Response{Calls: []sim.ScriptedCall{{ID: "a", Name: "book", Args: `{"day":"friday"}`}}},
+			sim.Response{Calls: []sim.ScriptedCall{{ID: "b", Name: "book", Args: `{"day":"friday"}`}}},
+			sim.Response{Text: "Yes, it is booked."})
+		c.Configure = func(cfg *session.Config) {
+			cfg.Taps = map[messages.Stage]actor.ReceiverMiddleware{messages.StageLLM: holdResultsUntilInterrupt}
+		}
+		r, err := c.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sim.CheckInvariants(r, 1); err != nil {
+			t.Fatal(err)
+		}
+		if p.runs["book"] != 1 {
+			t.Errorf("book ran %d times, want 1", p.runs["book"])
+		}
+		if n := notes(r.Context, "book done"); n != 1 {
+			t.Errorf("%d notes of the booking, want 1: %s", n, r.Context.Fingerprint())
+		}
+		if got := resultOf(r.Context, "t2.0"); !strings.Contains(got, `"already_reported"`) {
+			t.Errorf("the regenerated booking: %q, want already_reported", got)
 		}
 	})
 }

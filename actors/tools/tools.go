@@ -21,7 +21,6 @@ type batchKey struct {
 }
 
 type batch struct {
-	asker     *actor.PID
 	calls     []messages.ToolCall
 	results   []messages.ToolResult
 	remaining int
@@ -110,6 +109,8 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.confirms.Clear()
 	case *messages.UserTurn:
 		a.confirms.NoteUserTurn(m.SpeechStart)
+	case *messages.Undelivered:
+		a.undelivered(ctx, m)
 	case *messages.Describe:
 		d := kit.Describe(string(messages.StageTools), "ready", a.stats)
 		d.Counters["running_side_effects"] = uint64(len(ctx.Children()))
@@ -132,7 +133,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 
 func (a *Actor) run(ctx actor.Context, m *messages.RunTools) {
 	key := batchKey{m.Epoch, m.Round}
-	b := &batch{asker: ctx.Sender(), calls: m.Calls, results: make([]messages.ToolResult, len(m.Calls)), remaining: len(m.Calls), admitted: time.Now()}
+	b := &batch{calls: m.Calls, results: make([]messages.ToolResult, len(m.Calls)), remaining: len(m.Calls), admitted: time.Now()}
 	if !a.admit(ctx, key, b, m.Malformed) {
 		return
 	}
@@ -187,7 +188,7 @@ const MaxInvalidRounds = 2
 // failing their schema) are answered at once; a second SideEffect call
 // with the provider id of an earlier one is answered duplicate_call; a
 // round with a malformed call spends the turn's budget, and a round past
-// it answers every call budget_exhausted. It answers the asker itself when
+// it answers every call budget_exhausted. It answers the round itself when
 // nothing is left to run and returns false.
 func (a *Actor) admit(ctx actor.Context, key batchKey, b *batch, malformed int) bool {
 	answerAll := func(kind, detail string) {
@@ -265,9 +266,7 @@ func (a *Actor) admit(ctx actor.Context, key batchKey, b *batch, malformed int) 
 		a.stats.Inc("budget_exhausted")
 		answerAll(agent.KindBudgetExhausted, "too many malformed tool calls in this turn; nothing ran: tell the caller what you can without tools")
 		a.traceAdmitted(key, b)
-		if b.asker != nil {
-			ctx.Send(b.asker, &messages.ToolResults{Epoch: key.epoch, Round: key.round, Results: b.results, BudgetExhausted: true})
-		}
+		ctx.Send(a.peers.LLM, &messages.ToolResults{Epoch: key.epoch, Round: key.round, Results: b.results, BudgetExhausted: true})
 		return false
 	}
 	a.traceAdmitted(key, b)
@@ -490,11 +489,43 @@ func (a *Actor) stopReadOnly() {
 	a.wg.Wait()
 }
 
+// finish hands a round's results to the llm actor, which owns the
+// context: it records them and passes them to the round, or, when the
+// round's epoch was interrupted meanwhile, sends them back as Undelivered.
+// Going through the context's owner is the delivery guard: a result is
+// either in the context or reported as a note, never lost with a stopped
+// round's mailbox.
 func (a *Actor) finish(ctx actor.Context, key batchKey, b *batch) {
 	delete(a.batches, key)
-	if b.asker != nil {
-		ctx.Send(b.asker, &messages.ToolResults{Epoch: key.epoch, Round: key.round, Results: b.results})
+	ctx.Send(a.peers.LLM, &messages.ToolResults{Epoch: key.epoch, Round: key.round, Results: b.results})
+}
+
+// undelivered reports the SideEffect results of a round that never reached
+// the context as late notes, and marks their calls as orphans.
+func (a *Actor) undelivered(ctx actor.Context, m *messages.Undelivered) {
+	now := time.Now()
+	for _, r := range m.Results {
+		_, spec, ok := a.reg.Lookup(r.Name)
+		if !ok || spec.Effect != agent.SideEffect || spec.Confirm || !ranToResult(r) {
+			continue
+		}
+		key := agent.IdempotencyKey{Session: string(a.peers.Call), Epoch: m.Epoch, CallID: r.CallID}
+		a.orphans.MarkOrphan(key, now)
+		a.orphans.MarkReported(key)
+		a.stats.Inc("undelivered_notes")
+		ctx.Send(a.peers.LLM, &llm.LateResult{Epoch: m.Epoch, Result: r})
 	}
+}
+
+// ranToResult tells whether a result comes from the tool's own run (so the
+// action may have happened and the model must hear of it), rather than a
+// refusal that ran nothing.
+func ranToResult(r messages.ToolResult) bool {
+	switch r.Outcome {
+	case agent.OutcomeOK, agent.OutcomeOKTruncated, agent.OutcomeFailed, agent.OutcomeLost:
+		return true
+	}
+	return false
 }
 
 // interrupt cancels the ReadOnly calls of older epochs and forgets their
