@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -78,8 +79,8 @@ func (p *toolProbe) registry() *agent.Registry {
 // ToolCases is the tool suite: the reference's scenarios S1 to S6 through
 // the whole production pipeline with the mock LLM, each in two shapes: the
 // calls' fragments one call after the other, and interleaved across calls.
-// S5's filler is not built yet: S5 checks that the text before a slow tool
-// is spoken while it runs.
+// S5 checks that the text before a slow tool is spoken while it runs and
+// the filler after it.
 func ToolCases() []Case {
 	var out []Case
 	for _, interleave := range []bool{false, true} {
@@ -229,7 +230,11 @@ func toolScenarios() []toolScenario {
 				}
 			},
 			check: func(r *Result, p *toolProbe) error {
-				// The text before the tool plays while it runs.
+				// The text before the tool plays while it runs, and the
+				// filler follows it at 1.2 s.
+				if !slices.Contains(saidTurn(r, 0), "moment,") {
+					return fmt.Errorf("%w: no filler in the context: %q", ErrCheck, saidTurn(r, 0))
+				}
 				if f := p.finishes["slow_lookup"]; len(f) != 1 {
 					return fmt.Errorf("%w: the slow lookup did not finish", ErrCheck)
 				} else if at, ok := r.FirstAudioAfter(r.Start); !ok || !at.Before(f[0]) {

@@ -32,6 +32,12 @@ type Config struct {
 	RoundTimeout time.Duration
 	// FallbackLine is spoken when a round fails.
 	FallbackLine string
+	// FillerAfter is how long a round's tools may run before a filler
+	// phrase is spoken; default 1.2 s, negative turns fillers off.
+	FillerAfter time.Duration
+	// Fillers are the phrases, used in turn (round-robin per call; only a
+	// phrase that was spoken moves the rotation on).
+	Fillers []string
 }
 
 // WithDefaults fills zero fields.
@@ -41,6 +47,12 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.RoundTimeout == 0 {
 		c.RoundTimeout = 15 * time.Second
+	}
+	if c.FillerAfter == 0 {
+		c.FillerAfter = 1200 * time.Millisecond
+	}
+	if len(c.Fillers) == 0 {
+		c.Fillers = []string{"One moment, please.", "Let me check that.", "Just a second."}
 	}
 	if c.FallbackLine == "" {
 		c.FallbackLine = "Sorry, something went wrong on my side. Could you say that again?"

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"strings"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/brisvox/brisvox/actors/kit"
@@ -30,6 +31,18 @@ type epochState struct {
 	partial strings.Builder // text of the running round so far
 	settled bool            // cut to what was heard
 	asked   bool            // a HeardQuery is out
+	// filler is the phrase spoken while the current round's tools ran;
+	// it goes into the context after their results (never between a call
+	// and its result, never into the request that follows).
+	filler      string
+	fillerTimer *time.Timer
+	fillerRound int
+}
+
+// fillerDue fires when a round's tools ran for the filler delay.
+type fillerDue struct {
+	epoch messages.Epoch
+	round int
 }
 
 // memory is what the llm actor keeps across its restarts: the call's
@@ -44,6 +57,8 @@ type memory struct {
 	// notes are late SideEffect results waiting for a point where no call
 	// is open (a note must not separate a call from its result).
 	notes []messages.ToolResult
+	// fillers counts the filler phrases spoken in the call (the rotation).
+	fillers int
 }
 
 // Actor owns the context and the rounds.
@@ -80,6 +95,8 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.delta(ctx, m)
 	case *roundDone:
 		a.roundDone(ctx, m)
+	case *fillerDue:
+		a.fillerDue(ctx, m)
 	case *fragmentRefused:
 		a.stats.Inc("fragments_refused")
 	case *messages.ToolResults:
@@ -233,7 +250,44 @@ func (a *Actor) roundDone(ctx actor.Context, m *roundDone) {
 	for _, r := range invalid {
 		a.conv.Append(agent.ToolMessage(r))
 	}
-	ctx.Send(a.cur.round, &roundCommit{assistant: msg, recorded: ok, valid: resp.ValidCalls(), invalid: invalid})
+	valid := resp.ValidCalls()
+	ctx.Send(a.cur.round, &roundCommit{assistant: msg, recorded: ok, valid: valid, invalid: invalid})
+	if len(valid) > 0 && a.cfg.FillerAfter > 0 {
+		self, root, due := ctx.Self(), ctx.ActorSystem().Root, &fillerDue{epoch: m.epoch, round: m.round}
+		a.cur.fillerRound = m.round
+		a.cur.fillerTimer = time.AfterFunc(a.cfg.FillerAfter, func() { root.Send(self, due) })
+	}
+}
+
+// fillerDue speaks the next filler phrase when the round's tools are still
+// running: the caller is not left in silence.
+func (a *Actor) fillerDue(ctx actor.Context, m *fillerDue) {
+	if !a.live(m.epoch) || a.cur.fillerTimer == nil || a.cur.fillerRound != m.round || a.cur.filler != "" {
+		return
+	}
+	a.cur.fillerTimer = nil
+	phrase := a.cfg.Fillers[a.fillers%len(a.cfg.Fillers)]
+	a.fillers++
+	a.stats.Inc("fillers")
+	a.cur.filler = phrase
+	ctx.Send(a.peers.TTS, &messages.TextDelta{Epoch: m.epoch, Round: m.round, Text: phrase})
+	ctx.Send(a.peers.TTS, &messages.TextFlush{Epoch: m.epoch})
+}
+
+// placeFiller puts a spoken filler into the context (after the results of
+// its round) and stops a filler timer that has not fired.
+func (a *Actor) placeFiller() {
+	if a.cur == nil {
+		return
+	}
+	if a.cur.fillerTimer != nil {
+		a.cur.fillerTimer.Stop()
+		a.cur.fillerTimer = nil
+	}
+	if a.cur.filler != "" {
+		a.conv.Append(agent.Assistant(a.cur.filler, nil))
+		a.cur.filler = ""
+	}
 }
 
 func (a *Actor) roundFailed(ctx actor.Context, m *messages.RoundFailed) {
@@ -244,6 +298,7 @@ func (a *Actor) roundFailed(ctx actor.Context, m *messages.RoundFailed) {
 	a.log.Warn().Err(m.Err).Str("call_id", string(a.peers.Call)).Uint64("epoch", uint64(m.Epoch)).Msg("llm round failed; speaking the fallback line")
 	a.stopRound(ctx)
 	a.conv.InterruptPendingToolCalls("the round failed")
+	a.placeFiller()
 	a.speak(ctx, m.Epoch, a.cfg.FallbackLine)
 	ctx.Send(a.peers.TTS, &messages.TextFlush{Epoch: m.Epoch, Final: true})
 }
@@ -261,6 +316,7 @@ func (a *Actor) toolResults(ctx actor.Context, m *messages.ToolResults) {
 	for _, r := range m.Results {
 		a.conv.Append(agent.ToolMessage(r))
 	}
+	a.placeFiller()
 	a.pushNotes()
 	ctx.Send(a.cur.round, m)
 }
@@ -304,6 +360,7 @@ func (a *Actor) interrupt(ctx actor.Context, m *messages.Interrupt) {
 	a.stopRound(ctx)
 	a.flushPartial()
 	a.conv.InterruptPendingToolCalls("interrupted: the caller spoke")
+	a.placeFiller()
 	if !a.cur.asked {
 		a.cur.asked = true
 		ctx.Send(a.peers.Pacer, &messages.HeardQuery{Epoch: a.cur.epoch})
@@ -318,6 +375,7 @@ func (a *Actor) heard(ctx actor.Context, m *messages.Heard) {
 	a.stopRound(ctx)
 	a.flushPartial()
 	a.conv.InterruptPendingToolCalls("the answer was cut short")
+	a.placeFiller()
 	total := a.conv.AssistantWords(a.cur.start)
 	kept := a.conv.CutAssistantWords(a.cur.start, m.Words)
 	if kept < total {

@@ -1,0 +1,129 @@
+package tools_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/brisvox/brisvox/agent"
+	"github.com/brisvox/brisvox/sim"
+)
+
+// assistantTexts lists the assistant messages' texts in context order.
+func assistantTexts(c *agent.Context) []string {
+	var out []string
+	for i := 0; i < c.Len(); i++ {
+		if m := c.At(i); m.Role == agent.RoleAssistant && m.Text != "" {
+			out = append(out, m.Text)
+		}
+	}
+	return out
+}
+
+// TestFillers: while a round's tools run past the filler delay (1.2 s),
+// the next phrase of the rotation is spoken; it enters the context after
+// the results and before the answer, never in the request that followed;
+// a fast tool gets none; a barge-in during the filler keeps what was
+// heard. (Mutations seen failing: no filler timer; the filler appended to
+// the context when spoken, between the call and its result; the rotation
+// not advancing.)
+func TestFillers(t *testing.T) {
+	ask := func(name string, turns ...string) *sim.Scenario {
+		s := sim.NewScenario(name).Silence(500 * time.Millisecond)
+		for _, q := range turns {
+			s.Speak(q, time.Second).Silence(6 * time.Second)
+		}
+		return s
+	}
+	look := sim.ScriptedCall{ID: "a", Name: "look", Args: `{}`}
+	tests := []struct {
+		name      string
+		scenario  *sim.Scenario
+		took      time.Duration
+		responses []sim.Response
+		want      []string // assistant texts in context order
+	}{
+		{
+			name: "slow tool", scenario: ask("filler-slow", "Look it up."), took: 3 * time.Second,
+			responses: []sim.Response{{Text: "Let me look.", Calls: []sim.ScriptedCall{look}}, {Text: "Found it."}},
+			want:      []string{"Let me look.", "One moment, please.", "Found it."},
+		},
+		{
+			name: "fast tool", scenario: ask("filler-fast", "Look it up."), took: 300 * time.Millisecond,
+			responses: []sim.Response{{Text: "Let me look.", Calls: []sim.ScriptedCall{look}}, {Text: "Found it."}},
+			want:      []string{"Let me look.", "Found it."},
+		},
+		{
+			name: "rotation", scenario: ask("filler-rotation", "Look it up.", "And again."), took: 3 * time.Second,
+			responses: []sim.Response{
+				{Calls: []sim.ScriptedCall{look}}, {Text: "Found it."},
+				{Calls: []sim.ScriptedCall{look}}, {Text: "Found it again."},
+			},
+			want: []string{"One moment, please.", "Found it.", "Let me check that.", "Found it again."},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				p := newProbe()
+				reg, err := agent.NewRegistry(p.tool("look", agent.ReadOnly, tt.took))
+				if err != nil {
+					t.Fatal(err)
+				}
+				c := call(t, tt.scenario, reg, tt.responses...)
+				r, err := c.Run()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := sim.CheckInvariants(r, 0); err != nil {
+					t.Fatal(err)
+				}
+				if got := assistantTexts(r.Context); !slices.Equal(got, tt.want) {
+					t.Errorf("assistant texts %q, want %q", got, tt.want)
+				}
+				// The request right after a tool round never carries the
+				// filler spoken during that round.
+				fresh := map[int]string{1: "One moment", 3: "Let me check that"}
+				for i, req := range c.LLM.Requests() {
+					for _, m := range req.Messages {
+						if f, ok := fresh[i]; ok && strings.Contains(m.Text, f) {
+							t.Errorf("request %d carries the filler %q of its own round", i, m.Text)
+						}
+					}
+				}
+			})
+		})
+	}
+}
+
+// TestFillerCutByBargeIn: the caller talks over the filler: the context
+// keeps the filler's heard prefix at most, and stays valid.
+func TestFillerCutByBargeIn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newProbe()
+		reg, err := agent.NewRegistry(p.tool("look", agent.ReadOnly, 5*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Speech ends at 1.5 s; the tool starts at about 2.25 s; the filler
+		// is spoken at 3.45 s (first audio 3.65 s); the caller barges in at
+		// 3.8 s.
+		s := sim.NewScenario("filler-cut").Silence(500*time.Millisecond).Speak("Look it up.", time.Second).
+			Silence(2260*time.Millisecond).Speak("Never mind.", 800*time.Millisecond).Silence(5 * time.Second)
+		r, err := call(t, s, reg,
+			sim.Response{Calls: []sim.ScriptedCall{{ID: "a", Name: "look", Args: `{}`}}},
+			sim.Response{Text: "Okay."}).Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sim.CheckInvariants(r, 1); err != nil {
+			t.Fatal(err)
+		}
+		said := sim.SaidPerTurn(r.Context)
+		if len(said) != 2 || len(said[0]) == 0 || len(said[0]) >= 3 {
+			t.Errorf("the filler's heard prefix: %q, want a cut 'One moment, please.'", said)
+		}
+	})
+}
