@@ -73,7 +73,7 @@ func (r *Result) FingerprintText() string {
 // the fingerprint).
 func fingerprintCounter(name string) bool {
 	switch name {
-	case "turns", "empty_turns", "interrupts", "cuts", "round_failures", "requests", "late_results", "calls",
+	case "turns", "empty_turns", "interrupts", "cuts", "round_failures", "requests", "late_notes", "side_effect_late_results", "calls",
 		"side_effect_calls", "connects", "connect_failures", "session_errors", "finalizes", "starts", "stops",
 		"stt_failures", "tts_failures", "mailbox_dropped", "frames_dropped", "unknown_messages", "epoch":
 		return true

@@ -120,7 +120,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *messages.Heard:
 		a.heard(ctx, m)
 	case *LateResult:
-		a.stats.Inc("late_results")
+		a.stats.Inc("late_notes")
 		a.notes = append(a.notes, m.Result)
 		a.pushNotes()
 	case *GetContext:
@@ -146,7 +146,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 		// valid, and end the answer there, so the pacer settles what was
 		// heard and the next incarnation cuts the context to it.
 		a.flushPartial()
-		a.conv.InterruptPendingToolCalls("the round was restarted")
+		a.stats.Add("interrupted_tool_calls", uint64(a.conv.InterruptPendingToolCalls("the round was restarted")))
 		if a.cur != nil && !a.cur.settled && a.cur.round != nil {
 			a.cur.round = nil
 			ctx.Send(a.peers.TTS, &messages.TextFlush{Epoch: a.cur.epoch, Final: true})
@@ -297,7 +297,7 @@ func (a *Actor) roundFailed(ctx actor.Context, m *messages.RoundFailed) {
 	a.stats.Inc("round_failures")
 	a.log.Warn().Err(m.Err).Str("call_id", string(a.peers.Call)).Uint64("epoch", uint64(m.Epoch)).Msg("llm round failed; speaking the fallback line")
 	a.stopRound(ctx)
-	a.conv.InterruptPendingToolCalls("the round failed")
+	a.stats.Add("interrupted_tool_calls", uint64(a.conv.InterruptPendingToolCalls("the round failed")))
 	a.placeFiller()
 	a.speak(ctx, m.Epoch, a.cfg.FallbackLine)
 	ctx.Send(a.peers.TTS, &messages.TextFlush{Epoch: m.Epoch, Final: true})
@@ -359,7 +359,7 @@ func (a *Actor) interrupt(ctx actor.Context, m *messages.Interrupt) {
 	}
 	a.stopRound(ctx)
 	a.flushPartial()
-	a.conv.InterruptPendingToolCalls("interrupted: the caller spoke")
+	a.stats.Add("interrupted_tool_calls", uint64(a.conv.InterruptPendingToolCalls("interrupted: the caller spoke")))
 	a.placeFiller()
 	if !a.cur.asked {
 		a.cur.asked = true
@@ -374,7 +374,7 @@ func (a *Actor) heard(ctx actor.Context, m *messages.Heard) {
 	}
 	a.stopRound(ctx)
 	a.flushPartial()
-	a.conv.InterruptPendingToolCalls("the answer was cut short")
+	a.stats.Add("interrupted_tool_calls", uint64(a.conv.InterruptPendingToolCalls("the answer was cut short")))
 	a.placeFiller()
 	total := a.conv.AssistantWords(a.cur.start)
 	kept := a.conv.CutAssistantWords(a.cur.start, m.Words)

@@ -290,7 +290,7 @@ func (a *Actor) sideEffect(ctx actor.Context, call messages.ToolCall, spec agent
 	// A confirmed call takes no part in repeats and orphan replays: the
 	// user's reply to the question is its licence, once.
 	if m := a.orphans.Check(agent.Probe{TrackedCall: tracked, Repeatable: spec.Repeatable}, now); !gated && m.Verdict != agent.VerdictRun {
-		a.stats.Inc(m.Verdict.String())
+		a.stats.Inc(verdictCounter(m.Verdict))
 		if m.Verdict == agent.VerdictOrphanReplayed {
 			a.orphans.Consume(m.Original)
 		}
@@ -352,7 +352,7 @@ func (a *Actor) done(ctx actor.Context, m *messages.ToolDone) {
 			// The round is gone: the result reaches the model exactly
 			// once, as a note, and a regenerated identical call is told
 			// it is already reported.
-			a.stats.Inc("late_results")
+			a.stats.Inc("side_effect_late_results")
 			a.traceLate(f.trace, m.Result.Outcome)
 			a.orphans.MarkReported(f.key)
 			ctx.Send(a.peers.LLM, &llm.LateResult{Epoch: m.Epoch, Result: m.Result})
@@ -368,6 +368,24 @@ func (a *Actor) done(ctx actor.Context, m *messages.ToolDone) {
 	if b.remaining == 0 {
 		a.finish(ctx, key, b)
 	}
+}
+
+// verdictCounter names the counter of a record's answer (the contract's
+// ToolStatsSnapshot names).
+func verdictCounter(v agent.Verdict) string {
+	switch v {
+	case agent.VerdictAlreadyDone:
+		return "side_effect_repeats"
+	case agent.VerdictOrphanReplayed:
+		return "orphan_replays"
+	case agent.VerdictAlreadyReported:
+		return "orphan_reported"
+	case agent.VerdictOrphanInFlight:
+		return "orphan_in_flight"
+	case agent.VerdictOrphanLost:
+		return "orphan_lost"
+	}
+	return v.String()
 }
 
 // confirm runs the held request that a confirm_pending call names, under
@@ -543,6 +561,15 @@ func (a *Actor) interrupt(e messages.Epoch) {
 	}
 	for k, b := range a.batches {
 		if k.epoch < e {
+			for i, c := range b.calls {
+				switch _, running := a.inflight[c.ID]; {
+				case b.results[i].CallID != "":
+				case running:
+					a.stats.Inc("side_effect_interrupted")
+				default:
+					a.stats.Inc("read_only_cancelled")
+				}
+			}
 			a.traceCut(k, b)
 			delete(a.batches, k)
 			a.stats.Inc("interrupted_requests")

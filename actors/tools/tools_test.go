@@ -147,6 +147,18 @@ func TestInterruptCancelsReadOnlyButNotSideEffect(t *testing.T) {
 		if !late {
 			t.Errorf("no late note of the booking in the context: %s", r.Context.Fingerprint())
 		}
+		// The counters of the contract's ToolStatsSnapshot and LlmStats.
+		want := map[string]map[string]uint64{
+			"tools": {"read_only_cancelled": 1, "side_effect_interrupted": 1, "side_effect_late_results": 1},
+			"llm":   {"late_notes": 1, "interrupted_tool_calls": 2},
+		}
+		for _, ch := range r.Tree.Children {
+			for name, v := range want[ch.Name] {
+				if ch.Counters[name] != v {
+					t.Errorf("%s counter %s = %d, want %d", ch.Name, name, ch.Counters[name], v)
+				}
+			}
+		}
 	})
 }
 
