@@ -272,7 +272,8 @@ func NewOrphanTable(cfg OrphanConfig) (*OrphanTable, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	return &OrphanTable{cfg: cfg, entries: make([]orphanEntry, 0, cfg.Capacity)}, nil
+	// Entries grow as calls come: most calls never run a SideEffect tool.
+	return &OrphanTable{cfg: cfg}, nil
 }
 
 // Start remembers a call that starts running now, forgetting the oldest

@@ -8,9 +8,10 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 )
 
-// DefaultMailboxSize is the starting capacity of a mailbox: 64 messages,
-// more than a second of audio frames.
-const DefaultMailboxSize = 64
+// DefaultMailboxSize is the starting capacity of a mailbox: 16 messages.
+// A mailbox grows by doubling when a burst needs it and keeps that size,
+// so a call pays only for the bursts it has.
+const DefaultMailboxSize = 16
 
 // MaxMailboxSize caps a mailbox: 4096 messages (80 s of audio frames).
 // Past it the oldest user message is dropped and counted; a stage that far

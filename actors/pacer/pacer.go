@@ -108,7 +108,7 @@ func Props(cfg Config, peers kit.Peers, opts ...actor.PropsOption) *actor.Props 
 	stats := kit.Counters{}
 	return actor.PropsFromProducer(func() actor.Actor {
 		a := &Actor{cfg: cfg, margin: cfg.margin(), peers: peers, stats: stats, tickMsg: &tick{}, pool: pool, book: bk}
-		a.queue = make([]*messages.OutputAudio, 0, 256)
+		a.queue = make([]*messages.OutputAudio, 0, 64) // grows with the first long answer
 		a.words = make([]time.Duration, 0, 64)
 		return a
 	}, opts...)
