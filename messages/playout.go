@@ -33,13 +33,6 @@ type Heard struct {
 	Cut      bool
 }
 
-// PlayoutPosition reports how much of Epoch's audio has been released to
-// the transport (sent for operators and for tests; not per frame).
-type PlayoutPosition struct {
-	Epoch    Epoch
-	Position time.Duration
-}
-
 // HeardQuery asks the pacer what was heard of Epoch; the answer is a Heard
 // sent to the asker. The llm actor asks when it interrupts an epoch, since
 // the pacer may never have seen audio of it.

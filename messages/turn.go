@@ -25,13 +25,6 @@ type Interrupt struct {
 	At    time.Time
 }
 
-// BotActive tells the turn actor that the bot produces output for Epoch
-// (sent by the llm actor when a round starts). Together with PlayoutDone it
-// decides whether speech of the caller is a barge-in.
-type BotActive struct {
-	Epoch Epoch
-}
-
 // PlayoutDone says the pacer played the last audio of Epoch (or that the
 // epoch ended without audio). The bot is idle again unless a newer epoch runs.
 type PlayoutDone struct {
