@@ -38,6 +38,11 @@ type Config struct {
 	// Fillers are the phrases, used in turn (round-robin per call; only a
 	// phrase that was spoken moves the rotation on).
 	Fillers []string
+	// NoFiller names the tools that opted out of fillers (their spec's
+	// FillerAfter is negative): a round whose calls all opted out stays
+	// silent while they run (end_call, send_dtmf: a phrase would be cut
+	// off or played into a phone menu).
+	NoFiller map[string]bool
 }
 
 // WithDefaults fills zero fields.

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -252,7 +253,7 @@ func (a *Actor) roundDone(ctx actor.Context, m *roundDone) {
 	}
 	valid := resp.ValidCalls()
 	ctx.Send(a.cur.round, &roundCommit{assistant: msg, recorded: ok, valid: valid, invalid: invalid})
-	if len(valid) > 0 && a.cfg.FillerAfter > 0 {
+	if a.cfg.FillerAfter > 0 && slices.ContainsFunc(valid, func(c messages.ToolCall) bool { return !a.cfg.NoFiller[c.Name] }) {
 		self, root, due := ctx.Self(), ctx.ActorSystem().Root, &fillerDue{epoch: m.epoch, round: m.round}
 		a.cur.fillerRound = m.round
 		a.cur.fillerTimer = time.AfterFunc(a.cfg.FillerAfter, func() { root.Send(self, due) })

@@ -96,6 +96,12 @@ func (c Config) WithDefaults() Config {
 	}
 	if len(c.LLMConfig.Tools) == 0 {
 		for _, s := range agent.OfferedSpecs(c.Tools) {
+			if s.FillerAfter < 0 {
+				if c.LLMConfig.NoFiller == nil {
+					c.LLMConfig.NoFiller = map[string]bool{}
+				}
+				c.LLMConfig.NoFiller[s.Name] = true
+			}
 			c.LLMConfig.Tools = append(c.LLMConfig.Tools, providers.ToolDef{Name: s.Name, Description: s.Description, Parameters: s.Parameters})
 		}
 	}

@@ -127,3 +127,29 @@ func TestFillerCutByBargeIn(t *testing.T) {
 		}
 	})
 }
+
+// TestFillerOptOut: a round whose calls all opted out of fillers (their
+// spec's FillerAfter is negative, like end_call) stays silent while they
+// run. (Mutation seen failing: the opt-out ignored — a filler is spoken.)
+func TestFillerOptOut(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newProbe()
+		look := p.tool("look", agent.ReadOnly, 3*time.Second)
+		spec := look.Spec()
+		spec.FillerAfter = -1
+		reg, err := agent.NewRegistry(withSpec{look, spec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := sim.NewScenario("filler-opt-out").Silence(500*time.Millisecond).Speak("Look it up.", time.Second).Silence(6 * time.Second)
+		r, err := call(t, s, reg,
+			sim.Response{Calls: []sim.ScriptedCall{{ID: "a", Name: "look", Args: `{}`}}},
+			sim.Response{Text: "Found it."}).Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := assistantTexts(r.Context); !slices.Equal(got, []string{"Found it."}) {
+			t.Errorf("assistant texts %q, want only the answer", got)
+		}
+	})
+}
