@@ -325,7 +325,27 @@ func (a *Actor) mark(m *messages.TurnMark) {
 	}
 	if _, seen := a.timelines[i].Marks[m.Kind]; !seen {
 		a.timelines[i].Marks[m.Kind] = m.At
+		if m.Kind == messages.MarkFirstAudioOut {
+			a.logTurn(a.timelines[i])
+		}
 	}
+}
+
+// logTurn writes one debug event per answered turn: its timeline in
+// milliseconds from the end of the caller's speech. No transcript, no
+// answer text.
+func (a *Actor) logTurn(t Timeline) {
+	end, ok := t.Marks[messages.MarkVADStop]
+	if !ok {
+		return // not a user turn (a closing line)
+	}
+	ev := a.cfg.Log.Debug().Str("call_id", string(a.cfg.Call)).Uint64("epoch", uint64(t.Epoch))
+	for k := messages.MarkSTTFinal; k <= messages.MarkFirstAudioOut; k++ {
+		if at, ok := t.Marks[k]; ok {
+			ev = ev.Int64(k.String()+"_ms", at.Sub(end).Milliseconds())
+		}
+	}
+	ev.Msg("turn")
 }
 
 func (a *Actor) describe(ctx actor.Context, m *messages.Describe) {
