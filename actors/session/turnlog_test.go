@@ -31,8 +31,8 @@ func (b *lockedBuffer) String() string {
 
 // TestTurnEvent: one debug event per answered turn with its timeline in
 // milliseconds from the end of speech, and no transcript or answer text.
-// (Mutations seen failing: no event; the first-audio mark measured from
-// the turn end instead of the end of speech.)
+// (Mutations seen failing: no event; the marks measured from a point 450 ms
+// after the end of speech, i.e. from the turn end.)
 func TestTurnEvent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var sink lockedBuffer
