@@ -29,6 +29,10 @@ type Timeline struct {
 	Marks map[messages.MarkKind]time.Time
 }
 
+// MaxTimelines bounds the timelines a session keeps: a long call keeps
+// its newest turns.
+const MaxTimelines = 512
+
 // GetTimelines asks the session for its turns' timelines, oldest first;
 // the answer is a []Timeline.
 type GetTimelines struct{}
@@ -78,8 +82,8 @@ type Actor struct {
 	stages  map[messages.Stage]*stage
 	order   []*stage
 
-	timelines []Timeline
-	byEpoch   map[messages.Epoch]int
+	timelines []*Timeline // the newest MaxTimelines, oldest first
+	byEpoch   map[messages.Epoch]*Timeline
 
 	gathers    map[uint64]*gather
 	nextRef    uint64
@@ -106,7 +110,7 @@ func Props(cfg Config) (*actor.Props, error) {
 	}
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &Actor{
-			cfg: cfg, stages: map[messages.Stage]*stage{}, byEpoch: map[messages.Epoch]int{}, gathers: map[uint64]*gather{},
+			cfg: cfg, stages: map[messages.Stage]*stage{}, byEpoch: map[messages.Epoch]*Timeline{}, gathers: map[uint64]*gather{},
 			backoff: kit.NewBackoff(cfg.Supervision.Backoff, cfg.Supervision.MaxBackoff, cfg.Supervision.Jitter, cfg.Supervision.Seed),
 			stats:   kit.Counters{},
 		}
@@ -317,16 +321,21 @@ func (a *Actor) end(ctx actor.Context, reason string, err error) {
 }
 
 func (a *Actor) mark(m *messages.TurnMark) {
-	i, ok := a.byEpoch[m.Epoch]
+	t, ok := a.byEpoch[m.Epoch]
 	if !ok {
-		i = len(a.timelines)
-		a.byEpoch[m.Epoch] = i
-		a.timelines = append(a.timelines, Timeline{Epoch: m.Epoch, Marks: map[messages.MarkKind]time.Time{}})
+		if len(a.timelines) == MaxTimelines {
+			delete(a.byEpoch, a.timelines[0].Epoch)
+			a.timelines[0] = nil
+			a.timelines = a.timelines[1:]
+		}
+		t = &Timeline{Epoch: m.Epoch, Marks: map[messages.MarkKind]time.Time{}}
+		a.byEpoch[m.Epoch] = t
+		a.timelines = append(a.timelines, t)
 	}
-	if _, seen := a.timelines[i].Marks[m.Kind]; !seen {
-		a.timelines[i].Marks[m.Kind] = m.At
+	if _, seen := t.Marks[m.Kind]; !seen {
+		t.Marks[m.Kind] = m.At
 		if m.Kind == messages.MarkFirstAudioOut {
-			a.logTurn(a.timelines[i])
+			a.logTurn(*t)
 		}
 	}
 }

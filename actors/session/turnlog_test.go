@@ -7,7 +7,12 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/brisvox/brisvox/actors/session"
+	"github.com/brisvox/brisvox/messages"
+	"github.com/brisvox/brisvox/sim"
 	"github.com/rs/zerolog"
 )
 
@@ -61,6 +66,27 @@ func TestTurnEvent(t *testing.T) {
 			if strings.Contains(sink.String(), secret) {
 				t.Errorf("the log holds %q", secret)
 			}
+		}
+	})
+}
+
+// TestTimelinesAreBounded: a session keeps the timelines of its newest
+// MaxTimelines turns only. (Mutation seen failing: no bound — 600 kept.)
+func TestTimelinesAreBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var got []session.Timeline
+		c := call("timelines", sim.Action{At: time.Second, Do: func(h *sim.Handle) {
+			pid := actor.NewPID(h.System.Address(), "switchboard/"+string(h.Call))
+			for e := range 600 {
+				h.System.Root.Send(pid, &messages.TurnMark{Epoch: messages.Epoch(1000 + e), Kind: messages.MarkTurnEnd, At: time.Now()})
+			}
+			got = request[[]session.Timeline](t, h, &session.GetTimelines{})
+		}})
+		if _, err := c.Run(); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != session.MaxTimelines || got[0].Epoch != 1000+600-session.MaxTimelines || got[len(got)-1].Epoch != 1599 {
+			t.Fatalf("%d timelines from epoch %d to %d", len(got), got[0].Epoch, got[len(got)-1].Epoch)
 		}
 	})
 }
