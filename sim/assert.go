@@ -211,8 +211,6 @@ func (r *Result) CheckRoles() error {
 	return nil
 }
 
-func fieldsOf(s string) []string { return strings.Fields(s) }
-
 // CheckNoCallerAudioLost checks that every frame the caller sent reached
 // the STT provider: the input side keeps all audio, barge-ins and
 // reconnects included (frames are only ever dropped when a stage is far

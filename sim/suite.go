@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/brisvox/brisvox/actors/session"
@@ -84,7 +85,7 @@ func RunCase(c Case) Outcome {
 		prints[i] = r.Fingerprint()
 		if i == 0 {
 			out.Result = r
-			out.FirstAudio = firstAudios(r, call.Scenario)
+			out.FirstAudio = firstAudios(r)
 			out.ToSilence = toSilence(r)
 		}
 	}
@@ -110,18 +111,15 @@ func CheckInvariants(r *Result, slack int) error {
 	return errors.Join(r.CheckNoStaleAudio(), r.CheckContextMatchesPlayed(slack), r.CheckRoles(), r.CheckNoCallerAudioLost())
 }
 
-func firstAudios(r *Result, s *Scenario) []time.Duration {
+// firstAudios is, per answered user turn (timelines come oldest first),
+// the time from the end of speech to the first audio out.
+func firstAudios(r *Result) []time.Duration {
 	var out []time.Duration
-	for _, e := range r.TurnEpochs() {
-		for _, t := range r.Timelines {
-			if t.Epoch != e {
-				continue
-			}
-			end, ok := t.Marks[messages.MarkVADStop]
-			first, ok2 := t.Marks[messages.MarkFirstAudioOut]
-			if ok && ok2 {
-				out = append(out, first.Sub(end))
-			}
+	for _, t := range r.Timelines {
+		end, ok := t.Marks[messages.MarkVADStop]
+		first, ok2 := t.Marks[messages.MarkFirstAudioOut]
+		if ok && ok2 {
+			out = append(out, first.Sub(end))
 		}
 	}
 	return out
@@ -185,7 +183,7 @@ func saidTurn(r *Result, i int) []string {
 }
 
 func equalWords(got []string, want string) error {
-	w := fieldsOf(want)
+	w := strings.Fields(want)
 	if fmt.Sprint(got) != fmt.Sprint(w) {
 		return fmt.Errorf("%w: said %q, want %q", ErrCheck, got, w)
 	}
@@ -341,7 +339,7 @@ func interruptedWithin(r *Result, s *Scenario, i int, bound time.Duration) error
 }
 
 func nonEmptyCut(r *Result, turn int) error {
-	if n := len(saidTurn(r, turn)); n == 0 || n >= len(fieldsOf(longAnswer)) {
+	if n := len(saidTurn(r, turn)); n == 0 || n >= len(strings.Fields(longAnswer)) {
 		return fmt.Errorf("%w: turn %d kept %d words; a cut mid-answer should keep some but not all", ErrCheck, turn, n)
 	}
 	return nil

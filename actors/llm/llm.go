@@ -146,10 +146,9 @@ func (a *Actor) Receive(ctx actor.Context) {
 		// keep its text so far, answer its open calls so the context stays
 		// valid, and end the answer there, so the pacer settles what was
 		// heard and the next incarnation cuts the context to it.
-		a.flushPartial()
-		a.stats.Add("interrupted_tool_calls", uint64(a.conv.InterruptPendingToolCalls("the round was restarted")))
-		if a.cur != nil && !a.cur.settled && a.cur.round != nil {
-			a.cur.round = nil
+		running := a.cur != nil && !a.cur.settled && a.cur.round != nil
+		a.closeRound(ctx, "the round was restarted")
+		if running {
 			ctx.Send(a.peers.TTS, &messages.TextFlush{Epoch: a.cur.epoch, Final: true})
 		}
 	case *actor.Started, *actor.Stopping, *actor.Stopped:
@@ -297,9 +296,7 @@ func (a *Actor) roundFailed(ctx actor.Context, m *messages.RoundFailed) {
 	}
 	a.stats.Inc("round_failures")
 	a.log.Warn().Err(m.Err).Str("call_id", string(a.peers.Call)).Uint64("epoch", uint64(m.Epoch)).Msg("llm round failed; speaking the fallback line")
-	a.stopRound(ctx)
-	a.stats.Add("interrupted_tool_calls", uint64(a.conv.InterruptPendingToolCalls("the round failed")))
-	a.placeFiller()
+	a.closeRound(ctx, "the round failed")
 	a.speak(ctx, m.Epoch, a.cfg.FallbackLine)
 	ctx.Send(a.peers.TTS, &messages.TextFlush{Epoch: m.Epoch, Final: true})
 }
@@ -342,6 +339,17 @@ func (a *Actor) flushPartial() {
 	a.cur.partial.Reset()
 }
 
+// closeRound ends the epoch's running round where it is: it stops the
+// round, keeps its text so far, answers its open calls (interrupted, with
+// why) and places a filler spoken meanwhile, so the context stays valid and
+// holds the words in the order they were played.
+func (a *Actor) closeRound(ctx actor.Context, why string) {
+	a.stopRound(ctx)
+	a.flushPartial()
+	a.stats.Add("interrupted_tool_calls", uint64(a.conv.InterruptPendingToolCalls(why)))
+	a.placeFiller()
+}
+
 func (a *Actor) stopRound(ctx actor.Context) {
 	if a.cur != nil && a.cur.round != nil {
 		ctx.Stop(a.cur.round)
@@ -358,10 +366,7 @@ func (a *Actor) interrupt(ctx actor.Context, m *messages.Interrupt) {
 	if a.cur == nil || a.cur.settled {
 		return
 	}
-	a.stopRound(ctx)
-	a.flushPartial()
-	a.stats.Add("interrupted_tool_calls", uint64(a.conv.InterruptPendingToolCalls("interrupted: the caller spoke")))
-	a.placeFiller()
+	a.closeRound(ctx, "interrupted: the caller spoke")
 	if !a.cur.asked {
 		a.cur.asked = true
 		ctx.Send(a.peers.Pacer, &messages.HeardQuery{Epoch: a.cur.epoch})
@@ -373,10 +378,7 @@ func (a *Actor) heard(ctx actor.Context, m *messages.Heard) {
 	if a.cur == nil || a.cur.epoch != m.Epoch || a.cur.settled {
 		return
 	}
-	a.stopRound(ctx)
-	a.flushPartial()
-	a.stats.Add("interrupted_tool_calls", uint64(a.conv.InterruptPendingToolCalls("the answer was cut short")))
-	a.placeFiller()
+	a.closeRound(ctx, "the answer was cut short")
 	total := a.conv.AssistantWords(a.cur.start)
 	kept := a.conv.CutAssistantWords(a.cur.start, m.Words)
 	if kept < total {

@@ -71,7 +71,7 @@ type Actor struct {
 	turn          messages.Epoch
 	invalidRounds int
 	// epochCtx cancels the ReadOnly calls of an epoch at its interrupt.
-	epochs   map[messages.Epoch]context.CancelFunc
+	epochs   map[messages.Epoch]epochCtx
 	minEpoch messages.Epoch
 	wg       sync.WaitGroup
 }
@@ -90,7 +90,7 @@ func Props(reg *agent.Registry, peers kit.Peers, log zerolog.Logger, opts ...act
 	}
 	log = log.With().Str("component", "tools").Logger()
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Actor{ledger: led, reg: reg, peers: peers, stats: stats, log: log, batches: map[batchKey]*batch{}, epochs: map[messages.Epoch]context.CancelFunc{}}
+		return &Actor{ledger: led, reg: reg, peers: peers, stats: stats, log: log, batches: map[batchKey]*batch{}, epochs: map[messages.Epoch]epochCtx{}}
 	}, opts...)
 }
 
@@ -324,13 +324,21 @@ func (a *Actor) sideEffect(ctx actor.Context, call messages.ToolCall, spec agent
 	return messages.ToolResult{}, false
 }
 
+// epochCtx is the context of an epoch's ReadOnly calls, cancelled at the
+// epoch's interrupt.
+type epochCtx struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// epochContext returns the epoch's context, made by its first round; the
+// later rounds of the epoch share it.
 func (a *Actor) epochContext(e messages.Epoch) context.Context {
-	// One context per epoch; a new one replaces nothing (epochs are unique).
-	ctx, cancel := context.WithCancel(context.Background())
-	if old, ok := a.epochs[e]; ok {
-		old()
+	if ec, ok := a.epochs[e]; ok {
+		return ec.ctx
 	}
-	a.epochs[e] = cancel
+	ctx, cancel := context.WithCancel(context.Background())
+	a.epochs[e] = epochCtx{ctx: ctx, cancel: cancel}
 	return ctx
 }
 
@@ -500,8 +508,8 @@ func (a *Actor) loseInFlight(ctx actor.Context) {
 
 // stopReadOnly cancels the ReadOnly calls and waits for their goroutines.
 func (a *Actor) stopReadOnly() {
-	for e, cancel := range a.epochs {
-		cancel()
+	for e, ec := range a.epochs {
+		ec.cancel()
 		delete(a.epochs, e)
 	}
 	a.wg.Wait()
@@ -553,9 +561,9 @@ func (a *Actor) interrupt(e messages.Epoch) {
 		return
 	}
 	a.minEpoch = e
-	for ep, cancel := range a.epochs {
+	for ep, ec := range a.epochs {
 		if ep < e {
-			cancel()
+			ec.cancel()
 			delete(a.epochs, ep)
 		}
 	}
