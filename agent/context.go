@@ -48,6 +48,19 @@ func (c *Context) Messages() []Message {
 	return slices.Clone(c.msgs)
 }
 
+// Truncate drops the messages from index n on: a discarded speculation
+// takes back what it added (its user message, its rounds), so the context
+// holds only what was committed. It keeps the id sequence: an id minted
+// for a dropped call is never minted again. n past the end is a no-op; a
+// negative n panics, like a slice index (an index comes from Len).
+func (c *Context) Truncate(n int) {
+	if n >= len(c.msgs) {
+		return
+	}
+	clear(c.msgs[n:])
+	c.msgs = c.msgs[:n]
+}
+
 // Len is the number of messages.
 func (c *Context) Len() int { return len(c.msgs) }
 

@@ -248,3 +248,29 @@ func TestFingerprint(t *testing.T) {
 		t.Fatalf("Fingerprint() =\n%s\nwant\n%s", got, want)
 	}
 }
+
+// Catches Truncate resetting the id sequence: an id of a discarded
+// speculation's call minted again would give two calls one idempotency key.
+// (Mutation seen failing: c.turn, c.seq = 0, 0 in Truncate.)
+func TestTruncateDropsMessagesAndKeepsIDs(t *testing.T) {
+	c := NewContext("sys")
+	c.Append(User("hello"))
+	n := c.Len()
+	c.Append(User("book it"))
+	first := c.NextToolCallIDs(3, 2)
+	c.Append(Assistant("", []messages.ToolCall{{ID: first[0], Name: "x"}, {ID: first[1], Name: "x"}}))
+	c.Truncate(n)
+	if c.Len() != n || c.At(n-1).Text != "hello" {
+		t.Fatalf("after truncate: %d messages, last %+v", c.Len(), c.At(c.Len()-1))
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if next := c.NextToolCallIDs(3, 1); next[0] != "t3.2" {
+		t.Fatalf("next id after truncate = %s, want t3.2", next[0])
+	}
+	c.Truncate(99) // past the end: nothing happens
+	if c.Len() != n {
+		t.Fatalf("truncate past the end changed the length to %d", c.Len())
+	}
+}

@@ -36,6 +36,10 @@ type RunTools struct {
 	Round     int
 	Calls     []ToolCall
 	Malformed int
+	// Speculative: the round belongs to a speculative turn. Its ReadOnly
+	// calls run; its SideEffect calls are held until the llm actor passes
+	// on the turn's Commit (and never run after a Discard).
+	Speculative bool
 }
 
 // ToolResults answers RunTools. BudgetExhausted says the turn spent its

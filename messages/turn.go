@@ -13,8 +13,32 @@ type UserTurn struct {
 	SpeechStart time.Time
 	// SpeechEnd is the backdated end of the caller's speech.
 	SpeechEnd time.Time
-	// At is when the turn actor decided the turn was over.
+	// At is when the turn actor decided the turn was over (for a
+	// speculative turn: when it guessed so).
 	At time.Time
+	// Speculative says the turn has not ended yet: the caller went quiet
+	// and the transcript is final, but the end-of-turn delay still runs.
+	// The llm actor answers it without letting anything out (no text to
+	// TTS, SideEffect calls held) until Commit, and Discard takes it back.
+	Speculative bool
+}
+
+// Commit ends a speculative turn: the caller stayed quiet through the
+// end-of-turn delay. The llm actor lets the speculation's held output go
+// and has the tools actor run its held SideEffect calls. Turn is the turn
+// as it ended; when no speculation of it is running (the llm actor was
+// busy, or a restart lost it) the llm actor takes it as an ordinary turn,
+// so a commit never loses the caller's words.
+type Commit struct {
+	Turn UserTurn
+}
+
+// Discard takes back the speculative turn of Epoch: the caller spoke again
+// (or the transcript changed) before the turn ended. Nothing of it was
+// heard; its held SideEffect calls never run and its messages leave the
+// context. Its epoch is never used again.
+type Discard struct {
+	Epoch Epoch
 }
 
 // Interrupt stops everything of epochs older than Epoch: the running round,

@@ -38,6 +38,15 @@ type epochState struct {
 	filler      string
 	fillerTimer *time.Timer
 	fillerRound int
+	// A speculative answer (speculate.go) keeps its output in held until
+	// the turn's Commit; base is the context's length before its user
+	// message, where a Discard cuts it back to. fillerOwed: a round's
+	// tools started during the speculation, and their filler delay starts
+	// at the commit.
+	speculative bool
+	base        int
+	held        []any
+	fillerOwed  bool
 }
 
 // fillerDue fires when a round's tools ran for the filler delay.
@@ -104,13 +113,17 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.toolResults(ctx, m)
 	case *messages.TextFlush:
 		if a.live(m.Epoch) {
-			ctx.Send(a.peers.TTS, m)
+			a.out(ctx, m)
 		}
 	case *messages.EpochDone:
 		if a.live(m.Epoch) {
 			a.stopRound(ctx)
-			ctx.Send(a.peers.TTS, &messages.TextFlush{Epoch: m.Epoch, Final: true})
+			a.out(ctx, &messages.TextFlush{Epoch: m.Epoch, Final: true})
 		}
+	case *messages.Commit:
+		a.commit(ctx, m)
+	case *messages.Discard:
+		a.discard(ctx, m)
 	case *messages.RoundStarted:
 		a.stats.Inc("requests")
 	case *messages.RoundFirstToken:
@@ -130,7 +143,10 @@ func (a *Actor) Receive(ctx actor.Context) {
 		ctx.Respond(cp)
 	case *messages.Describe:
 		state := "idle"
-		if a.cur != nil && !a.cur.settled {
+		switch {
+		case a.cur != nil && a.cur.speculative:
+			state = "speculating"
+		case a.cur != nil && !a.cur.settled:
 			state = "answering"
 		}
 		d := kit.Describe(string(messages.StageLLM), state, a.stats)
@@ -149,7 +165,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 		running := a.cur != nil && !a.cur.settled && a.cur.round != nil
 		a.closeRound(ctx, "the round was restarted")
 		if running {
-			ctx.Send(a.peers.TTS, &messages.TextFlush{Epoch: a.cur.epoch, Final: true})
+			a.out(ctx, &messages.TextFlush{Epoch: a.cur.epoch, Final: true})
 		}
 	case *actor.Started, *actor.Stopping, *actor.Stopped:
 	default:
@@ -169,6 +185,11 @@ func (a *Actor) userTurn(ctx actor.Context, m *messages.UserTurn) {
 		a.stats.Inc("stale_turns")
 		return
 	}
+	if m.Speculative {
+		a.speculate(ctx, m)
+		return
+	}
+	a.supersede(ctx, m.Epoch)
 	if a.busy() {
 		// The previous answer is not settled yet (its heard words are on
 		// their way): keep the turn until it is.
@@ -181,10 +202,15 @@ func (a *Actor) userTurn(ctx actor.Context, m *messages.UserTurn) {
 	// The tools actor's confirmation gate counts the user's replies.
 	ctx.Send(a.peers.Tools, m)
 	a.begin(m.Epoch)
-	props := roundProps(a.cfg, a.provider, a.peers, m.Epoch, a.conv.Messages())
-	pid, err := ctx.SpawnNamed(props, "round-"+epochName(m.Epoch))
+	a.spawnRound(ctx, m.Epoch)
+}
+
+// spawnRound starts the round loop of epoch e on the context as it is.
+func (a *Actor) spawnRound(ctx actor.Context, e messages.Epoch) {
+	props := roundProps(a.cfg, a.provider, a.peers, e, a.conv.Messages())
+	pid, err := ctx.SpawnNamed(props, "round-"+epochName(e))
 	if err != nil {
-		a.roundFailed(ctx, &messages.RoundFailed{Epoch: m.Epoch, Err: err})
+		a.roundFailed(ctx, &messages.RoundFailed{Epoch: e, Err: err})
 		return
 	}
 	a.cur.round = pid
@@ -194,13 +220,14 @@ func (a *Actor) say(ctx actor.Context, m *messages.Say) {
 	if m.Epoch < a.minEpoch {
 		return
 	}
+	a.supersede(ctx, m.Epoch)
 	if a.busy() {
 		a.pendSay = append(a.pendSay, m)
 		return
 	}
 	a.begin(m.Epoch)
 	a.speak(ctx, m.Epoch, m.Text)
-	ctx.Send(a.peers.TTS, &messages.TextFlush{Epoch: m.Epoch, Final: true})
+	a.out(ctx, &messages.TextFlush{Epoch: m.Epoch, Final: true})
 }
 
 func (a *Actor) begin(e messages.Epoch) {
@@ -212,7 +239,7 @@ func (a *Actor) begin(e messages.Epoch) {
 func (a *Actor) speak(ctx actor.Context, e messages.Epoch, text string) {
 	a.flushPartial()
 	a.conv.Append(agent.Assistant(text, nil))
-	ctx.Send(a.peers.TTS, &messages.TextDelta{Epoch: e, Text: text})
+	a.out(ctx, &messages.TextDelta{Epoch: e, Text: text})
 }
 
 func (a *Actor) delta(ctx actor.Context, m *messages.TextDelta) {
@@ -221,7 +248,7 @@ func (a *Actor) delta(ctx actor.Context, m *messages.TextDelta) {
 		return
 	}
 	a.cur.partial.WriteString(m.Text)
-	ctx.Send(a.peers.TTS, m)
+	a.out(ctx, m)
 }
 
 // roundDone records a round's response: the calls get the engine's ids
@@ -251,12 +278,22 @@ func (a *Actor) roundDone(ctx actor.Context, m *roundDone) {
 		a.conv.Append(agent.ToolMessage(r))
 	}
 	valid := resp.ValidCalls()
-	ctx.Send(a.cur.round, &roundCommit{assistant: msg, recorded: ok, valid: valid, invalid: invalid})
+	ctx.Send(a.cur.round, &roundCommit{assistant: msg, recorded: ok, valid: valid, invalid: invalid, speculative: a.cur.speculative})
 	if a.cfg.FillerAfter > 0 && slices.ContainsFunc(valid, func(c messages.ToolCall) bool { return !a.cfg.NoFiller[c.Name] }) {
-		self, root, due := ctx.Self(), ctx.ActorSystem().Root, &fillerDue{epoch: m.epoch, round: m.round}
 		a.cur.fillerRound = m.round
-		a.cur.fillerTimer = time.AfterFunc(a.cfg.FillerAfter, func() { root.Send(self, due) })
+		if a.cur.speculative {
+			// The delay runs from the commit (speculate.go).
+			a.cur.fillerOwed = true
+			return
+		}
+		a.armFiller(ctx)
 	}
+}
+
+// armFiller starts the filler delay of the current round's tools.
+func (a *Actor) armFiller(ctx actor.Context) {
+	self, root, due := ctx.Self(), ctx.ActorSystem().Root, &fillerDue{epoch: a.cur.epoch, round: a.cur.fillerRound}
+	a.cur.fillerTimer = time.AfterFunc(a.cfg.FillerAfter, func() { root.Send(self, due) })
 }
 
 // fillerDue speaks the next filler phrase when the round's tools are still
@@ -270,8 +307,8 @@ func (a *Actor) fillerDue(ctx actor.Context, m *fillerDue) {
 	a.fillers++
 	a.stats.Inc("fillers")
 	a.cur.filler = phrase
-	ctx.Send(a.peers.TTS, &messages.TextDelta{Epoch: m.epoch, Round: m.round, Text: phrase})
-	ctx.Send(a.peers.TTS, &messages.TextFlush{Epoch: m.epoch})
+	a.out(ctx, &messages.TextDelta{Epoch: m.epoch, Round: m.round, Text: phrase})
+	a.out(ctx, &messages.TextFlush{Epoch: m.epoch})
 }
 
 // placeFiller puts a spoken filler into the context (after the results of
@@ -280,6 +317,7 @@ func (a *Actor) placeFiller() {
 	if a.cur == nil {
 		return
 	}
+	a.cur.fillerOwed = false
 	if a.cur.fillerTimer != nil {
 		a.cur.fillerTimer.Stop()
 		a.cur.fillerTimer = nil
@@ -298,7 +336,7 @@ func (a *Actor) roundFailed(ctx actor.Context, m *messages.RoundFailed) {
 	a.log.Warn().Err(m.Err).Str("call_id", string(a.peers.Call)).Uint64("epoch", uint64(m.Epoch)).Msg("llm round failed; speaking the fallback line")
 	a.closeRound(ctx, "the round failed")
 	a.speak(ctx, m.Epoch, a.cfg.FallbackLine)
-	ctx.Send(a.peers.TTS, &messages.TextFlush{Epoch: m.Epoch, Final: true})
+	a.out(ctx, &messages.TextFlush{Epoch: m.Epoch, Final: true})
 }
 
 // toolResults records a round's results and passes them to the round;
@@ -319,8 +357,12 @@ func (a *Actor) toolResults(ctx actor.Context, m *messages.ToolResults) {
 	ctx.Send(a.cur.round, m)
 }
 
-// pushNotes adds the late results that wait, as long as no call is open.
+// pushNotes adds the late results that wait, as long as no call is open
+// and no speculation runs (a discarded one would take them back with it).
 func (a *Actor) pushNotes() {
+	if a.cur != nil && a.cur.speculative {
+		return
+	}
 	for len(a.notes) > 0 {
 		if err := a.conv.PushLateToolResult(a.notes[0]); err != nil {
 			return // a round's call is open: after its results

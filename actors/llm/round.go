@@ -42,6 +42,9 @@ type roundCommit struct {
 	recorded  bool
 	valid     []messages.ToolCall
 	invalid   []messages.ToolResult
+	// speculative: the turn is not committed yet; the tools actor holds
+	// the round's SideEffect calls until it is.
+	speculative bool
 }
 
 // round is the child of the llm actor for one epoch: it runs the request
@@ -215,7 +218,7 @@ func (r *round) committed(ctx actor.Context, m *roundCommit) {
 	// admits the round even when only malformed calls came: they spend the
 	// turn's retry budget.
 	ctx.Send(ctx.Parent(), &messages.TextFlush{Epoch: r.epoch})
-	ctx.Send(r.peers.Tools, &messages.RunTools{Epoch: r.epoch, Round: r.n, Calls: m.valid, Malformed: len(m.invalid)})
+	ctx.Send(r.peers.Tools, &messages.RunTools{Epoch: r.epoch, Round: r.n, Calls: m.valid, Malformed: len(m.invalid), Speculative: m.speculative})
 }
 
 func (r *round) toolResults(ctx actor.Context, m *messages.ToolResults) {

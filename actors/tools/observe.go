@@ -50,7 +50,10 @@ import (
 //     restart of the tools actor (a SideEffect one then settles lost) or by
 //     the hang-up.
 //
-// held is not emitted: speculation is not wired yet.
+// A call held by a speculative round (speculate.go) emits "tool call
+// held" with outcome held when its round is admitted; its settle event
+// follows at the commit, or, when the speculation is discarded, as
+// not_started.
 const (
 	outcomeNotStarted         = "not_started"
 	outcomeTimedOutRunning    = "timed_out_running"

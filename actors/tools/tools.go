@@ -27,6 +27,9 @@ type batch struct {
 	// admitted and retries are the start of each call's trace (observe.go).
 	admitted time.Time
 	retries  int
+	// held are the slots of SideEffect calls of a speculative round, in
+	// issue order: they run at the turn's commit (speculate.go).
+	held []int
 }
 
 // flight is a SideEffect call running in its own actor.
@@ -73,7 +76,11 @@ type Actor struct {
 	// epochCtx cancels the ReadOnly calls of an epoch at its interrupt.
 	epochs   map[messages.Epoch]epochCtx
 	minEpoch messages.Epoch
-	wg       sync.WaitGroup
+	// committed is the newest speculative turn committed: a speculative
+	// round of it that arrives after the commit (the round and the llm
+	// actor send on separate paths) runs as committed.
+	committed messages.Epoch
+	wg        sync.WaitGroup
 }
 
 // Props makes the tools actor's props. log is the call's logger: every
@@ -111,6 +118,10 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.confirms.NoteUserTurn(m.SpeechStart)
 	case *messages.Undelivered:
 		a.undelivered(ctx, m)
+	case *messages.Commit:
+		a.commit(ctx, m.Turn.Epoch)
+	case *messages.Discard:
+		a.discard(m.Epoch)
 	case *messages.Describe:
 		d := kit.Describe(string(messages.StageTools), "ready", a.stats)
 		d.Counters["running_side_effects"] = uint64(len(ctx.Children()))
@@ -138,43 +149,57 @@ func (a *Actor) run(ctx actor.Context, m *messages.RunTools) {
 		return
 	}
 	a.batches[key] = b
-	ectx := a.epochContext(m.Epoch)
-	self, root := ctx.Self(), ctx.ActorSystem().Root
+	speculative := m.Speculative && m.Epoch > a.committed
 	for i, call := range m.Calls {
 		if b.results[i].CallID != "" {
 			continue // answered in planning
 		}
-		a.stats.Inc("calls")
-		info := agent.CallInfo{CallID: call.ID, Epoch: m.Epoch, Round: m.Round}
-		done := &messages.ToolDone{Epoch: m.Epoch, Round: m.Round, Index: i}
-		if a.gated && call.Name == agent.ConfirmPendingTool {
-			if res, answered := a.confirm(ctx, call, info, key, b.trace(key, i), done); answered {
-				a.answer(key, b, i, res)
-			}
+		if speculative && a.holds(call) {
+			a.hold(key, b, i)
 			continue
 		}
-		if _, spec, ok := a.reg.Lookup(call.Name); ok && spec.Effect == agent.SideEffect {
-			if spec.Confirm {
-				// Held: it runs only when confirmed after the user's reply.
-				a.stats.Inc("held")
-				a.answer(key, b, i, a.confirms.Request(call, m.Epoch, time.Now()))
-				continue
-			}
-			if res, answered := a.sideEffect(ctx, call, spec, info, key, b.trace(key, i), done, false); answered {
-				a.answer(key, b, i, res)
-			}
-			continue
-		}
-		a.wg.Add(1)
-		go func() {
-			defer a.wg.Done()
-			done.Result = runAdmitted(ectx, a.reg, call, info) // admitted above
-			root.Send(self, done)
-		}()
+		a.start(ctx, key, b, i)
 	}
 	if b.remaining == 0 {
 		a.finish(ctx, key, b)
 	}
+}
+
+// start runs slot i of an admitted round: a confirmation, a held request
+// of the confirmation gate, a SideEffect call in its own actor, or a
+// ReadOnly call on a goroutine under the epoch's context. A slot the
+// record answers at once is answered here.
+func (a *Actor) start(ctx actor.Context, key batchKey, b *batch, i int) {
+	call := b.calls[i]
+	a.stats.Inc("calls")
+	info := agent.CallInfo{CallID: call.ID, Epoch: key.epoch, Round: key.round}
+	done := &messages.ToolDone{Epoch: key.epoch, Round: key.round, Index: i}
+	if a.gated && call.Name == agent.ConfirmPendingTool {
+		if res, answered := a.confirm(ctx, call, info, key, b.trace(key, i), done); answered {
+			a.answer(key, b, i, res)
+		}
+		return
+	}
+	if _, spec, ok := a.reg.Lookup(call.Name); ok && spec.Effect == agent.SideEffect {
+		if spec.Confirm {
+			// Held: it runs only when confirmed after the user's reply.
+			a.stats.Inc("held")
+			a.answer(key, b, i, a.confirms.Request(call, key.epoch, time.Now()))
+			return
+		}
+		if res, answered := a.sideEffect(ctx, call, spec, info, key, b.trace(key, i), done, false); answered {
+			a.answer(key, b, i, res)
+		}
+		return
+	}
+	ectx := a.epochContext(key.epoch)
+	self, root := ctx.Self(), ctx.ActorSystem().Root
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		done.Result = runAdmitted(ectx, a.reg, call, info) // admitted above
+		root.Send(self, done)
+	}()
 }
 
 // MaxInvalidRounds is the turn's retry budget: rounds with a malformed

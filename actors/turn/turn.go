@@ -25,12 +25,23 @@ type Config struct {
 	BargeInDelay time.Duration
 	// DrainTimeout bounds how long the closing line of EndCall may take.
 	DrainTimeout time.Duration
+	// Speculate starts the answer when the caller has gone quiet and the
+	// transcript is final, while EndOfTurnDelay still runs: the turn goes
+	// out marked Speculative, nothing of its answer is played and none of
+	// its SideEffect calls runs until the delay passes in silence (Commit);
+	// speech or a new transcript before that takes it back (Discard). The
+	// delay then hides the model's first-token latency. Off by default:
+	// a discarded speculation is a paid request. Needs EndOfTurnDelay > 0.
+	Speculate bool
 }
 
 // Validate checks the config.
 func (c Config) Validate() error {
 	if c.EndOfTurnDelay < 0 || c.BargeInDelay < 0 || c.DrainTimeout < 0 {
 		return fmt.Errorf("%w: negative duration", ErrInvalidConfig)
+	}
+	if c.Speculate && c.EndOfTurnDelay == 0 {
+		return fmt.Errorf("%w: speculation needs an end-of-turn delay to hide the request in", ErrInvalidConfig)
 	}
 	return nil
 }
@@ -71,6 +82,11 @@ type Actor struct {
 
 	draining bool
 	timers   [3]*time.Timer // end of turn, barge-in, drain
+
+	// spec is the epoch of the speculative turn out (0: none) and
+	// specText its text.
+	spec     messages.Epoch
+	specText string
 }
 
 const (
@@ -172,6 +188,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 func (a *Actor) speechStarted(ctx actor.Context) {
 	a.speaking = true
 	a.gen++ // a pending turn end waits for this speech to stop again
+	a.discard(ctx)
 	if !a.busy || a.draining {
 		return
 	}
@@ -205,6 +222,7 @@ func (a *Actor) transcript(ctx actor.Context, m *messages.Transcript) {
 	if t := strings.TrimSpace(m.Text); t != "" {
 		a.finals = append(a.finals, t)
 		a.lastInterim = ""
+		a.discard(ctx) // the turn's text changed
 	}
 	a.finalAt = m.At
 	if m.FromFinalize && a.owed > 0 {
@@ -224,24 +242,61 @@ func (a *Actor) tryEnd(ctx actor.Context) {
 		a.endTurn(ctx)
 		return
 	}
+	if a.cfg.Speculate {
+		a.speculate(ctx)
+	}
 	a.after(ctx, timerEnd, a.cfg.EndOfTurnDelay, &endTurnDue{gen: a.gen})
+}
+
+// turnText is what the caller said in the turn so far.
+func (a *Actor) turnText() string {
+	if len(a.finals) == 0 {
+		// A session failure may leave only interims: better than nothing.
+		return strings.TrimSpace(a.lastInterim)
+	}
+	return strings.Join(a.finals, " ")
+}
+
+// speculate sends the turn ahead of its end, once per text.
+func (a *Actor) speculate(ctx actor.Context) {
+	text := a.turnText()
+	if a.spec != 0 || text == "" || a.busy || a.draining {
+		return
+	}
+	a.spec, a.specText = a.nextEpoch(), text
+	a.stats.Inc("speculations")
+	ctx.Send(a.peers.LLM, &messages.UserTurn{Epoch: a.spec, Text: text, SpeechStart: a.utteranceStart, SpeechEnd: a.speechEnd, At: time.Now(), Speculative: true})
+}
+
+// discard takes back the speculative turn out, if any: its epoch is spent.
+func (a *Actor) discard(ctx actor.Context) {
+	if a.spec == 0 {
+		return
+	}
+	a.stats.Inc("speculations_discarded")
+	ctx.Send(a.peers.LLM, &messages.Discard{Epoch: a.spec})
+	a.spec, a.specText = 0, ""
 }
 
 func (a *Actor) endTurn(ctx actor.Context) {
 	a.stopped = false
-	text := strings.Join(a.finals, " ")
-	if text == "" {
-		// A session failure may leave only interims: better than nothing.
-		text = strings.TrimSpace(a.lastInterim)
-	}
+	text := a.turnText()
 	a.finals, a.lastInterim = a.finals[:0], ""
 	start := a.utteranceStart
 	a.utteranceStart = time.Time{}
+	if a.spec != 0 && (text != a.specText || a.draining) {
+		a.discard(ctx)
+	}
 	if text == "" || a.draining {
 		a.stats.Inc("empty_turns")
 		return
 	}
-	e := a.nextEpoch()
+	var e messages.Epoch
+	if a.spec != 0 {
+		e = a.spec
+	} else {
+		e = a.nextEpoch()
+	}
 	a.busy = true
 	a.stats.Inc("turns")
 	now := time.Now()
@@ -250,7 +305,14 @@ func (a *Actor) endTurn(ctx actor.Context) {
 		a.peers.Mark(ctx, e, messages.MarkSTTFinal, a.finalAt)
 	}
 	a.peers.Mark(ctx, e, messages.MarkTurnEnd, now)
-	ctx.Send(a.peers.LLM, &messages.UserTurn{Epoch: e, Text: text, SpeechStart: start, SpeechEnd: a.speechEnd, At: now})
+	turn := messages.UserTurn{Epoch: e, Text: text, SpeechStart: start, SpeechEnd: a.speechEnd, At: now}
+	if a.spec != 0 {
+		a.spec, a.specText = 0, ""
+		a.stats.Inc("speculations_committed")
+		ctx.Send(a.peers.LLM, &messages.Commit{Turn: turn})
+		return
+	}
+	ctx.Send(a.peers.LLM, &turn)
 }
 
 // nextEpoch returns the epoch for new output: the current one if nothing
@@ -268,6 +330,7 @@ func (a *Actor) endCall(ctx actor.Context, m *messages.EndCall) {
 	if a.draining {
 		return
 	}
+	a.discard(ctx)
 	if a.busy {
 		a.interrupt(ctx)
 	}
