@@ -17,6 +17,16 @@ type TextFlush struct {
 	Final bool
 }
 
+// Filler is a filler phrase of Epoch, spoken while a round's tools run.
+// The tts stage plays its pre-rendered clip when it has one (after the
+// audio of the text before it, and before any text after it), and
+// otherwise speaks it through the provider like a delta and a flush.
+type Filler struct {
+	Epoch Epoch
+	Round int
+	Text  string
+}
+
 // RoundStarted marks a request to the LLM for Epoch (round 0 is the first).
 type RoundStarted struct {
 	Epoch Epoch

@@ -85,6 +85,9 @@ type MockTTS struct {
 	texts  []string
 	// words are the word events delivered, per context id, in order.
 	words map[string][]Word
+	// chunks names the context of every audio chunk delivered, by the
+	// chunk's first sample (the played-words oracle, clips.go).
+	chunks map[*int16]string
 }
 
 var _ providers.TTS = (*MockTTS)(nil)
@@ -113,6 +116,18 @@ func (m *MockTTS) ContextWords() map[string][]Word {
 		out[id] = slices.Clone(ws)
 	}
 	return out
+}
+
+// ContextOf names the context that delivered the audio chunk pcm (the
+// very slice of the event).
+func (m *MockTTS) ContextOf(pcm []int16) (string, bool) {
+	if len(pcm) == 0 {
+		return "", false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	id, ok := m.chunks[&pcm[0]]
+	return id, ok
 }
 
 // WordLog is ContextWords keyed by epoch, for the contexts named after
@@ -395,6 +410,12 @@ func (s *ttsSession) popLocked(due time.Time) providers.TTSEvent {
 		from := time.Duration(c.chunk) * s.cfg.Chunk
 		d := min(s.cfg.Chunk, w.dur-from)
 		ev := providers.TTSEvent{Kind: providers.TTSAudio, ContextID: c.id, Rate: s.cfg.Rate, PCM: s.tone(c.offset, d)}
+		if len(ev.PCM) > 0 {
+			if s.m.chunks == nil {
+				s.m.chunks = map[*int16]string{}
+			}
+			s.m.chunks[&ev.PCM[0]] = c.id
+		}
 		c.offset += d
 		c.chunk++
 		c.cursor = due

@@ -80,6 +80,9 @@ type Result struct {
 	FramesIn                 int
 	STTConnects, TTSConnects int
 	DeadLetters              uint64
+	// LayoutErr says where the tts stage's audio of an epoch with filler
+	// clips was out of order (clips.go); nil without clips.
+	LayoutErr error
 }
 
 // Word is one word the TTS spoke, at Offset in its epoch's audio.
@@ -169,6 +172,18 @@ func (c *Call) run(sys *kit.System, board *actor.PID, id messages.CallID) (*Resu
 	if c.Configure != nil {
 		c.Configure(&cfg)
 	}
+	var clips *clipTap
+	if cfg.FillerClips != nil {
+		if cfg.Taps[messages.StagePacer] != nil {
+			return nil, fmt.Errorf("%w: filler clips and a pacer tap together", ErrCallFailed)
+		}
+		clips = newClipTap(cfg.FillerClips, c.TTS)
+		taps := map[messages.Stage]actor.ReceiverMiddleware{messages.StagePacer: clips.middleware}
+		for k, v := range cfg.Taps {
+			taps[k] = v
+		}
+		cfg.Taps = taps
+	}
 	sprops, err := session.Props(cfg)
 	if err != nil {
 		return nil, err
@@ -232,6 +247,9 @@ func (c *Call) run(sys *kit.System, board *actor.PID, id messages.CallID) (*Resu
 	}
 	out.Records, out.Dropped = conn.Records()
 	out.Words = c.TTS.WordLog()
+	if clips != nil {
+		out.Words, out.LayoutErr = clips.words(c.TTS.ContextWords(), out.Words)
+	}
 	out.Spoken = c.TTS.Texts()
 	out.STTConnects, out.TTSConnects = c.STT.Connects(), c.TTS.Connects()
 	if ended {

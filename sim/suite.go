@@ -108,7 +108,7 @@ func CheckInvariants(r *Result, slack int) error {
 	if r.Dropped > 0 {
 		return fmt.Errorf("%w: %d output records dropped", ErrCheck, r.Dropped)
 	}
-	return errors.Join(r.CheckNoStaleAudio(), r.CheckContextMatchesPlayed(slack), r.CheckRoles(), r.CheckNoCallerAudioLost())
+	return errors.Join(r.LayoutErr, r.CheckNoStaleAudio(), r.CheckContextMatchesPlayed(slack), r.CheckRoles(), r.CheckNoCallerAudioLost())
 }
 
 // firstAudios is, per answered user turn (timelines come oldest first),

@@ -18,6 +18,9 @@ var ErrBudgetExhausted = errors.New("llm: retry budget for malformed tool calls 
 // ErrMaxRounds is the reason of a round loop that hit Config.MaxRounds.
 var ErrMaxRounds = errors.New("llm: too many tool rounds")
 
+// DefaultFillerDelay is the fixed filler delay.
+const DefaultFillerDelay = 1200 * time.Millisecond
+
 // Config tunes the llm actor.
 type Config struct {
 	// System is the system prompt; empty for none.
@@ -33,16 +36,27 @@ type Config struct {
 	// FallbackLine is spoken when a round fails.
 	FallbackLine string
 	// FillerAfter is how long a round's tools may run before a filler
-	// phrase is spoken; default 1.2 s, negative turns fillers off.
+	// phrase is spoken; default 1.2 s, negative turns fillers off. One
+	// delay for every tool: the caller hears the same silence whatever
+	// runs, and a lookup that answers within a second speaks no filler
+	// that its answer would cut off.
 	FillerAfter time.Duration
+	// FillerPerTool takes each tool's own delay (ToolFillers) instead; a
+	// round with several calls fills after the smallest. It cannot be
+	// combined with FillerAfter (one of the two would be ignored).
+	FillerPerTool bool
 	// Fillers are the phrases, used in turn (round-robin per call; only a
 	// phrase that was spoken moves the rotation on).
 	Fillers []string
-	// NoFiller names the tools that opted out of fillers (their spec's
-	// FillerAfter is negative): a round whose calls all opted out stays
-	// silent while they run (end_call, send_dtmf: a phrase would be cut
-	// off or played into a phone menu).
-	NoFiller map[string]bool
+	// ToolFillers is each tool's Spec.FillerAfter. A negative one opted
+	// out: a round whose calls all opted out stays silent while they run
+	// (end_call, send_dtmf: a phrase would be cut off or played into a
+	// phone menu). Under a fixed delay only the sign counts; a tool not
+	// listed gets the default, agent.DefaultFillerAfter.
+	ToolFillers map[string]time.Duration
+	// Clips tells which phrases have a pre-rendered clip (the tts stage
+	// plays those); nil for none. It only feeds the filler_clips counter.
+	Clips interface{ Has(text string) bool }
 }
 
 // WithDefaults fills zero fields.
@@ -53,8 +67,8 @@ func (c Config) WithDefaults() Config {
 	if c.RoundTimeout == 0 {
 		c.RoundTimeout = 15 * time.Second
 	}
-	if c.FillerAfter == 0 {
-		c.FillerAfter = 1200 * time.Millisecond
+	if c.FillerAfter == 0 && !c.FillerPerTool {
+		c.FillerAfter = DefaultFillerDelay
 	}
 	if len(c.Fillers) == 0 {
 		c.Fillers = []string{"One moment, please.", "Let me check that.", "Just a second."}
@@ -72,6 +86,9 @@ func (c Config) Validate() error {
 	}
 	if c.RoundTimeout < 0 {
 		return fmt.Errorf("%w: negative round timeout", ErrInvalidConfig)
+	}
+	if c.FillerPerTool && c.FillerAfter != 0 {
+		return fmt.Errorf("%w: per-tool filler delays and a fixed filler delay together", ErrInvalidConfig)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"slices"
 	"strings"
 	"time"
 
@@ -38,6 +37,7 @@ type epochState struct {
 	filler      string
 	fillerTimer *time.Timer
 	fillerRound int
+	fillerDelay time.Duration
 	// A speculative answer (speculate.go) keeps its output in held until
 	// the turn's Commit; base is the context's length before its user
 	// message, where a Discard cuts it back to. fillerOwed: a round's
@@ -279,8 +279,8 @@ func (a *Actor) roundDone(ctx actor.Context, m *roundDone) {
 	}
 	valid := resp.ValidCalls()
 	ctx.Send(a.cur.round, &roundCommit{assistant: msg, recorded: ok, valid: valid, invalid: invalid, speculative: a.cur.speculative})
-	if a.cfg.FillerAfter > 0 && slices.ContainsFunc(valid, func(c messages.ToolCall) bool { return !a.cfg.NoFiller[c.Name] }) {
-		a.cur.fillerRound = m.round
+	if delay, ok := a.fillerDelay(valid); ok {
+		a.cur.fillerRound, a.cur.fillerDelay = m.round, delay
 		if a.cur.speculative {
 			// The delay runs from the commit (speculate.go).
 			a.cur.fillerOwed = true
@@ -293,7 +293,34 @@ func (a *Actor) roundDone(ctx actor.Context, m *roundDone) {
 // armFiller starts the filler delay of the current round's tools.
 func (a *Actor) armFiller(ctx actor.Context) {
 	self, root, due := ctx.Self(), ctx.ActorSystem().Root, &fillerDue{epoch: a.cur.epoch, round: a.cur.fillerRound}
-	a.cur.fillerTimer = time.AfterFunc(a.cfg.FillerAfter, func() { root.Send(self, due) })
+	a.cur.fillerTimer = time.AfterFunc(a.cur.fillerDelay, func() { root.Send(self, due) })
+}
+
+// fillerDelay is how long a round's calls may run before a filler: the
+// fixed delay when any call has not opted out, or, per tool, the smallest
+// delay of the calls that have one. ok is false when the round stays
+// silent.
+func (a *Actor) fillerDelay(calls []messages.ToolCall) (time.Duration, bool) {
+	if !a.cfg.FillerPerTool && a.cfg.FillerAfter <= 0 {
+		return 0, false
+	}
+	best, found := time.Duration(0), false
+	for _, c := range calls {
+		d := a.cfg.ToolFillers[c.Name]
+		if d == 0 { // not listed, or the spec's zero
+			d = agent.DefaultFillerAfter
+		}
+		if d < 0 {
+			continue // opted out
+		}
+		if !a.cfg.FillerPerTool {
+			return a.cfg.FillerAfter, true
+		}
+		if !found || d < best {
+			best, found = d, true
+		}
+	}
+	return best, found
 }
 
 // fillerDue speaks the next filler phrase when the round's tools are still
@@ -306,9 +333,11 @@ func (a *Actor) fillerDue(ctx actor.Context, m *fillerDue) {
 	phrase := a.cfg.Fillers[a.fillers%len(a.cfg.Fillers)]
 	a.fillers++
 	a.stats.Inc("fillers")
+	if a.cfg.Clips != nil && a.cfg.Clips.Has(phrase) {
+		a.stats.Inc("filler_clips")
+	}
 	a.cur.filler = phrase
-	a.out(ctx, &messages.TextDelta{Epoch: m.epoch, Round: m.round, Text: phrase})
-	a.out(ctx, &messages.TextFlush{Epoch: m.epoch})
+	a.out(ctx, &messages.Filler{Epoch: m.epoch, Round: m.round, Text: phrase})
 }
 
 // placeFiller puts a spoken filler into the context (after the results of

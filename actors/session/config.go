@@ -9,6 +9,7 @@ import (
 	"github.com/brisvox/brisvox/actors/llm"
 	"github.com/brisvox/brisvox/actors/pacer"
 	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/actors/tts"
 	"github.com/brisvox/brisvox/actors/turn"
 	"github.com/brisvox/brisvox/actors/vad"
 	"github.com/brisvox/brisvox/agent"
@@ -52,6 +53,9 @@ type Config struct {
 	VAD         media.EnergyVADConfig
 	Turn        turn.Config
 	LLMConfig   llm.Config
+	// FillerClips are pre-rendered filler phrases (nil: none): the tts
+	// stage plays them instead of the provider speaking the phrase.
+	FillerClips *tts.ClipStore
 	Pacer       pacer.Config
 	Supervision Supervision
 	// EndLine is spoken when a stage gave up and the call ends.
@@ -96,14 +100,15 @@ func (c Config) WithDefaults() Config {
 	}
 	if len(c.LLMConfig.Tools) == 0 {
 		for _, s := range agent.OfferedSpecs(c.Tools) {
-			if s.FillerAfter < 0 {
-				if c.LLMConfig.NoFiller == nil {
-					c.LLMConfig.NoFiller = map[string]bool{}
-				}
-				c.LLMConfig.NoFiller[s.Name] = true
+			if c.LLMConfig.ToolFillers == nil {
+				c.LLMConfig.ToolFillers = map[string]time.Duration{}
 			}
+			c.LLMConfig.ToolFillers[s.Name] = s.FillerAfter
 			c.LLMConfig.Tools = append(c.LLMConfig.Tools, providers.ToolDef{Name: s.Name, Description: s.Description, Parameters: s.Parameters})
 		}
+	}
+	if c.LLMConfig.Clips == nil && c.FillerClips != nil {
+		c.LLMConfig.Clips = c.FillerClips
 	}
 	c.LLMConfig = c.LLMConfig.WithDefaults()
 	return c

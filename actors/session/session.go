@@ -201,7 +201,7 @@ func (a *Actor) start(ctx actor.Context) {
 	}
 	specs := []spec{
 		{messages.StagePacer, func(o ...actor.PropsOption) *actor.Props { return pacer.Props(cfg.Pacer, p, o...) }},
-		{messages.StageTTS, func(o ...actor.PropsOption) *actor.Props { return tts.Props(cfg.TTS, p, o...) }},
+		{messages.StageTTS, func(o ...actor.PropsOption) *actor.Props { return tts.Props(cfg.TTS, p, cfg.FillerClips, o...) }},
 		{messages.StageTools, func(o ...actor.PropsOption) *actor.Props { return tools.Props(cfg.Tools, p, cfg.Log, o...) }},
 		{messages.StageLLM, func(o ...actor.PropsOption) *actor.Props { return llm.Props(cfg.LLMConfig, cfg.LLM, p, cfg.Log, o...) }},
 		{messages.StageTurn, func(o ...actor.PropsOption) *actor.Props { return turn.Props(cfg.Turn, p, o...) }},

@@ -1,12 +1,15 @@
 package tools_test
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/brisvox/brisvox/actors/llm"
+	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/sim"
 )
@@ -152,4 +155,76 @@ func TestFillerOptOut(t *testing.T) {
 			t.Errorf("assistant texts %q, want only the answer", got)
 		}
 	})
+}
+
+// fillerAt is when the caller first heard the filler phrase, from the
+// call's start (zero when never).
+func fillerAt(r *sim.Result) time.Duration {
+	for e, words := range r.Words {
+		for _, w := range words {
+			if w.Text != "One" {
+				continue
+			}
+			for _, rec := range r.Records {
+				if rec.Kind == sim.RecordAudio && rec.Epoch == e && w.Offset >= rec.Offset && w.Offset < rec.Offset+20*time.Millisecond {
+					return rec.At.Add(w.Offset - rec.Offset).Sub(r.Start)
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// TestFillerPerToolDelay: with per-tool delays a round fills after the
+// smallest delay among its calls; with the fixed default (1.2 s) the
+// tools' own delays only switch fillers on or off. (Mutations seen
+// failing: per-tool mode taking the largest delay — the filler comes
+// 400 ms later; the fixed delay ignored under FillerPerTool=false — the
+// filler comes at the tool's 300 ms.)
+func TestFillerPerToolDelay(t *testing.T) {
+	heard := map[bool]time.Duration{}
+	for _, perTool := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			p := newProbe()
+			quick, slow := p.tool("quick", agent.ReadOnly, 3*time.Second), p.tool("slow", agent.ReadOnly, 3*time.Second)
+			qs, ss := quick.Spec(), slow.Spec()
+			qs.FillerAfter, ss.FillerAfter = 700*time.Millisecond, 300*time.Millisecond
+			reg, err := agent.NewRegistry(withSpec{quick, qs}, withSpec{slow, ss})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := sim.NewScenario("filler-per-tool").Silence(500*time.Millisecond).Speak("Look both up.", time.Second).Silence(6 * time.Second)
+			c := call(t, s, reg,
+				sim.Response{Calls: []sim.ScriptedCall{{ID: "a", Name: "quick", Args: `{}`}, {ID: "b", Name: "slow", Args: `{}`}}},
+				sim.Response{Text: "Found both."})
+			c.Configure = func(cfg *session.Config) { cfg.LLMConfig.FillerPerTool = perTool }
+			r, err := c.Run()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sim.CheckInvariants(r, 0); err != nil {
+				t.Fatal(err)
+			}
+			heard[perTool] = fillerAt(r) - p.started["quick"].Sub(r.Start)
+		})
+	}
+	// From the tools' start to the filler's first sound: the delay plus
+	// the mock TTS's first byte (the same in both runs).
+	if d := heard[false] - heard[true]; d != 900*time.Millisecond {
+		t.Fatalf("filler heard %v after the tools started with the fixed delay, %v per tool: want 1.2 s - 300 ms apart", heard[false], heard[true])
+	}
+}
+
+// TestFillerPerToolRejectsAFixedDelay: per-tool delays and a fixed delay
+// together are refused, since one of the two would be ignored.
+func TestFillerPerToolRejectsAFixedDelay(t *testing.T) {
+	for _, d := range []time.Duration{time.Second, -1} {
+		cfg := llm.Config{FillerPerTool: true, FillerAfter: d}.WithDefaults()
+		if err := cfg.Validate(); !errors.Is(err, llm.ErrInvalidConfig) {
+			t.Errorf("FillerAfter %v with FillerPerTool: %v, want ErrInvalidConfig", d, err)
+		}
+	}
+	if err := (llm.Config{FillerPerTool: true}).WithDefaults().Validate(); err != nil {
+		t.Errorf("per tool alone: %v", err)
+	}
 }

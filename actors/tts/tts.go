@@ -18,23 +18,47 @@ import (
 // closed by itself.
 var ErrSessionEnded = errors.New("tts: provider session ended")
 
-// op is text work queued while the session connects.
+// op is text work queued while the session connects (or while a filler
+// clip waits).
 type op struct {
-	epoch messages.Epoch
-	text  string
-	flush bool
-	final bool
+	epoch  messages.Epoch
+	text   string
+	flush  bool
+	final  bool
+	filler bool // text is a filler phrase (clips.go)
 }
 
-// epochOut is the state of the epoch being synthesized.
+// epochOut is the state of the epoch being synthesized. An epoch's text
+// goes to one provider context, its segment, until a filler clip is
+// played: the clip closes the segment, and the text after it opens the
+// next one (e<epoch>.<n>), so the provider's audio of the text after the
+// clip cannot overtake it.
 type epochOut struct {
 	epoch     messages.Epoch
-	id        string
-	opened    bool // text was pushed
+	id        string // the current segment's context id
+	seg       int
+	opened    bool // text was pushed to the current segment
 	final     bool // the final flush was asked
 	firstOut  bool
 	ended     bool
 	cancelled bool
+	// base is where the current segment's audio starts in the epoch's
+	// audio, and audio the epoch's audio so far: a word's offset from the
+	// provider is within its segment.
+	base, audio time.Duration
+	// clip waits for the current segment's Flushed; waiting holds the
+	// epoch's work that came meanwhile, in order.
+	clip    *Clip
+	waiting []op
+	waitGen int
+}
+
+func contextID(e messages.Epoch, seg int) string {
+	id := "e" + strconv.FormatUint(uint64(e), 10)
+	if seg > 0 {
+		id += "." + strconv.Itoa(seg)
+	}
+	return id
 }
 
 // Actor speaks the bot's text.
@@ -51,10 +75,14 @@ type Actor struct {
 	minEpoch messages.Epoch
 	cur      *epochOut
 	byID     map[string]messages.Epoch
+
+	clips *ClipStore
+	timer *time.Timer // a clip's wait limit
 }
 
-// Props makes the tts actor's props.
-func Props(p providers.TTS, peers kit.Peers, opts ...actor.PropsOption) *actor.Props {
+// Props makes the tts actor's props. clips (nil for none) holds the
+// pre-rendered filler phrases.
+func Props(p providers.TTS, peers kit.Peers, clips *ClipStore, opts ...actor.PropsOption) *actor.Props {
 	gens := new(atomic.Int64)
 	// closed is the newest epoch closed by a failure: a restarted actor
 	// must not speak the rest of it (the pacer already settled it).
@@ -62,7 +90,7 @@ func Props(p providers.TTS, peers kit.Peers, opts ...actor.PropsOption) *actor.P
 	// The counts are the stage's over the call: they survive restarts.
 	stats := kit.Counters{}
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Actor{provider: p, peers: peers, stats: stats, link: kit.NewLink[providers.TTSSession](gens), closed: closed, byID: map[string]messages.Epoch{}}
+		return &Actor{provider: p, peers: peers, stats: stats, link: kit.NewLink[providers.TTSSession](gens), closed: closed, byID: map[string]messages.Epoch{}, clips: clips}
 	}, opts...)
 }
 
@@ -73,6 +101,10 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.do(ctx, op{epoch: m.Epoch, text: m.Text})
 	case *messages.TextFlush:
 		a.do(ctx, op{epoch: m.Epoch, flush: true, final: m.Final})
+	case *messages.Filler:
+		a.do(ctx, op{epoch: m.Epoch, text: m.Text, filler: true})
+	case *clipWaitDue:
+		a.clipWaitDue(ctx, m)
 	case *messages.Interrupt:
 		a.interrupt(ctx, m.Epoch)
 	case *actor.Started:
@@ -150,12 +182,21 @@ func (a *Actor) do(ctx actor.Context, o op) {
 			a.cur.cancelled, a.cur.ended = true, true
 			a.stats.Inc("superseded")
 		}
-		a.cur = &epochOut{epoch: o.epoch, id: "e" + strconv.FormatUint(uint64(o.epoch), 10)}
+		a.dropClip()
+		a.cur = &epochOut{epoch: o.epoch, id: contextID(o.epoch, 0)}
 		a.byID[a.cur.id] = o.epoch
 	}
 	e := a.cur
+	if e.clip != nil {
+		e.waiting = append(e.waiting, o)
+		return
+	}
 	if e.ended || e.final {
 		a.stats.Inc("text_after_end")
+		return
+	}
+	if o.filler {
+		a.filler(ctx, e, o.text)
 		return
 	}
 	if o.text != "" {
@@ -205,6 +246,7 @@ func (a *Actor) interrupt(ctx actor.Context, e messages.Epoch) {
 	}
 	a.queue = kept
 	if a.cur != nil && a.cur.epoch < e && !a.cur.ended {
+		a.dropClip()
 		if a.cur.opened && a.sess != nil {
 			a.must(a.sess.Cancel(a.cur.id))
 			a.cur.cancelled = true
@@ -226,18 +268,25 @@ func (a *Actor) onEvent(ctx actor.Context, ev providers.TTSEvent) {
 		a.stats.Inc("stale_events")
 		return
 	}
+	if ev.ContextID != a.cur.id {
+		// A segment closed for a clip: nothing of it may follow.
+		if ev.Kind == providers.TTSCancelled {
+			delete(a.byID, ev.ContextID)
+		}
+		a.stats.Inc("stale_events")
+		return
+	}
 	switch ev.Kind {
 	case providers.TTSAudio:
-		if !a.cur.firstOut {
-			a.cur.firstOut = true
-			a.peers.Mark(ctx, epoch, messages.MarkTTSFirstAudio, time.Now())
-		}
-		a.stats.Inc("audio_chunks")
-		ctx.Send(a.peers.Pacer, &messages.TTSAudio{Epoch: epoch, Rate: ev.Rate, PCM: ev.PCM})
+		a.play(ctx, ev.Rate, ev.PCM)
 	case providers.TTSWord:
 		a.stats.Inc("words")
-		ctx.Send(a.peers.Pacer, &messages.TTSWord{Epoch: epoch, Text: strings.TrimSpace(ev.Word), Offset: ev.Offset})
+		ctx.Send(a.peers.Pacer, &messages.TTSWord{Epoch: epoch, Text: strings.TrimSpace(ev.Word), Offset: a.cur.base + ev.Offset})
 	case providers.TTSFlushed:
+		if a.cur.clip != nil {
+			a.playClip(ctx)
+			return
+		}
 		if a.cur.final {
 			a.endEpoch(ctx, nil)
 		}
@@ -252,6 +301,7 @@ func (a *Actor) endEpoch(ctx actor.Context, err error) {
 		return
 	}
 	a.cur.ended = true
+	a.dropClip()
 	if err != nil {
 		a.closed.Store(uint64(a.cur.epoch))
 	}
@@ -267,7 +317,7 @@ func (a *Actor) failAll(ctx actor.Context) {
 	a.endEpoch(ctx, err)
 	for _, o := range a.queue {
 		if a.cur == nil || o.epoch > a.cur.epoch {
-			a.cur = &epochOut{epoch: o.epoch, id: "e" + strconv.FormatUint(uint64(o.epoch), 10)}
+			a.cur = &epochOut{epoch: o.epoch, id: contextID(o.epoch, 0)}
 			a.endEpoch(ctx, err)
 		}
 	}
@@ -275,6 +325,9 @@ func (a *Actor) failAll(ctx actor.Context) {
 }
 
 func (a *Actor) shutdown() {
+	if a.timer != nil {
+		a.timer.Stop()
+	}
 	a.link.Shutdown()
 	a.sess = nil
 }
