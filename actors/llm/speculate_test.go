@@ -9,6 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/brisvox/brisvox/actors/llm"
 	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/messages"
@@ -240,6 +241,16 @@ func TestDiscardedSpeculationLeavesNoTrace(t *testing.T) {
 		}
 		if err := r.Context.Validate(); err != nil {
 			t.Error(err)
+		}
+		// The pause's speculation was taken back; the whole turn's was
+		// committed.
+		for _, ch := range r.Tree.Children {
+			if ch.Name == string(messages.StageLLM) {
+				want := llm.Stats{Requests: 2, Speculations: 2, SpeculationsCommitted: 1, SpeculationsDiscarded: 1, InterruptedToolCalls: 0}
+				if got := llm.StatsFrom(ch); got != want {
+					t.Errorf("llm stats %+v, want %+v", got, want)
+				}
+			}
 		}
 	})
 }

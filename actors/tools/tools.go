@@ -395,7 +395,11 @@ func (a *Actor) done(ctx actor.Context, m *messages.ToolDone) {
 	key := batchKey{m.Epoch, m.Round}
 	b, ok := a.batches[key]
 	if !ok {
-		return // a ReadOnly call of a forgotten round (traced at its interrupt)
+		// A ReadOnly call of a forgotten round (traced at its interrupt).
+		if m.Result.Outcome == outcomeNotStarted {
+			a.stats.Inc("not_started_cancelled")
+		}
+		return
 	}
 	a.answer(key, b, m.Index, m.Result)
 	if b.remaining == 0 {

@@ -9,6 +9,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/brisvox/brisvox/actors/llm"
+	"github.com/brisvox/brisvox/actors/tools"
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/sim"
 )
@@ -147,15 +149,18 @@ func TestInterruptCancelsReadOnlyButNotSideEffect(t *testing.T) {
 		if !late {
 			t.Errorf("no late note of the booking in the context: %s", r.Context.Fingerprint())
 		}
-		// The counters of the contract's ToolStatsSnapshot and LlmStats.
-		want := map[string]map[string]uint64{
-			"tools": {"read_only_cancelled": 1, "side_effect_interrupted": 1, "side_effect_late_results": 1},
-			"llm":   {"late_notes": 1, "interrupted_tool_calls": 2},
-		}
+		// The contract's ToolStatsSnapshot and LlmStats, typed.
 		for _, ch := range r.Tree.Children {
-			for name, v := range want[ch.Name] {
-				if ch.Counters[name] != v {
-					t.Errorf("%s counter %s = %d, want %d", ch.Name, name, ch.Counters[name], v)
+			switch ch.Name {
+			case "tools":
+				want := tools.Stats{ReadOnlyCancelled: 1, SideEffectInterrupted: 1, SideEffectLateResults: 1}
+				if got := tools.StatsFrom(ch); got != want {
+					t.Errorf("tools stats %+v, want %+v", got, want)
+				}
+			case "llm":
+				want := llm.Stats{Requests: 2, LateNotes: 1, InterruptedToolCalls: 2}
+				if got := llm.StatsFrom(ch); got != want {
+					t.Errorf("llm stats %+v, want %+v", got, want)
 				}
 			}
 		}
