@@ -353,6 +353,7 @@ func (a *Actor) placeFiller() {
 	}
 	if a.cur.filler != "" {
 		a.conv.Append(agent.Assistant(a.cur.filler, nil))
+		a.stats.Inc("fillers_in_context")
 		a.cur.filler = ""
 	}
 }

@@ -11,6 +11,9 @@ type Stats struct {
 	// Fillers: filler phrases spoken; FillerClips: those that had a
 	// pre-rendered clip.
 	Fillers, FillerClips uint64
+	// FillersInContext: spoken fillers placed in the context (after their
+	// round's results; a barge-in may cut them there to their heard words).
+	FillersInContext uint64
 	// InterruptedToolCalls: open calls answered interrupted when their
 	// round was cut.
 	InterruptedToolCalls uint64
@@ -30,6 +33,7 @@ func StatsFrom(d *messages.Description) Stats {
 		Requests:              c["requests"],
 		Fillers:               c["fillers"],
 		FillerClips:           c["filler_clips"],
+		FillersInContext:      c["fillers_in_context"],
 		InterruptedToolCalls:  c["interrupted_tool_calls"],
 		LateNotes:             c["late_notes"],
 		RoundFailures:         c["round_failures"],

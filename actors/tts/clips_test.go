@@ -132,9 +132,10 @@ func TestFillerClipPlaysBetweenItsNeighbours(t *testing.T) {
 		if got := said(r); !slices.Equal(got, []string{strings.TrimSpace(long) + " One moment, please. It is all set."}) {
 			t.Errorf("said %q", got)
 		}
-		if counter(r, messages.StageTTS, "clips_played") != 1 || counter(r, messages.StageLLM, "filler_clips") != 1 || counter(r, messages.StageTTS, "clip_waits") != 1 {
-			t.Errorf("clips_played %d, filler_clips %d, clip_waits %d; want 1 each", counter(r, messages.StageTTS, "clips_played"),
-				counter(r, messages.StageLLM, "filler_clips"), counter(r, messages.StageTTS, "clip_waits"))
+		if counter(r, messages.StageTTS, "clips_played") != 1 || counter(r, messages.StageLLM, "filler_clips") != 1 || counter(r, messages.StageTTS, "clip_waits") != 1 ||
+			counter(r, messages.StageLLM, "fillers_in_context") != 1 {
+			t.Errorf("clips_played %d, filler_clips %d, clip_waits %d, fillers_in_context %d; want 1 each", counter(r, messages.StageTTS, "clips_played"),
+				counter(r, messages.StageLLM, "filler_clips"), counter(r, messages.StageTTS, "clip_waits"), counter(r, messages.StageLLM, "fillers_in_context"))
 		}
 	})
 }
