@@ -192,7 +192,7 @@ func equalWords(got []string, want string) error {
 
 const longAnswer = "We are open from nine in the morning until six in the evening on weekdays, and from ten until four on Saturdays; on Sundays we are closed."
 
-// Scenarios is the scenario suite (s01 to s11).
+// Scenarios is the scenario suite (s01 to s12).
 func Scenarios() []Case {
 	return []Case{
 		{Name: "s01_happy_path", Build: s01Build, Check: s01Check},
@@ -290,7 +290,45 @@ func Scenarios() []Case {
 			return errors.Join(expect(r, 2, 0), answeredWithin(r, c.Scenario, AnswerBound, 0, 1), nonEmptyCut(r, 0),
 				equalWords(saidTurn(r, 1), "Sorry, I was cut off."))
 		}},
+		{Name: "s12_speculation", Build: s12Build, Check: s12Check},
 	}
+}
+
+// speculationDelay is s12's end-of-turn delay.
+const speculationDelay = 600 * msec
+
+// s12Build is s01 with an end-of-turn delay and speculation on: the turn
+// goes to the model when the transcript is final, and is committed when
+// the delay passed in silence.
+func s12Build() *Call {
+	c := s01Build()
+	c.Scenario = NewScenario("s12").Silence(500*msec).Speak("Hello, I would like to book a table.", 1500*msec).Silence(4000 * msec)
+	c.STT = NewMockSTT(c.STT.cfg, c.Scenario.Utterances())
+	c.Configure = func(cfg *session.Config) {
+		cfg.Turn.EndOfTurnDelay = speculationDelay
+		cfg.Turn.Speculate = true
+	}
+	return c
+}
+
+// s12Check pins the saving: the model's first token (shorter than the
+// delay) is hidden in the end-of-turn delay, so first audio is the end of
+// speech plus the hangover, the STT final, the delay and the TTS first
+// byte, exactly.
+func s12Check(r *Result, c *Call) error {
+	if c.LLM.cfg.FirstToken >= speculationDelay {
+		return fmt.Errorf("%w: the first token (%v) must fit in the delay (%v)", ErrCheck, c.LLM.cfg.FirstToken, speculationDelay)
+	}
+	want := DefaultHangover + c.STT.cfg.FinalLatency + speculationDelay + c.TTS.cfg.FirstByte
+	end := r.SpeechEnds(c.Scenario)[0]
+	at, ok := r.FirstAudioAfter(end)
+	if !ok {
+		return fmt.Errorf("%w: no answer", ErrCheck)
+	}
+	if got := at.Sub(end); got != want {
+		return fmt.Errorf("%w: first audio %v after the end of speech, want exactly %v (the %v first token hidden)", ErrCheck, got, want, c.LLM.cfg.FirstToken)
+	}
+	return errors.Join(expect(r, 1, 0), equalWords(saidTurn(r, 0), "Of course. For how many people, and at what time?"))
 }
 
 func s01Build() *Call {

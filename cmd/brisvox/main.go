@@ -33,7 +33,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs := flag.NewFlagSet("sim", flag.ContinueOnError)
 		fs.SetOutput(stderr)
 		asJSON := fs.Bool("json", false, "print a JSON array instead of one line per scenario")
-		suite := fs.String("suite", "main", "which suite: main (s01-s11 and played text) or tools (S1-S6, two shapes)")
+		suite := fs.String("suite", "main", "which suite: main (s01-s12 and played text) or tools (S1-S6, two shapes)")
 		if err := fs.Parse(args[1:]); err != nil {
 			return 2
 		}

@@ -50,7 +50,7 @@ func TestCommand(t *testing.T) {
 			}
 			names[l["name"].(string)] = true
 		}
-		for _, want := range []string{"s01_happy_path", "s11_tts_disconnect_mid_answer", "played_text_exact_at_2060ms"} {
+		for _, want := range []string{"s01_happy_path", "s11_tts_disconnect_mid_answer", "s12_speculation", "played_text_exact_at_2060ms"} {
 			if !names[want] {
 				t.Errorf("no line for %s", want)
 			}
@@ -62,7 +62,7 @@ func TestCommand(t *testing.T) {
 		if err != nil {
 			t.Fatalf("sim: %v", err)
 		}
-		if !strings.Contains(string(out), "27 passed, 0 failed") {
+		if !strings.Contains(string(out), "28 passed, 0 failed") {
 			t.Errorf("summary missing:\n%s", out)
 		}
 	})
