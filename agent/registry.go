@@ -47,6 +47,7 @@ type registered struct {
 	tool   Tool
 	spec   Spec               // normalised once at Register; the tool's Spec is not read again
 	schema *jsonschema.Schema // Parameters compiled once at Register; read-only afterwards
+	fast   *fastValidator     // the same for the fast path; nil when the schema is outside its subset
 }
 
 // NewRegistry makes a registry holding tools. It fails on the first tool
@@ -177,12 +178,12 @@ func newEntry(t Tool) (registered, error) {
 	if s.FillerAfter == 0 {
 		s.FillerAfter = DefaultFillerAfter
 	}
-	params, schema, err := compileParameters(s.Name, s.Parameters)
+	params, schema, fast, err := compileParameters(s.Name, s.Parameters)
 	if err != nil {
 		return registered{}, fmt.Errorf("%w: %q: %v", ErrInvalidSchema, s.Name, err)
 	}
 	s.Parameters = params
-	return registered{tool: t, spec: s, schema: schema}, nil
+	return registered{tool: t, spec: s, schema: schema, fast: fast}, nil
 }
 
 // checkToolName enforces the name rule every provider accepts: 1 to 64
@@ -205,25 +206,27 @@ func checkToolName(name string) error {
 const emptyParameters = `{"type":"object"}`
 
 // compileParameters returns a compact copy of an object schema (or
-// emptyParameters when p is empty) and its compiled form.
-func compileParameters(name string, p json.RawMessage) (json.RawMessage, *jsonschema.Schema, error) {
+// emptyParameters when p is empty), its compiled form, and its fast
+// validator when the schema lies in the fast path's subset (nil otherwise:
+// that is not an error).
+func compileParameters(name string, p json.RawMessage) (json.RawMessage, *jsonschema.Schema, *fastValidator, error) {
 	if len(bytes.TrimSpace(p)) == 0 {
 		p = json.RawMessage(emptyParameters)
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(p))
 	if err != nil {
-		return nil, nil, fmt.Errorf("parameters are not JSON: %v", err)
+		return nil, nil, nil, fmt.Errorf("parameters are not JSON: %v", err)
 	}
 	obj, ok := doc.(map[string]any)
 	if !ok {
-		return nil, nil, errors.New("parameters must be a JSON object schema")
+		return nil, nil, nil, errors.New("parameters must be a JSON object schema")
 	}
 	if typ, _ := obj["type"].(string); typ != "object" {
-		return nil, nil, errors.New(`parameters must have "type": "object"`)
+		return nil, nil, nil, errors.New(`parameters must have "type": "object"`)
 	}
 	var b bytes.Buffer
 	if err := json.Compact(&b, p); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 
 	c := jsonschema.NewCompiler()
@@ -233,13 +236,16 @@ func compileParameters(name string, p json.RawMessage) (json.RawMessage, *jsonsc
 	// ("other.json") resolves against it and is refused like a remote one.
 	loc := "brisvox-tool:///" + name + ".json"
 	if err := c.AddResource(loc, doc); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	schema, err := c.Compile(loc)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return json.RawMessage(b.Bytes()), schema, nil
+	// Outside the subset the tool simply has no fast path: the library
+	// validates every call.
+	fast, _ := compileFast(doc)
+	return json.RawMessage(b.Bytes()), schema, fast, nil
 }
 
 // offlineLoader refuses every URL the compiler asks for. Registration runs

@@ -53,7 +53,7 @@ func run(ctx context.Context, reg *Registry, call messages.ToolCall, info CallIn
 	}
 	if validate {
 		var aerr *ArgumentError
-		if args, aerr = validateArguments(e.schema, call.Arguments); aerr != nil {
+		if args, aerr = validateArguments(e.schema, e.fast, call.Arguments); aerr != nil {
 			return aerr.Result(call)
 		}
 	}
