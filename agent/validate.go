@@ -186,7 +186,17 @@ func validateArguments(schema *jsonschema.Schema, fast *fastValidator, raw json.
 	if schema == nil {
 		return trimmed, nil
 	}
-	err = schema.Validate(v)
+	err, broke := validateGuarded(schema, v)
+	if broke {
+		// The library's own failure (seen: a number beyond math/big's
+		// range, 1e9999999, against minimum/maximum dereferences nil).
+		// The model's output must not crash the call: refuse it.
+		return nil, &ArgumentError{
+			Kind:   KindInvalidArguments,
+			Detail: "the arguments could not be checked: a value is out of the range the validator handles; send plain values",
+			Issues: []Issue{{Path: RootPath, Reason: "the schema validator failed on these arguments (a number with a huge exponent?)"}},
+		}
+	}
 	if err == nil {
 		return trimmed, nil
 	}
@@ -204,6 +214,17 @@ func validateArguments(schema *jsonschema.Schema, fast *fastValidator, raw json.
 		aerr.Issues = []Issue{{Path: RootPath, Reason: truncateUTF8(err.Error(), MaxIssueReasonBytes)}}
 	}
 	return nil, aerr
+}
+
+// validateGuarded runs the library's validator and reports a panic of it
+// as broke instead of letting it take down the caller (the tools actor).
+func validateGuarded(schema *jsonschema.Schema, v any) (err error, broke bool) {
+	defer func() {
+		if recover() != nil {
+			err, broke = nil, true
+		}
+	}()
+	return schema.Validate(v), false
 }
 
 // overCap reports whether the compact serialization of raw is longer than

@@ -466,3 +466,28 @@ func TestValidateConcurrently(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestValidatorPanicIsARefusal: the schema library dereferences nil when a
+// number is beyond math/big's range (1e9999999) and the schema bounds it
+// (minimum, maximum, exclusive bounds on type number); the call is
+// refused invalid_arguments instead of crashing the tools actor. Found by
+// the fast path's differential fuzzing. (Mutation seen failing: no
+// recover in validateGuarded — the test panics.)
+func TestValidatorPanicIsARefusal(t *testing.T) {
+	schemas := []string{
+		`{"type":"object","properties":{"party":{"type":"number","minimum":1,"maximum":20}}}`,
+		`{"type":"object","properties":{"party":{"type":"number","exclusiveMaximum":20}}}`,
+		`{"type":"object","properties":{"party":{"minimum":1}}}`,
+		`{"type":"object","properties":{"party":{"type":"number","multipleOf":2}}}`,
+	}
+	for _, sch := range schemas {
+		for _, args := range []string{`{"party":1e9999999}`, `{"party":-1e999999999}`} {
+			r := registryWith(t, sch)
+			err := r.ValidateArguments("t", json.RawMessage(args))
+			var aerr *ArgumentError
+			if !errors.As(err, &aerr) || aerr.Kind != KindInvalidArguments {
+				t.Errorf("%s with %s: %v, want invalid_arguments", sch, args, err)
+			}
+		}
+	}
+}
