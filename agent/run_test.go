@@ -41,10 +41,10 @@ func TestRunCall(t *testing.T) {
 			args: `{"q":"x"}`,
 			body: func(env) CallFunc {
 				return func(_ context.Context, args json.RawMessage, info CallInfo) (Output, error) {
-					return Output{Content: string(args) + " " + info.CallID + " " + info.IdempotencyKey}, nil
+					return Output{Content: string(args) + " " + info.Session + " " + info.CallID + " " + info.IdempotencyKey.CallID}, nil
 				}
 			},
-			wantContent: `{"q":"x"} t1.0 key-1`,
+			wantContent: `{"q":"x"} s1 t1.0 t1.0`,
 			wantRuns:    1,
 		},
 		{
@@ -237,7 +237,7 @@ func TestRunCall(t *testing.T) {
 				call := messages.ToolCall{ID: "t1.0", Name: name, Arguments: json.RawMessage(tt.args)}
 
 				start := time.Now()
-				got := RunCall(parent, reg, call, CallInfo{Epoch: 1, IdempotencyKey: "key-1"})
+				got := RunCall(parent, reg, call, CallInfo{Session: "s1", Epoch: 1, IdempotencyKey: IdempotencyKey{Session: "s1", Epoch: 1, CallID: "t1.0"}})
 				elapsed := time.Since(start)
 
 				if got.CallID != "t1.0" || got.Name != name {

@@ -102,16 +102,20 @@ func NewSpec(name, description string, effect Effect) Spec {
 // CallInfo is what a tool knows about the call it serves, beyond its
 // arguments.
 type CallInfo struct {
+	// Session is the call (phone or browser session) the tool runs for.
+	Session string
 	// CallID is the internal, stable id of the tool call.
 	CallID string
 	// Epoch is the bot turn that made the call.
 	Epoch messages.Epoch
 	// Round is the tool-loop round within the epoch (0 first).
 	Round int
-	// IdempotencyKey is the same for every delivery of one call. A
-	// SideEffect tool passes it downstream (an Idempotency-Key header) so a
-	// redelivered call does not act twice.
-	IdempotencyKey string
+	// IdempotencyKey (session, epoch, call id) is the same for every
+	// delivery of one SideEffect call; zero for a ReadOnly call. Key your
+	// own store on the whole key (distinct keys may share a digest); pass
+	// IdempotencyKey.String(), its stable FNV-1a digest, to an external
+	// API as its idempotency key, so a redelivered call does not act twice.
+	IdempotencyKey IdempotencyKey
 }
 
 // Output is a tool's answer: the text the model reads.

@@ -172,7 +172,7 @@ func (a *Actor) run(ctx actor.Context, m *messages.RunTools) {
 func (a *Actor) start(ctx actor.Context, key batchKey, b *batch, i int) {
 	call := b.calls[i]
 	a.stats.Inc("calls")
-	info := agent.CallInfo{CallID: call.ID, Epoch: key.epoch, Round: key.round}
+	info := agent.CallInfo{Session: string(a.peers.Call), CallID: call.ID, Epoch: key.epoch, Round: key.round}
 	done := &messages.ToolDone{Epoch: key.epoch, Round: key.round, Index: i}
 	if a.gated && call.Name == agent.ConfirmPendingTool {
 		if res, answered := a.confirm(ctx, call, info, key, b.trace(key, i), done); answered {
@@ -342,7 +342,7 @@ func (a *Actor) sideEffect(ctx actor.Context, call messages.ToolCall, spec agent
 	f := &flight{key: key, call: call, batch: bk, trace: tr}
 	a.inflight[call.ID] = f
 	a.stats.Inc("side_effect_calls")
-	info.IdempotencyKey = key.String()
+	info.IdempotencyKey = key
 	ctx.SpawnPrefix(callProps(a.reg, call, info, done), "call-")
 	self, root, id := ctx.Self(), ctx.ActorSystem().Root, call.ID
 	f.timer = time.AfterFunc(spec.Timeout, func() { root.Send(self, &slotTimeout{callID: id}) })

@@ -284,3 +284,47 @@ func TestDuplicateProviderIDs(t *testing.T) {
 		}
 	})
 }
+
+// TestToolsReceiveTheirCallInfo: each tool learns its session, epoch,
+// round and engine call id; a SideEffect call also gets the whole
+// idempotency key (session, epoch, call id), a ReadOnly call none.
+// (Mutation seen failing: the session left out of CallInfo.)
+func TestToolsReceiveTheirCallInfo(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		got := map[string]agent.CallInfo{}
+		record := func(name string, effect agent.Effect) agent.Tool {
+			return agent.NewFuncTool(agent.Spec{Name: name, Effect: effect, Timeout: time.Second},
+				func(_ context.Context, _ json.RawMessage, info agent.CallInfo) (agent.Output, error) {
+					mu.Lock()
+					got[name] = info
+					mu.Unlock()
+					return agent.Output{Content: "ok"}, nil
+				})
+		}
+		reg, err := agent.NewRegistry(record("look", agent.ReadOnly), record("book", agent.SideEffect))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := sim.NewScenario("call-info").Silence(500*time.Millisecond).Speak("Look and book.", time.Second).Silence(4 * time.Second)
+		r, err := call(t, s, reg,
+			sim.Response{Calls: []sim.ScriptedCall{{ID: "a", Name: "look", Args: `{}`}, {ID: "b", Name: "book", Args: `{}`}}},
+			sim.Response{Text: "Done."}).Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		session := string(r.Ended.Call)
+		want := map[string]agent.CallInfo{
+			"look": {Session: session, CallID: "t1.0", Epoch: 1},
+			"book": {Session: session, CallID: "t1.1", Epoch: 1, IdempotencyKey: agent.IdempotencyKey{Session: session, Epoch: 1, CallID: "t1.1"}},
+		}
+		for name, w := range want {
+			if got[name] != w {
+				t.Errorf("%s got %+v, want %+v", name, got[name], w)
+			}
+		}
+		if session == "" {
+			t.Error("no call id in CallEnded")
+		}
+	})
+}

@@ -46,21 +46,22 @@ type Note struct {
 // Save does here.
 type NoteStore struct {
 	mu    sync.Mutex
-	byKey map[string]int // idempotency key -> index in notes
+	byKey map[agent.IdempotencyKey]int // idempotency key -> index in notes
 	notes []Note
 }
 
 // NewNoteStore makes an empty store.
 func NewNoteStore() *NoteStore {
-	return &NoteStore{byKey: make(map[string]int)}
+	return &NoteStore{byKey: make(map[agent.IdempotencyKey]int)}
 }
 
 // Save records text under key and returns its note. A second Save with the
 // same key and text returns the first note and saved false; with other text
-// it returns an error wrapping ErrKeyReused. An empty key is refused
-// (ErrNoIdempotencyKey): it would make every call look like one.
-func (s *NoteStore) Save(key, text string) (note Note, saved bool, err error) {
-	if key == "" {
+// it returns an error wrapping ErrKeyReused. The zero key is refused
+// (ErrNoIdempotencyKey): it would make every call look like one. The store
+// is keyed on the whole key, not its digest: two keys may share a digest.
+func (s *NoteStore) Save(key agent.IdempotencyKey, text string) (note Note, saved bool, err error) {
+	if key == (agent.IdempotencyKey{}) {
 		return Note{}, false, ErrNoIdempotencyKey
 	}
 	s.mu.Lock()
@@ -72,7 +73,7 @@ func (s *NoteStore) Save(key, text string) (note Note, saved bool, err error) {
 		return s.notes[i], false, nil
 	}
 	if s.byKey == nil {
-		s.byKey = make(map[string]int)
+		s.byKey = make(map[agent.IdempotencyKey]int)
 	}
 	note = Note{ID: "note-" + strconv.Itoa(len(s.notes)+1), Text: text}
 	s.byKey[key] = len(s.notes)

@@ -226,7 +226,7 @@ func TestSaveNote(t *testing.T) {
 				call := messages.ToolCall{ID: d.callID, Name: tools.SaveNoteTool, Arguments: args}
 				info := agent.CallInfo{CallID: d.callID, Epoch: 1}
 				if d.session != "" {
-					info.IdempotencyKey = agent.IdempotencyKey{Session: d.session, Epoch: 1, CallID: d.callID}.String()
+					info.IdempotencyKey = agent.IdempotencyKey{Session: d.session, Epoch: 1, CallID: d.callID}
 				}
 				r := agent.RunCall(context.Background(), reg, call, info)
 				if d.wantKind != "" {
@@ -265,7 +265,7 @@ func TestNoteStoreConcurrentDeliveries(t *testing.T) {
 	for c := range calls {
 		ids[c] = make([]string, deliveries)
 		callID := fmt.Sprintf("t1.%d", c)
-		key := agent.IdempotencyKey{Session: "s1", Epoch: 1, CallID: callID}.String()
+		key := agent.IdempotencyKey{Session: "s1", Epoch: 1, CallID: callID}
 		for d := range deliveries {
 			wg.Go(func() {
 				call := messages.ToolCall{ID: callID, Name: tools.SaveNoteTool, Arguments: json.RawMessage(`{"text":"` + callID + `"}`)}
