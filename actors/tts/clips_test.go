@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -61,17 +62,26 @@ type clipCall struct {
 	tts      sim.TTSConfig
 	first    string // text before the tool
 	toolTook time.Duration
+	// reg and responses replace the slow lookup and its script.
+	reg       *agent.Registry
+	responses []sim.Response
 }
 
 func (c clipCall) run(t *testing.T) *sim.Result {
 	t.Helper()
+	reg, responses := c.reg, c.responses
+	if reg == nil {
+		reg = slowLookup(t, c.toolTook)
+		responses = []sim.Response{
+			{Text: c.first, Calls: []sim.ScriptedCall{{ID: "a", Name: "look", Args: `{}`}}},
+			{Text: "It is all set."},
+			{Text: "Okay."},
+		}
+	}
 	r, err := (&sim.Call{
-		Scenario: c.scenario, Linger: 3 * time.Second, Tools: slowLookup(t, c.toolTook),
+		Scenario: c.scenario, Linger: 3 * time.Second, Tools: reg,
 		STT: sim.NewMockSTT(sim.STTConfig{}, c.scenario.Utterances()),
-		LLM: sim.NewMockLLM(sim.LLMConfig{},
-			sim.Response{Text: c.first, Calls: []sim.ScriptedCall{{ID: "a", Name: "look", Args: `{}`}}},
-			sim.Response{Text: "It is all set."},
-			sim.Response{Text: "Okay."}),
+		LLM: sim.NewMockLLM(sim.LLMConfig{}, responses...),
 		TTS: sim.NewMockTTS(c.tts),
 		Configure: func(cfg *session.Config) {
 			cfg.FillerClips = c.store
@@ -257,4 +267,76 @@ func TestClipValidation(t *testing.T) {
 	if got := spread.Words(); len(got) != 2 || got[0].Offset != 0 || got[1].Offset != 300*time.Millisecond {
 		t.Errorf("spread words %+v, want ab at 0 and cd at 3/5 of 500 ms", got)
 	}
+}
+
+// TestBargeInDuringClipWhileABookingRuns: the caller talks over the clip
+// while a 5 s booking runs; the model regenerates the identical booking.
+// The clip keeps its heard prefix, the regenerated call is answered
+// duplicate_call without running (the first still runs), and the
+// booking's result reaches the context exactly once, as its late note.
+// (Mutations seen failing: the interrupt not marking running SideEffect
+// calls as orphans — the booking runs twice.)
+func TestBargeInDuringClipWhileABookingRuns(t *testing.T) {
+	var runs atomic.Int32
+	booking := func(t *testing.T) *agent.Registry {
+		reg, err := agent.NewRegistry(agent.NewFuncTool(agent.Spec{Name: "book", Effect: agent.SideEffect, Timeout: 10 * time.Second},
+			func(_ context.Context, _ json.RawMessage, _ agent.CallInfo) (agent.Output, error) {
+				runs.Add(1)
+				time.Sleep(5 * time.Second)
+				return agent.Output{Content: "booked BK-7"}, nil
+			}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return reg
+	}
+	book := []sim.ScriptedCall{{ID: "a", Name: "book", Args: `{"people":4}`}}
+	script := func() []sim.Response {
+		return []sim.Response{
+			{Text: "Let me book that.", Calls: book},
+			{Text: "Done."},
+		}
+	}
+	base := func() *sim.Scenario {
+		return sim.NewScenario("clip-booking").Silence(500*time.Millisecond).Speak("Book a table for four.", time.Second)
+	}
+	var clipAt time.Duration
+	synctest.Test(t, func(t *testing.T) {
+		r := clipCall{scenario: base().Silence(9 * time.Second), store: clipStore(t), reg: booking(t), responses: script()}.run(t)
+		at := firstWordAt(r, 1, "One")
+		if at.IsZero() {
+			t.Fatalf("the clip was not heard: words %+v", r.Words[1])
+		}
+		clipAt = at.Sub(r.Start)
+	})
+	runs.Store(0)
+	synctest.Test(t, func(t *testing.T) {
+		gap := clipAt + 400*time.Millisecond - 1500*time.Millisecond
+		s := base().Silence(gap).Speak("Sorry, go on.", 800*time.Millisecond).Silence(9 * time.Second)
+		r := clipCall{scenario: s, store: clipStore(t), reg: booking(t), responses: []sim.Response{
+			{Text: "Let me book that.", Calls: book},
+			{Calls: book}, // the regenerated booking
+			{Text: "It is on its way."},
+		}}.run(t)
+		if err := sim.CheckInvariants(r, 1); err != nil {
+			t.Fatal(err)
+		}
+		if got := said(r); len(got) != 2 || got[0] != "Let me book that. One moment," {
+			t.Errorf("said %q, want the clip's heard prefix in turn 1", got)
+		}
+		if n := runs.Load(); n != 1 {
+			t.Fatalf("the booking ran %d times", n)
+		}
+		results, dup := 0, 0
+		for i := 0; i < r.Context.Len(); i++ {
+			m := r.Context.At(i)
+			results += strings.Count(m.Text, "booked BK-7")
+			if m.Role == agent.RoleTool && strings.Contains(m.Text, "duplicate_call") {
+				dup++
+			}
+		}
+		if results != 1 || dup != 1 {
+			t.Errorf("booking result %d times in the context, duplicate_call %d times; want 1 and 1", results, dup)
+		}
+	})
 }
