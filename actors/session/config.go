@@ -48,8 +48,12 @@ type Config struct {
 	TTS  providers.TTS
 	// Tools is the registry of the call's tools (nil: none).
 	Tools *agent.Registry
-	// NewDetector makes the VAD model; default: the energy VAD.
+	// NewDetector makes the frame detector; default: the energy VAD.
 	NewDetector func() vad.Detector
+	// VADModel, when set, scores windows with a speech model (Silero) on
+	// an inference pool; the detector is the fallback when it is not
+	// available.
+	VADModel *vad.Model
 	VAD         media.EnergyVADConfig
 	Turn        turn.Config
 	LLMConfig   llm.Config
@@ -129,6 +133,9 @@ func (c Config) Validate() error {
 	}
 	if c.Conn.InputRate()%50 != 0 || c.Conn.InputRate() <= 0 {
 		return fmt.Errorf("%w: input rate %d", ErrInvalidConfig, c.Conn.InputRate())
+	}
+	if c.VADModel != nil && (c.VADModel.NewScorer == nil || c.VADModel.NewGate == nil) {
+		return fmt.Errorf("%w: a vad model needs NewScorer and NewGate", ErrInvalidConfig)
 	}
 	if c.NewDetector == nil {
 		if _, err := media.NewEnergyVAD(c.VAD); err != nil {

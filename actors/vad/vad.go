@@ -7,6 +7,7 @@ import (
 	"github.com/brisvox/brisvox/actors/kit"
 	"github.com/brisvox/brisvox/media"
 	"github.com/brisvox/brisvox/messages"
+	"github.com/rs/zerolog"
 )
 
 // Detector is the voice-activity model the actor runs per frame.
@@ -17,20 +18,26 @@ type Detector interface {
 
 var _ Detector = (*media.EnergyVAD)(nil)
 
-// Actor runs a Detector over the caller's frames.
+// Actor runs a Detector over the caller's frames, or a speech model on
+// an inference pool (model.go).
 type Actor struct {
 	det   Detector
+	model *Model
+	win   *window // the model mode's state; nil: the detector runs
 	peers kit.Peers
 	stats kit.Counters
+	log   zerolog.Logger
 }
 
 // Props makes the vad actor's props; newDetector is called for every
-// incarnation, so a restart starts from silence.
-func Props(newDetector func() Detector, peers kit.Peers, opts ...actor.PropsOption) *actor.Props {
+// incarnation, so a restart starts from silence. With model set, the
+// actor scores windows with the model and falls back to the detector only
+// when the model is unavailable.
+func Props(newDetector func() Detector, model *Model, peers kit.Peers, log zerolog.Logger, opts ...actor.PropsOption) *actor.Props {
 	// The counts are the stage's over the call: they survive restarts.
 	stats := kit.Counters{}
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Actor{det: newDetector(), peers: peers, stats: stats}
+		return &Actor{det: newDetector(), model: model, peers: peers, stats: stats, log: log}
 	}, opts...)
 }
 
@@ -38,16 +45,31 @@ func Props(newDetector func() Detector, peers kit.Peers, opts ...actor.PropsOpti
 func (a *Actor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *messages.AudioFrame:
+		if a.win != nil {
+			a.modelFrame(ctx, m)
+			return
+		}
 		a.frame(ctx, m)
+	case *scored:
+		a.modelScored(ctx, m)
 	case *messages.Describe:
 		state := "silence"
-		if a.det.Speaking() {
+		switch {
+		case a.model != nil && a.win == nil:
+			state = "energy_fallback"
+		case a.win != nil && a.win.gate.Speaking(), a.win == nil && a.det.Speaking():
 			state = "speech"
 		}
 		d := kit.Describe(string(messages.StageVAD), state, a.stats)
 		d.Ref = m.Ref
 		ctx.Respond(d)
-	case *actor.Started, *actor.Stopping, *actor.Stopped, *actor.Restarting:
+	case *actor.Started:
+		if a.model != nil {
+			a.startModel(ctx)
+		}
+	case *actor.Stopping, *actor.Restarting:
+		a.stopModel()
+	case *actor.Stopped:
 	default:
 		a.stats.Inc("unknown_messages")
 	}
@@ -59,6 +81,11 @@ func (a *Actor) frame(ctx actor.Context, f *messages.AudioFrame) {
 	ev, at := a.det.Process(f.PCM, f.Start, messages.FrameDuration)
 	detected := f.Start.Add(messages.FrameDuration)
 	ctx.Send(a.peers.STT, f) // f belongs to stt from here on
+	a.emit(ctx, ev, at, detected)
+}
+
+// emit tells turn (and stt, for a stop) what a frame or window changed.
+func (a *Actor) emit(ctx actor.Context, ev media.VADEvent, at, detected time.Time) {
 	switch ev {
 	case media.VADStart:
 		a.stats.Inc("starts")

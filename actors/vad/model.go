@@ -1,0 +1,179 @@
+package vad
+
+import (
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/brisvox/brisvox/media"
+	"github.com/brisvox/brisvox/messages"
+)
+
+// The model mode. A speech model (Silero) scores windows of the call's
+// audio (512 samples at 16 kHz, 256 at 8 kHz) on an inference pool, off
+// the actor's goroutine. The actor never waits for it:
+//
+//   - every frame goes on to stt at once, whatever the model does;
+//   - a full window is submitted when no window of the call is in flight,
+//     else it waits (one window at most; an older waiting one is skipped,
+//     counted windows_skipped);
+//   - the score comes back as a message and feeds the Gate, whose starts
+//     and stops go to turn (and stops to stt) with the backdated times;
+//   - a window the pool refuses (full queue) or answers with an error
+//     (deadline, failure) is counted and skipped: the next window is
+//     scored as usual, so the detector recovers within one window.
+
+// Scorer scores windows of one call's audio with a speech model, off the
+// caller's goroutine. media/silero's pool implements it through an
+// adapter; tests use a deterministic one.
+type Scorer interface {
+	// WindowSamples is the window length at the call's rate.
+	WindowSamples() int
+	// Score submits a window (the scorer copies it before returning) and
+	// returns at once: an error means the window was refused and done will
+	// not be called. Otherwise done is called exactly once, on another
+	// goroutine, with the speech probability or why there is none. At most
+	// one window of a Scorer is in flight.
+	Score(window []int16, done func(p float32, err error)) error
+	// Close releases the call's stream; it waits until no done call is
+	// running or due, so none comes after it returns.
+	Close() error
+}
+
+// Gate turns window probabilities into speech starts and stops
+// (media.SpeechGate).
+type Gate interface {
+	Process(p float32, start time.Time, dur time.Duration) (media.VADEvent, time.Time)
+	Speaking() bool
+}
+
+// Model configures the model mode. NewScorer is called for every
+// incarnation of the actor (a restart starts a fresh stream); when it
+// fails the actor runs the energy detector instead and says so in the log
+// and in Describe (state "energy_fallback", counter model_unavailable).
+type Model struct {
+	NewScorer func() (Scorer, error)
+	NewGate   func() Gate
+}
+
+// scored is the model's answer for the window in flight; the actor keeps
+// one and reuses it (one window in flight at a time).
+type scored struct {
+	p   float32
+	err error
+}
+
+// window is the model mode's state.
+type window struct {
+	scorer  Scorer
+	gate    Gate
+	rate    int
+	buf     []int16 // the window being filled
+	n       int
+	start   time.Time // of buf's first sample
+	ready   []int16   // a full window waiting for the one in flight
+	readyAt time.Time
+	flying  bool
+	flyAt   time.Time // start of the window in flight
+	answer  *scored
+	done    func(p float32, err error)
+}
+
+func (a *Actor) startModel(ctx actor.Context) {
+	s, err := a.model.NewScorer()
+	if err != nil {
+		a.stats.Inc("model_unavailable")
+		a.log.Warn().Err(err).Str("call_id", string(a.peers.Call)).Msg("vad model unavailable; using the energy detector")
+		return
+	}
+	w := &window{scorer: s, gate: a.model.NewGate(), answer: &scored{}}
+	w.buf = make([]int16, s.WindowSamples())
+	w.ready = make([]int16, 0, s.WindowSamples())
+	self, root, answer := ctx.Self(), ctx.ActorSystem().Root, w.answer
+	w.done = func(p float32, err error) {
+		answer.p, answer.err = p, err
+		root.Send(self, answer)
+	}
+	a.win = w
+}
+
+// modelFrame adds a frame to the window and submits full windows; the
+// frame goes to stt at once.
+func (a *Actor) modelFrame(ctx actor.Context, f *messages.AudioFrame) {
+	w := a.win
+	if w.rate == 0 {
+		w.rate = f.Rate
+	}
+	// The samples are copied before the frame goes on: from then on it
+	// belongs to stt, which may hand it back to its pool.
+	defer ctx.Send(a.peers.STT, f)
+	pcm, start, rate := f.PCM, f.Start, f.Rate
+	if rate != w.rate {
+		a.stats.Inc("rate_mismatches")
+		return
+	}
+	sample := time.Second / time.Duration(rate)
+	for i := 0; i < len(pcm); {
+		if w.n == 0 {
+			w.start = start.Add(time.Duration(i) * sample)
+		}
+		c := copy(w.buf[w.n:], pcm[i:])
+		w.n += c
+		i += c
+		if w.n == len(w.buf) {
+			a.windowFull(ctx)
+			w.n = 0
+		}
+	}
+}
+
+func (a *Actor) windowFull(ctx actor.Context) {
+	w := a.win
+	if !w.flying {
+		a.submit(w.buf, w.start)
+		return
+	}
+	if len(w.ready) > 0 {
+		a.stats.Inc("windows_skipped")
+	}
+	w.ready = append(w.ready[:0], w.buf...)
+	w.readyAt = w.start
+}
+
+func (a *Actor) submit(pcm []int16, start time.Time) {
+	w := a.win
+	if err := w.scorer.Score(pcm, w.done); err != nil {
+		a.stats.Inc("windows_refused")
+		return
+	}
+	a.stats.Inc("windows")
+	w.flying, w.flyAt = true, start
+}
+
+// modelScored feeds the gate with the answer for the window in flight
+// and submits the window that waited.
+func (a *Actor) modelScored(ctx actor.Context, m *scored) {
+	w := a.win
+	if w == nil || !w.flying {
+		return
+	}
+	w.flying = false
+	if m.err != nil {
+		a.stats.Inc("window_errors")
+	} else {
+		dur := time.Duration(len(w.buf)) * time.Second / time.Duration(w.rate)
+		ev, at := w.gate.Process(m.p, w.flyAt, dur)
+		a.emit(ctx, ev, at, time.Now())
+	}
+	if len(w.ready) > 0 {
+		// The scorer copied buf before returning, so ready can go now.
+		a.submit(w.ready, w.readyAt)
+		w.ready = w.ready[:0]
+	}
+}
+
+func (a *Actor) stopModel() {
+	if a.win != nil {
+		_ = a.win.scorer.Close()
+		a.win = nil
+	}
+}
