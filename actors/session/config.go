@@ -53,10 +53,10 @@ type Config struct {
 	// VADModel, when set, scores windows with a speech model (Silero) on
 	// an inference pool; the detector is the fallback when it is not
 	// available.
-	VADModel *vad.Model
-	VAD         media.EnergyVADConfig
-	Turn        turn.Config
-	LLMConfig   llm.Config
+	VADModel  *vad.Model
+	VAD       media.EnergyVADConfig
+	Turn      turn.Config
+	LLMConfig llm.Config
 	// FillerClips are pre-rendered filler phrases (nil: none): the tts
 	// stage plays them instead of the provider speaking the phrase.
 	FillerClips *tts.ClipStore
