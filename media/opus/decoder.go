@@ -125,7 +125,10 @@ func (d *Decoder) Conceal(pcm []int16) (int, error) {
 // LostFrameSamples samples to pcm. Without usable FEC data (the sender has
 // FEC off, the packet is CELT-only, or so was the last decoded one) libopus
 // conceals instead, and the call is counted in Stats.Concealed rather than
-// Stats.FECRecovered. Afterwards nextPacket is decoded with Decode as usual.
+// Stats.FECRecovered. When the lost span is longer than one frame of
+// nextPacket (a 60 ms packet lost before 20 ms ones), libopus conceals the
+// start and rebuilds the end from FEC; that counts as FEC recovered.
+// Afterwards nextPacket is decoded with Decode as usual.
 func (d *Decoder) DecodeFEC(nextPacket []byte, pcm []int16) error {
 	n := d.lostSamples
 	if len(pcm) < n {
