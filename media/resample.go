@@ -82,8 +82,9 @@ type ResamplerConfig struct {
 	// More costs taps: about 1.2% more per dB.
 	Attenuation float64
 	// Transition is the width of the transition band as a fraction of the
-	// lower Nyquist frequency, in (0, 0.5]. Narrower keeps more of the
-	// passband and costs taps in inverse proportion.
+	// lower Nyquist frequency, in [0.02, 0.5]. Narrower keeps more of the
+	// passband and costs taps in inverse proportion (the floor keeps the
+	// filter at most ten times the default's length).
 	Transition float64
 	// Block is how many input samples are staged at a time (a work buffer
 	// of Block plus the filter history floats). It only trades memory for
@@ -110,8 +111,8 @@ func (c ResamplerConfig) Validate() error {
 	switch {
 	case math.IsNaN(c.Attenuation) || c.Attenuation != 0 && (c.Attenuation < 40 || c.Attenuation > 140):
 		return fmt.Errorf("%w: resampler attenuation %v dB not in [40, 140]", ErrInvalidConfig, c.Attenuation)
-	case math.IsNaN(c.Transition) || c.Transition < 0 || c.Transition > 0.5:
-		return fmt.Errorf("%w: resampler transition %v not in (0, 0.5]", ErrInvalidConfig, c.Transition)
+	case math.IsNaN(c.Transition) || c.Transition != 0 && (c.Transition < 0.02 || c.Transition > 0.5):
+		return fmt.Errorf("%w: resampler transition %v not in [0.02, 0.5]", ErrInvalidConfig, c.Transition)
 	case c.Block < 0 || c.Block > 1<<20:
 		return fmt.Errorf("%w: resampler block %d not in [1, 1048576]", ErrInvalidConfig, c.Block)
 	}

@@ -369,7 +369,8 @@ func TestResamplerShortDst(t *testing.T) {
 
 // TestResamplerBadInput: unsupported rates and configurations are wrapped
 // errors; empty input is fine; equal rates copy. Mutation: accepting 44100
-// (no gcd-friendly check) or returning an unwrapped error fails here.
+// in the rate list, or no lower bound on the transition (which would try to
+// allocate billions of taps), fails here.
 func TestResamplerBadInput(t *testing.T) {
 	rates := []struct {
 		name     string
@@ -397,6 +398,7 @@ func TestResamplerBadInput(t *testing.T) {
 		{"attenuation NaN", ResamplerConfig{Attenuation: math.NaN()}},
 		{"transition negative", ResamplerConfig{Transition: -0.1}},
 		{"transition too wide", ResamplerConfig{Transition: 0.6}},
+		{"transition too narrow for memory", ResamplerConfig{Transition: 1e-9}},
 		{"block negative", ResamplerConfig{Block: -1}},
 	}
 	for _, tc := range cfgs {
