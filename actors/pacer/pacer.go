@@ -79,6 +79,8 @@ type Actor struct {
 	ended    bool
 	endErr   error
 
+	rs *resampling
+
 	playing bool
 	armed   bool
 	nextAt  time.Time
@@ -187,6 +189,7 @@ func (a *Actor) epochSettled() bool { return a.wasSettled(a.epoch) }
 
 func (a *Actor) begin(e messages.Epoch) {
 	a.drop()
+	a.resetResampler()
 	a.epoch = e
 	a.words = a.words[:0]
 	a.queued, a.released = 0, 0
@@ -197,11 +200,18 @@ func (a *Actor) audio(ctx actor.Context, m *messages.TTSAudio) {
 	if !a.accept(ctx, m.Epoch) {
 		return
 	}
-	pcm := m.PCM
 	if m.Rate != a.cfg.Rate {
-		pcm = resampleLinear(pcm, m.Rate, a.cfg.Rate)
-		a.stats.Inc("resampled_chunks")
+		a.resample(m.PCM, m.Rate)
+	} else {
+		a.feed(m.PCM)
 	}
+	if !a.playing {
+		a.release(ctx)
+	}
+}
+
+// feed cuts audio of the current epoch into frames.
+func (a *Actor) feed(pcm []int16) {
 	for len(pcm) > 0 {
 		if a.fill == nil {
 			a.fill = a.pool.Get().(*messages.OutputAudio)
@@ -213,9 +223,6 @@ func (a *Actor) audio(ctx actor.Context, m *messages.TTSAudio) {
 		if a.filled == len(a.fill.PCM) {
 			a.push()
 		}
-	}
-	if !a.playing {
-		a.release(ctx)
 	}
 }
 
@@ -279,6 +286,7 @@ func (a *Actor) ttsEnded(ctx actor.Context, m *messages.TTSEnded) {
 	if m.Err != nil {
 		a.stats.Inc("tts_failures")
 	}
+	a.flushResampler()
 	if a.fill != nil {
 		a.push()
 	}
@@ -368,26 +376,4 @@ func (a *Actor) drop() {
 		a.fill.Release()
 		a.fill = nil
 	}
-}
-
-// resampleLinear converts pcm between rates by linear interpolation. The
-// media package's resampler replaces it on the production path.
-func resampleLinear(pcm []int16, from, to int) []int16 {
-	if from <= 0 || len(pcm) == 0 {
-		return nil
-	}
-	n := len(pcm) * to / from
-	out := make([]int16, n)
-	for i := range out {
-		pos := float64(i) * float64(from) / float64(to)
-		j := int(pos)
-		frac := pos - float64(j)
-		s0 := float64(pcm[j])
-		s1 := s0
-		if j+1 < len(pcm) {
-			s1 = float64(pcm[j+1])
-		}
-		out[i] = int16(s0 + (s1-s0)*frac)
-	}
-	return out
 }
