@@ -194,17 +194,19 @@ func TestReadWAV(t *testing.T) {
 			want: &WAV{Rate: 16000, Channels: 1, BitsPerSample: 16, Format: WAVFormatPCM, Samples: []int16{}, DataBytes: 0},
 		},
 		{
+			// Mutation: a LimitedReader of limit bytes instead of limit+1
+			// cannot tell this file from a longer one and refuses it.
 			name:  "exactly the limit",
 			file:  buildWAV(nil, "WAVE", fmtPCM(1, 1, 16000, 16), dataChunk(pcm16(1, 2))),
 			limit: 48,
 			want:  &WAV{Rate: 16000, Channels: 1, BitsPerSample: 16, Format: WAVFormatPCM, Samples: []int16{1, 2}, DataBytes: 4},
 		},
 		{
-			// Mutation: a limit of "limit" bytes instead of limit+1 probing
-			// accepts this 50-byte file.
-			name:    "one sample over the limit",
+			// Mutation: without the check after the data loop, a data
+			// chunk that ends one byte past the limit is accepted.
+			name:    "one byte over the limit",
 			file:    buildWAV(nil, "WAVE", fmtPCM(1, 1, 16000, 16), dataChunk(pcm16(1, 2, 3))),
-			limit:   48,
+			limit:   49,
 			wantErr: ErrWAVTooLarge,
 		},
 		{
@@ -315,7 +317,8 @@ func TestReadWAVPassesReadErrors(t *testing.T) {
 	boom := errors.New("disk on fire")
 	file := buildWAV(nil, "WAVE", fmtPCM(1, 1, 16000, 16), list17(), dataChunk(pcm16(1, 2, 3, 4)))
 	// Cut the file at every length: a read error there must come back
-	// wrapped, never mistaken for the end of the file.
+	// wrapped, never mistaken for the end of the file. Mutation: taking any
+	// error in the data chunk as its end returns a truncated WAV here.
 	for cut := range len(file) {
 		_, err := ReadWAV(&errAfter{data: file[:cut], err: boom}, 0)
 		if !errors.Is(err, boom) {
@@ -327,6 +330,9 @@ func TestReadWAVPassesReadErrors(t *testing.T) {
 // list17 is a LIST chunk of 17 bytes: odd, so a pad byte follows it.
 func list17() wavChunk { return wavChunk{id: "LIST", body: []byte("INFOISFT\x05\x00\x00\x00brisv")} }
 
+// TestWriteWAVRoundTrip: what WriteWAV writes, ReadWAV reads back as is.
+// Mutation: big-endian samples, or a data size of 0 in the header (read as
+// an empty data chunk), fail here.
 func TestWriteWAVRoundTrip(t *testing.T) {
 	samples := make([]int16, 10000) // more than one write buffer
 	for i := range samples {
