@@ -6,4 +6,8 @@
 //	                      the scenario and played-text suites, or the
 //	                      tool scenarios S1-S6 in two shapes, each
 //	                      scenario twice; exit status 1 on any failure
+//	brisvox vad [--engine energy|silero] FILE.wav
+//	                      the speech segments of a PCM WAV (8, 16, 24 or
+//	                      48 kHz, mono or stereo) as JSON lines
+//	                      {"start_ms":..., "end_ms":...}
 package main

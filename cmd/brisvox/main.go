@@ -23,7 +23,7 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: brisvox demo | brisvox sim [--json] [--suite main|tools]")
+		fmt.Fprintln(stderr, "usage: brisvox demo | brisvox sim [--json] [--suite main|tools] | brisvox vad [--engine energy|silero] FILE.wav")
 		return 2
 	}
 	switch args[0] {
@@ -48,8 +48,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		return suites(stdout, stderr, cases, *asJSON)
+	case "vad":
+		return vadCommand(args[1:], stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "brisvox: unknown command %q (want demo or sim)\n", args[0])
+		fmt.Fprintf(stderr, "brisvox: unknown command %q (want demo, sim or vad)\n", args[0])
 		return 2
 	}
 }
