@@ -188,12 +188,13 @@ func TestSpeechGateSpeakingAndReset(t *testing.T) {
 		t.Fatal("speaking after one window")
 	}
 	g.Reset()
-	// Mutation: a Reset that keeps the unconfirmed run starts here.
 	if ev, _ := g.Process(0.9, testBase.Add(gateWindow), gateWindow); ev != VADNone || g.Speaking() {
 		t.Fatalf("first window after Reset gave %v", ev)
 	}
-	if ev, _ := g.Process(0.9, testBase.Add(2*gateWindow), gateWindow); ev != VADStart || !g.Speaking() {
-		t.Fatalf("second window gave %v", ev)
+	// Mutation: a Reset that keeps the unconfirmed run dates this start at
+	// the window before the Reset.
+	if ev, at := g.Process(0.9, testBase.Add(2*gateWindow), gateWindow); ev != VADStart || !g.Speaking() || !at.Equal(testBase.Add(gateWindow)) {
+		t.Fatalf("second window gave %v at %v, want a start at the first window after Reset", ev, at.Sub(testBase))
 	}
 	g.Reset()
 	if g.Speaking() {
