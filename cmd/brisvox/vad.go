@@ -45,7 +45,7 @@ func newVADEngine(name string) (vadEngine, error) {
 	case "energy":
 		return newEnergyEngine(vadFrame)
 	case "silero":
-		return nil, fmt.Errorf("engine silero: %w", errEngineUnavailable)
+		return sileroEngine{}, nil
 	}
 	return nil, fmt.Errorf("%w %q (want energy or silero)", errUnknownEngine, name)
 }

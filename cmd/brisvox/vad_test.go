@@ -195,7 +195,14 @@ func TestVADCommandErrors(t *testing.T) {
 		{name: "two files", args: func(t *testing.T) []string { return []string{ok(t), ok(t)} }, code: 2, says: "usage: brisvox vad"},
 		{name: "unknown flag", args: func(t *testing.T) []string { return []string{"--frames", "10", ok(t)} }, code: 2, says: "frames"},
 		{name: "unknown engine", args: func(t *testing.T) []string { return []string{"--engine", "webrtc", ok(t)} }, code: 2, says: `unknown engine "webrtc"`},
-		{name: "silero not wired yet", args: func(t *testing.T) []string { return []string{"--engine", "silero", ok(t)} }, code: 1, says: "not available yet in this build"},
+		{
+			name: "silero without its runtime",
+			args: func(t *testing.T) []string {
+				t.Setenv("BRISVOX_ORT_LIB", filepath.Join(t.TempDir(), "libonnxruntime.so.1"))
+				return []string{"--engine", "silero", ok(t)}
+			},
+			code: 1, says: "go tool task setup",
+		},
 		{name: "missing file", args: func(t *testing.T) []string { return []string{filepath.Join(t.TempDir(), "nope.wav")} }, code: 1, says: "nope.wav"},
 		{
 			name: "mu-law",
