@@ -92,7 +92,7 @@ type Runner struct {
 // model, or has the wrong inputs or outputs; the message names the file),
 // ErrRuntimeUnavailable (the ONNX Runtime library is missing or does not
 // load; the message names it).
-func NewRunner(cfg Config) (r *Runner, err error) {
+func NewRunner(cfg Config) (_ *Runner, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -114,11 +114,10 @@ func NewRunner(cfg Config) (r *Runner, err error) {
 	if err != nil {
 		return nil, err
 	}
-	r = &Runner{path: cfg.ModelPath, features: features, env: env, termDone: make(chan struct{}, 1)}
+	r := &Runner{path: cfg.ModelPath, features: features, env: env, termDone: make(chan struct{}, 1)}
 	defer func() {
 		if err != nil {
-			_ = r.Close()
-			r = nil
+			_ = r.Close() // the first error is the one to report
 		}
 	}()
 

@@ -79,7 +79,8 @@ type Decision struct {
 // The model's probability p that the turn is complete sets the wait:
 //
 //	p >= Threshold: the turn ends at T + MinDelay;
-//	p <  Threshold: at T + MinDelay + (MaxDelay-MinDelay) * (Threshold-p)/Threshold.
+//	p <  Threshold: at T + MinDelay + (MaxDelay-MinDelay) * (Threshold-p)/Threshold,
+//	                the added part rounded to the millisecond.
 //
 // The wait grows linearly from MinDelay (p just below the threshold; the
 // rule is continuous there, so a small change in p never makes a jump) to
@@ -123,7 +124,9 @@ func (p *Policy) Delay(prob float32) time.Duration {
 	}
 	frac := float64(c.Threshold-prob) / float64(c.Threshold)
 	span := float64(c.MaxDelay - c.MinDelay)
-	return c.MinDelay + time.Duration(math.Round(span*frac))
+	// Whole milliseconds: float32 probabilities would otherwise put the end
+	// a few nanoseconds off the round figure a reader expects.
+	return c.MinDelay + time.Duration(math.Round(span*frac/float64(time.Millisecond)))*time.Millisecond
 }
 
 // OnStop starts a wait: the silence began at at, and prob is the model's
