@@ -148,8 +148,8 @@ func randomAudio(n int, seed uint64, amp float64) []int16 {
 // Mutations caught (each seen failing): reflect index off by one at the end
 // (2*(n-1)-i -> 2*n-1-i), padding at the end instead of the start, keeping
 // the first 8 s of long audio, a symmetric instead of periodic Hann window,
-// HTK instead of Slaney mel scale, dropping the area normalisation, log
-// clamp at max-80.
+// the HTK formula below 1 kHz, dropping the area normalisation, log clamp
+// at max-80.
 func TestFeaturesMatchReference(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the reference DFT takes a while")
@@ -199,8 +199,8 @@ func TestFeaturesMatchReference(t *testing.T) {
 // TestFilterBankKnownValue pins the first filter's weight at 40 Hz to the
 // value librosa.filters.mel(sr=16000, n_fft=400, n_mels=80)[0, 1] has
 // (0.0248626: Whisper's mel_filters.npz), and checks the whole bank against
-// the reference. Mutations caught: HTK mel scale, no area normalisation,
-// edges spaced linearly in Hz.
+// the reference. Mutations caught: the HTK formula below 1 kHz, no area
+// normalisation, edges spaced linearly in Hz.
 func TestFilterBankKnownValue(t *testing.T) {
 	bank := slaneyFilters()
 	ref := refFilters()

@@ -36,13 +36,13 @@ type step struct {
 }
 
 // TestPolicyScenarios drives the policy with a Fixed model through scripted
-// calls. Mutations caught (each seen failing): ending at MinDelay only when
-// p > Threshold (case threshold_exact), interpolating by (1-p) instead of
-// (Threshold-p)/Threshold (unsure_half, just_below), NaN taken as confident
-// (nan_waits_max), Due firing twice (confident_ends_at_stop), OnSpeech not
-// cancelling (speech_cancels), OnEstimate allowed to set an end in the past
-// (estimate_never_in_past), a recheck planned past the end (recheck_*), an
-// estimate honoured after speech resumed (estimate_after_speech_ignored).
+// calls. Mutations caught (each seen failing): interpolating by (1-p)
+// instead of (Threshold-p)/Threshold (unsure_half, just_below), NaN taken
+// as confident (nan_waits_max), Due firing twice (confident_ends_at_stop),
+// OnSpeech not cancelling (speech_cancels), OnEstimate allowed to set an end
+// in the past (estimate_never_in_past), a recheck planned past the end
+// (recheck_*). threshold_exact pins the continuity at the threshold (so
+// ">=" and ">" agree there by design).
 func TestPolicyScenarios(t *testing.T) {
 	def := PolicyConfig{}
 	cases := []struct {
