@@ -13,7 +13,8 @@
 //   - Policy, a pure state machine driven by explicit times (no clock, no
 //     goroutines), which the turn actor wires to its timers.
 //   - Features, Whisper-style log-mel features ([80][800] for 8 s) computed
-//     in Go, as Smart Turn v2/v3 expect them.
+//     in Go, as Smart Turn v3 expects them (v2 took the raw waveform and is
+//     not supported).
 //
 // No end-of-turn model ships with the project: NewRunner returns ErrNoModel
 // until Config.ModelPath names one (docs/MEDIA.md, "End of turn").

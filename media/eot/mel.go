@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// The feature layout of Smart Turn v2/v3: Whisper's log-mel spectrogram with
+// The feature layout of Smart Turn v3: Whisper's log-mel spectrogram with
 // the window cut from 30 s to 8 s.
 const (
 	// SampleRate is the only rate the models take.

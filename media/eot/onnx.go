@@ -31,7 +31,7 @@ const setupHint = "run `go tool task setup` (it installs the library into .nativ
 
 // Config configures a Runner.
 type Config struct {
-	// ModelPath is the end-of-turn ONNX model file: a Smart Turn v2/v3 style
+	// ModelPath is the end-of-turn ONNX model file: a Smart Turn v3 style
 	// classifier taking log-mel features float32 [1, 80, 800] (batch may be
 	// dynamic) and giving one float32 probability. Required: no such model
 	// ships with the project (docs/MEDIA.md, "End of turn").
@@ -53,7 +53,7 @@ type Config struct {
 // file: ErrNoModel when ModelPath is empty.
 func (c Config) Validate() error {
 	if c.ModelPath == "" {
-		return fmt.Errorf("%w: set eot.Config.ModelPath to a Smart Turn v2/v3 style ONNX file "+
+		return fmt.Errorf("%w: set eot.Config.ModelPath to a Smart Turn v3 style ONNX file "+
 			"(input %q float32 [1, %d, %d] of log-mel features of the last 8 s of 16 kHz audio, output one float32 probability); "+
 			"none ships with the project, see docs/MEDIA.md, section \"End of turn\"",
 			ErrNoModel, DefaultInputName, NumMels, NumFrames)
