@@ -1,0 +1,21 @@
+// Package eot decides when a caller's turn is over. The voice activity
+// detector says when speech stopped; a pause is not the end of a turn, so an
+// end-of-turn model (Smart Turn style: a classifier over the last 8 s of
+// 16 kHz audio) estimates the probability that the turn is complete, and
+// Policy turns that estimate into a deadline between MinDelay and MaxDelay
+// after the stop, cancelled when speech resumes.
+//
+// The pieces:
+//
+//   - Model, the seam: Complete(ctx, audio) returns the probability. Fixed
+//     answers scripted probabilities (tests); Runner runs a configured ONNX
+//     model file with ONNX Runtime.
+//   - Policy, a pure state machine driven by explicit times (no clock, no
+//     goroutines), which the turn actor wires to its timers.
+//   - Features, Whisper-style log-mel features ([80][800] for 8 s) computed
+//     in Go, as Smart Turn v3 expects them (v2 took the raw waveform and is
+//     not supported).
+//
+// No end-of-turn model ships with the project: NewRunner returns ErrNoModel
+// until Config.ModelPath names one (docs/MEDIA.md, "End of turn").
+package eot

@@ -1,0 +1,5 @@
+//go:build race
+
+package eot
+
+const raceEnabled = true
