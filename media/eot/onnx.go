@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/brisvox/brisvox/media/internal/ortenv"
 	ort "github.com/yalue/onnxruntime_go"
 )
 
@@ -66,12 +67,10 @@ func (c Config) Validate() error {
 // itself, so a call copies nothing; calls are serialised (one session, one
 // buffer). Close releases it.
 //
-// ONNX Runtime's environment is process-global in onnxruntime_go. A Runner
-// creates it only when no one has (ort.IsInitialized), and the environment
-// it created is destroyed when the last Runner of this package closes; an
-// environment created by someone else (media/silero, for one) is used as it
-// is and never destroyed here. Whoever created it must keep it until the
-// Runners are closed.
+// ONNX Runtime's environment is process-global in onnxruntime_go; every
+// user in media (Runners, media/silero's models) holds a reference through
+// media/internal/ortenv, the first loads it and the last release destroys
+// it.
 type Runner struct {
 	mu       sync.Mutex
 	closed   bool
@@ -374,57 +373,27 @@ func moduleRoot() (string, error) {
 	}
 }
 
-// envState is this package's hold on ONNX Runtime's process-global
-// environment (onnxruntime_go keeps one per process; initializing it twice
-// fails and destroying it unloads the library for every user). It is the
-// package's one piece of mutable state, and exists only because the
-// binding's is global. refs counts live Runners; owned says whether this
-// package created the environment (and so destroys it with the last Runner).
-var envState struct {
-	mu    sync.Mutex
-	refs  int
-	owned bool
-}
+// envRef is one Runner's reference on the process's ONNX Runtime
+// environment, shared with media/silero through media/internal/ortenv.
+type envRef struct{ env *ortenv.Env }
 
-// envRef is one Runner's reference; release is idempotent.
-type envRef struct {
-	once sync.Once
-	err  error
-}
-
-// acquireEnv takes a reference on the environment, creating it from lib
-// when no one has.
+// acquireEnv takes a reference on the environment, loading lib when no
+// one holds it.
 func acquireEnv(lib string) (*envRef, error) {
-	envState.mu.Lock()
-	defer envState.mu.Unlock()
-	if !ort.IsInitialized() {
-		ort.SetSharedLibraryPath(lib)
-		if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
-			return nil, fmt.Errorf("%w: library %s does not load (missing, corrupted, or not ONNX Runtime 1.24 or newer): %v; %s",
-				ErrRuntimeUnavailable, lib, err, setupHint)
-		}
-		envState.owned = true
-	} else if envState.refs == 0 {
-		envState.owned = false // someone else's: borrowed, never destroyed here
+	env, err := ortenv.Acquire(lib)
+	if errors.Is(err, ortenv.ErrOtherLibrary) {
+		return nil, fmt.Errorf("%w: %v", ErrRuntimeUnavailable, err)
 	}
-	envState.refs++
-	return &envRef{}, nil
+	if err != nil {
+		return nil, fmt.Errorf("%w: library %s does not load (missing, corrupted, or not ONNX Runtime 1.24 or newer): %v; %s",
+			ErrRuntimeUnavailable, lib, err, setupHint)
+	}
+	return &envRef{env: env}, nil
 }
 
 func (e *envRef) release() error {
-	e.once.Do(func() {
-		envState.mu.Lock()
-		defer envState.mu.Unlock()
-		envState.refs--
-		if envState.refs > 0 || !envState.owned {
-			return
-		}
-		envState.owned = false
-		if ort.IsInitialized() {
-			if err := ort.DestroyEnvironment(); err != nil {
-				e.err = fmt.Errorf("%w: destroying the environment: %v", ErrRuntimeUnavailable, err)
-			}
-		}
-	})
-	return e.err
+	if err := e.env.Release(); err != nil {
+		return fmt.Errorf("%w: %v", ErrRuntimeUnavailable, err)
+	}
+	return nil
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/brisvox/brisvox/media/internal/ortenv"
+	"github.com/brisvox/brisvox/media/silero"
 	ort "github.com/yalue/onnxruntime_go"
 )
 
@@ -264,11 +266,10 @@ func TestRunnerContext(t *testing.T) {
 	}
 }
 
-// TestRunnerEnvironmentOwnership: a runner creates the environment only
-// when none exists and destroys only the one it created, with the last
-// runner. Mutations caught: destroying a borrowed environment, destroying
-// it while another runner still holds it, Close not idempotent (double
-// release).
+// TestRunnerEnvironmentOwnership: the environment lives while any user
+// holds it (runners, or another package through media/internal/ortenv)
+// and dies with the last. Mutations caught: ortenv destroying it on any
+// release, Close not idempotent (double release).
 func TestRunnerEnvironmentOwnership(t *testing.T) {
 	lib := runtimeLib(t)
 	if ort.IsInitialized() {
@@ -307,16 +308,12 @@ func TestRunnerEnvironmentOwnership(t *testing.T) {
 		t.Fatal("environment created by the runners survives them")
 	}
 
-	// Borrowed: someone else (media/silero, say) created it.
-	ort.SetSharedLibraryPath(lib)
-	if err := ort.InitializeEnvironment(); err != nil {
+	// Shared: another user (media/silero, say) holds it through ortenv;
+	// the runner's close leaves it to them.
+	other, err := ortenv.Acquire(lib)
+	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
-		if err := ort.DestroyEnvironment(); err != nil {
-			t.Error(err)
-		}
-	}()
 	c, err := NewRunner(Config{ModelPath: path})
 	if err != nil {
 		t.Fatal(err)
@@ -327,8 +324,14 @@ func TestRunnerEnvironmentOwnership(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if !ort.IsInitialized() {
-		t.Fatal("the runner destroyed an environment it did not create")
+	if !ort.IsInitialized() || ortenv.Refs() != 1 {
+		t.Fatal("the runner destroyed an environment another user holds")
+	}
+	if err := other.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if ort.IsInitialized() {
+		t.Fatal("the environment survives its last user")
 	}
 }
 
@@ -369,6 +372,54 @@ func BenchmarkRunner(b *testing.B) {
 	for b.Loop() {
 		if _, err := r.Complete(ctx, audio); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestSharesTheEnvironmentWithSilero: a Silero model and an end-of-turn
+// runner in one process, closed in either order, each keep working until
+// their own Close, and the environment goes with the last of them. Before
+// media/internal/ortenv, Silero's last Close destroyed the environment
+// under a live runner, and a runner created first made Silero's
+// initialization fail. (Mutation seen failing: ortenv.Release destroying
+// the environment while references remain.)
+func TestSharesTheEnvironmentWithSilero(t *testing.T) {
+	runtimeLib(t)
+	path := testModel{w: randomWeights(6)}.write(t, t.TempDir(), "m.onnx")
+	for _, sileroFirst := range []bool{true, false} {
+		r, err := NewRunner(Config{ModelPath: path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := silero.NewModel(silero.ModelConfig{MaxBatch: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, second := func() error { return m.Close() }, func() error { return r.Close() }
+		if !sileroFirst {
+			first, second = second, first
+		}
+		if err := first(); err != nil {
+			t.Fatal(err)
+		}
+		if sileroFirst {
+			if _, err := r.Complete(t.Context(), make([]int16, 16000)); err != nil {
+				t.Fatalf("runner after Silero closed: %v", err)
+			}
+		} else {
+			st, err := silero.NewStream(16000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Run([]*silero.Stream{st}, [][]int16{make([]int16, m.WindowSize())}, make([]float32, 1)); err != nil {
+				t.Fatalf("silero after the runner closed: %v", err)
+			}
+		}
+		if err := second(); err != nil {
+			t.Fatal(err)
+		}
+		if ort.IsInitialized() || ortenv.Refs() != 0 {
+			t.Fatal("the environment survives its last user")
 		}
 	}
 }

@@ -1,0 +1,12 @@
+// Package ortenv holds the process's one ONNX Runtime environment for the
+// packages of media that run models (media/silero, media/eot).
+//
+// onnxruntime_go keeps one shared-library path and one environment per
+// process: InitializeEnvironment fails when called twice, and
+// DestroyEnvironment unloads the library for everyone. So every user takes
+// a reference here: the first loads the library and creates the
+// environment, the last release destroys it, and two users asking for
+// different libraries get an error instead of a silent mix. This is the
+// only package-level mutable state of media, and it exists because the
+// binding's is global.
+package ortenv
