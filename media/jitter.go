@@ -695,7 +695,7 @@ func (j *JitterBuffer) playHead(s *jbSlot) ([]byte, PopStatus) {
 	j.stable++
 	if j.stable >= j.cfg.ShrinkAfter {
 		j.stable = 0
-		if floor := max(j.cfg.MinDelay, j.jitterDelay()); j.target > floor {
+		if floor := j.jitterDelay(); j.target > floor { // jitterDelay is at least MinDelay
 			j.target--
 		}
 	}

@@ -417,9 +417,8 @@ func TestJitterBufferAdaptiveDelayFalls(t *testing.T) {
 	// A calm stream (no jitter) primed at 4 frames with ShrinkAfter 10:
 	// every 10 frames the target steps down and the next tick discards one
 	// frame, until MinDelay 1.
-	// Mutation: shrinking faster (no reset of the stable count) or below
-	// MinDelay, or discarding when the next frame is not due, changes the
-	// discarded frames 10, 21 and 32.
+	// Mutation: shrinking faster (no reset of the stable count) changes the
+	// discarded frames 10, 21 and 32; not discarding leaves the delay at 4.
 	jb := newTestJB(t, JitterConfig{InitialDelay: 4, ShrinkAfter: 10})
 	got := runJB(t, jb, regular(0, 0, 50, 0), 50)
 	want := seqTokens("Bx3 F0-9 F11-20 F22-31 F33-49")

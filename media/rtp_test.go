@@ -69,8 +69,8 @@ func TestParseRTP(t *testing.T) {
 			name: "plain header fields",
 			pkt:  marshalRTP(rtpSpec{marker: true, pt: 8, seq: 0xBEEF, ts: 0xDEADBEEF, ssrc: 0x01020304, payload: payload}),
 			check: func(t *testing.T, p *RTPPacket) {
-				// Mutation: reading the marker from byte 0 or masking the
-				// payload type with 0xff fails here.
+				// Mutation: masking the payload type with 0xff (the marker
+				// leaks in) fails here.
 				if !p.Marker || p.PayloadType != 8 || p.SequenceNumber != 0xBEEF || p.Timestamp != 0xDEADBEEF || p.SSRC != 0x01020304 {
 					t.Errorf("got %+v", p)
 				}
@@ -137,10 +137,12 @@ func TestParseRTP(t *testing.T) {
 			},
 		},
 		{
-			name: "header only, empty payload",
+			// Mutation: reading the marker from byte 0 (where the version
+			// bits are) sets it here.
+			name: "header only, empty payload, no marker",
 			pkt:  marshalRTP(rtpSpec{pt: 0}),
 			check: func(t *testing.T, p *RTPPacket) {
-				if len(p.Payload) != 0 {
+				if len(p.Payload) != 0 || p.Marker {
 					t.Errorf("payload %v", p.Payload)
 				}
 			},
@@ -287,4 +289,15 @@ func FuzzParseRTP(f *testing.F) {
 			}
 		}
 	})
+}
+
+func BenchmarkParseRTP(b *testing.B) {
+	pkt := marshalRTP(rtpSpec{pt: 0, seq: 1, ts: 160, ssrc: 1, extension: true, extData: []byte{1, 2, 3, 4}, payload: make([]byte, 160)})
+	var p RTPPacket
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := ParseRTP(pkt, &p); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
