@@ -238,3 +238,55 @@ func BenchmarkEnergyVAD(b *testing.B) {
 		i++
 	}
 }
+
+// TestEnergyVADEdgeRefinement: frames above the edge threshold but under
+// the speech threshold around an utterance pull its marks out to them, by
+// at most EdgeMax, and never decide speech by themselves. (Mutations seen
+// failing: no EdgeMax bound — the start goes back a whole second of soft
+// noise; edge frames counted as speech — the noise alone starts speech.)
+func TestEnergyVADEdgeRefinement(t *testing.T) {
+	v, err := NewEnergyVAD(EnergyVADConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame := func(level int16) []int16 {
+		pcm := make([]int16, 320)
+		for i := range pcm {
+			pcm[i] = level
+			if i%2 == 1 {
+				pcm[i] = -level
+			}
+		}
+		return pcm
+	}
+	var t0 time.Time
+	at := func(i int) time.Time { return t0.Add(time.Duration(i) * 20 * time.Millisecond) }
+	type step struct {
+		level int16
+		n     int
+	}
+	// 1 s of soft noise (RMS 100: above 500/8, under 500), 200 ms of
+	// speech, 100 ms of soft ending, then silence.
+	script := []step{{100, 50}, {2000, 10}, {100, 5}, {0, 30}}
+	var marks []time.Duration
+	i := 0
+	for _, s := range script {
+		for range s.n {
+			if ev, ts := v.Process(frame(s.level), at(i), 20*time.Millisecond); ev != VADNone {
+				marks = append(marks, ts.Sub(t0))
+			}
+			i++
+		}
+	}
+	// Speech 1000-1200 ms: the start goes back at most 200 ms over the
+	// soft noise, the stop on over the 100 ms soft ending.
+	want := []time.Duration{800 * time.Millisecond, 1300 * time.Millisecond}
+	if len(marks) != 2 || marks[0] != want[0] || marks[1] != want[1] {
+		t.Fatalf("marks %v, want %v", marks, want)
+	}
+	for _, bad := range []EnergyVADConfig{{EdgeThreshold: -1}, {Threshold: 100, EdgeThreshold: 200}, {EdgeMax: -time.Millisecond}} {
+		if _, err := NewEnergyVAD(bad); !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("config %+v: %v", bad, err)
+		}
+	}
+}
