@@ -23,6 +23,16 @@ type UserTurn struct {
 	Speculative bool
 }
 
+// TurnEstimate is the end-of-turn model's view of the pause that began at
+// StopAt (the backdated end of the caller's speech): P is the probability
+// that the turn is complete. Err says the model could not answer (the turn
+// then waits the policy's longest delay). The vad actor sends it to turn.
+type TurnEstimate struct {
+	StopAt time.Time
+	P      float32
+	Err    error
+}
+
 // Commit ends a speculative turn: the caller stayed quiet through the
 // end-of-turn delay. The llm actor lets the speculation's held output go
 // and has the tools actor run its held SideEffect calls. Turn is the turn

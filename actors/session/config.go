@@ -53,7 +53,11 @@ type Config struct {
 	// VADModel, when set, scores windows with a speech model (Silero) on
 	// an inference pool; the detector is the fallback when it is not
 	// available.
-	VADModel  *vad.Model
+	VADModel *vad.Model
+	// TurnModel, when set, is asked at every speech stop whether the
+	// caller's turn is complete; Turn.EndOfTurn must then say how its
+	// answer becomes a delay (and the other way round).
+	TurnModel vad.TurnModel
 	VAD       media.EnergyVADConfig
 	Turn      turn.Config
 	LLMConfig llm.Config
@@ -133,6 +137,9 @@ func (c Config) Validate() error {
 	}
 	if c.Conn.InputRate()%50 != 0 || c.Conn.InputRate() <= 0 {
 		return fmt.Errorf("%w: input rate %d", ErrInvalidConfig, c.Conn.InputRate())
+	}
+	if (c.TurnModel == nil) != (c.Turn.EndOfTurn == nil) {
+		return fmt.Errorf("%w: an end-of-turn model needs Turn.EndOfTurn, and Turn.EndOfTurn a TurnModel", ErrInvalidConfig)
 	}
 	if c.VADModel != nil && (c.VADModel.NewScorer == nil || c.VADModel.NewGate == nil) {
 		return fmt.Errorf("%w: a vad model needs NewScorer and NewGate", ErrInvalidConfig)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/brisvox/brisvox/actors/kit"
+	"github.com/brisvox/brisvox/media/eot"
 	"github.com/brisvox/brisvox/messages"
 )
 
@@ -31,8 +32,15 @@ type Config struct {
 	// its SideEffect calls runs until the delay passes in silence (Commit);
 	// speech or a new transcript before that takes it back (Discard). The
 	// delay then hides the model's first-token latency. Off by default:
-	// a discarded speculation is a paid request. Needs EndOfTurnDelay > 0.
+	// a discarded speculation is a paid request. Needs an end-of-turn
+	// delay (EndOfTurnDelay or EndOfTurn).
 	Speculate bool
+	// EndOfTurn, when set, replaces the fixed EndOfTurnDelay by the
+	// end-of-turn model's estimate (messages.TurnEstimate, from the vad
+	// actor): the turn ends at the end of speech plus the policy's delay
+	// for the estimate (eot.Policy.Delay), and waits MaxDelay when no
+	// estimate comes. It cannot be combined with EndOfTurnDelay.
+	EndOfTurn *eot.PolicyConfig
 }
 
 // Validate checks the config.
@@ -40,7 +48,15 @@ func (c Config) Validate() error {
 	if c.EndOfTurnDelay < 0 || c.BargeInDelay < 0 || c.DrainTimeout < 0 {
 		return fmt.Errorf("%w: negative duration", ErrInvalidConfig)
 	}
-	if c.Speculate && c.EndOfTurnDelay == 0 {
+	if c.EndOfTurn != nil {
+		if c.EndOfTurnDelay != 0 {
+			return fmt.Errorf("%w: an end-of-turn model and a fixed end-of-turn delay together", ErrInvalidConfig)
+		}
+		if err := c.EndOfTurn.Validate(); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+		}
+	}
+	if c.Speculate && c.EndOfTurnDelay == 0 && c.EndOfTurn == nil {
 		return fmt.Errorf("%w: speculation needs an end-of-turn delay to hide the request in", ErrInvalidConfig)
 	}
 	return nil
@@ -87,6 +103,11 @@ type Actor struct {
 	// specText its text.
 	spec     messages.Epoch
 	specText string
+
+	// policy turns the end-of-turn model's estimates into delays (nil: the
+	// fixed EndOfTurnDelay); estimate is the newest one.
+	policy   *eot.Policy
+	estimate *messages.TurnEstimate
 }
 
 const (
@@ -122,7 +143,11 @@ func Props(cfg Config, peers kit.Peers, opts ...actor.PropsOption) *actor.Props 
 	// The counts are the stage's over the call: they survive restarts.
 	stats := kit.Counters{}
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Actor{cfg: cfg, peers: peers, stats: stats, store: store, epoch: messages.Epoch(store.Load()), epochUsed: true}
+		a := &Actor{cfg: cfg, peers: peers, stats: stats, store: store, epoch: messages.Epoch(store.Load()), epochUsed: true}
+		if cfg.EndOfTurn != nil {
+			a.policy, _ = eot.NewPolicy(*cfg.EndOfTurn) // validated with the config
+		}
+		return a
 	}, opts...)
 }
 
@@ -142,12 +167,16 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.tryEnd(ctx)
 	case *messages.Transcript:
 		a.transcript(ctx, m)
+	case *messages.TurnEstimate:
+		a.turnEstimate(ctx, m)
 	case *messages.SttFailed:
 		a.stats.Inc("stt_failures")
 		a.owed = 0
 		a.tryEnd(ctx)
 	case *endTurnDue:
-		if m.gen == a.gen {
+		// stopped: a timer that fired while being replaced (an estimate
+		// re-armed it) must not end the next turn early.
+		if m.gen == a.gen && a.stopped {
 			a.endTurn(ctx)
 		}
 	case *bargeInDue:
@@ -238,6 +267,13 @@ func (a *Actor) tryEnd(ctx actor.Context) {
 		return
 	}
 	a.gen++
+	if a.policy != nil {
+		if a.cfg.Speculate {
+			a.speculate(ctx)
+		}
+		a.armByEstimate(ctx)
+		return
+	}
 	if a.cfg.EndOfTurnDelay == 0 {
 		a.endTurn(ctx)
 		return
@@ -246,6 +282,41 @@ func (a *Actor) tryEnd(ctx actor.Context) {
 		a.speculate(ctx)
 	}
 	a.after(ctx, timerEnd, a.cfg.EndOfTurnDelay, &endTurnDue{gen: a.gen})
+}
+
+// armByEstimate sets the end of the turn from the end-of-turn model: the
+// end of speech plus the policy's delay for the estimate of this pause, or
+// plus its longest delay while no estimate came (a later estimate moves it).
+func (a *Actor) armByEstimate(ctx actor.Context) {
+	delay := a.policy.Config().MaxDelay
+	if e := a.estimate; e != nil && e.StopAt.Equal(a.speechEnd) {
+		delay = a.policy.Delay(e.P)
+		if e.Err != nil {
+			delay = a.policy.Delay(0)
+		}
+	}
+	wait := time.Until(a.speechEnd.Add(delay))
+	if wait <= 0 {
+		a.endTurn(ctx)
+		return
+	}
+	a.after(ctx, timerEnd, wait, &endTurnDue{gen: a.gen})
+}
+
+// turnEstimate records the model's view of a pause; a turn waiting for the
+// end of that pause is re-armed with it.
+func (a *Actor) turnEstimate(ctx actor.Context, m *messages.TurnEstimate) {
+	if a.policy == nil {
+		return
+	}
+	a.stats.Inc("turn_estimates")
+	if m.Err != nil {
+		a.stats.Inc("turn_estimate_errors")
+	}
+	a.estimate = m
+	if a.stopped && !a.speaking && a.owed == 0 && m.StopAt.Equal(a.speechEnd) {
+		a.armByEstimate(ctx)
+	}
 }
 
 // turnText is what the caller said in the turn so far.

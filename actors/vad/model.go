@@ -106,6 +106,9 @@ func (a *Actor) modelFrame(ctx actor.Context, f *messages.AudioFrame) {
 	// The samples are copied before the frame goes on: from then on it
 	// belongs to stt, which may hand it back to its pool.
 	defer ctx.Send(a.peers.STT, f)
+	if a.eot != nil {
+		a.eotListen(f.PCM, f.Rate)
+	}
 	pcm, start, rate := f.PCM, f.Start, f.Rate
 	if rate != w.rate {
 		a.stats.Inc("rate_mismatches")

@@ -122,7 +122,7 @@ func TestSileroThroughTheVADActor(t *testing.T) {
 			},
 		}
 		newDet := func() vad.Detector { d, _ := media.NewEnergyVAD(media.EnergyVADConfig{}); return d }
-		pid := sys.Root.Spawn(vad.Props(newDet, model, peers, zerolog.Nop()))
+		pid := sys.Root.Spawn(vad.Props(vad.Config{NewDetector: newDet, Model: model}, peers, zerolog.Nop()))
 		start := time.Now()
 		frames := 0
 		for i := 0; i+320 <= len(w.Samples); i += 320 {

@@ -19,25 +19,41 @@ type Detector interface {
 var _ Detector = (*media.EnergyVAD)(nil)
 
 // Actor runs a Detector over the caller's frames, or a speech model on
-// an inference pool (model.go).
+// an inference pool (model.go), and asks the end-of-turn model at speech
+// stops (eot.go).
 type Actor struct {
 	det   Detector
 	model *Model
 	win   *window // the model mode's state; nil: the detector runs
+	eot   *eotState
 	peers kit.Peers
 	stats kit.Counters
 	log   zerolog.Logger
 }
 
-// Props makes the vad actor's props; newDetector is called for every
-// incarnation, so a restart starts from silence. With model set, the
-// actor scores windows with the model and falls back to the detector only
-// when the model is unavailable.
-func Props(newDetector func() Detector, model *Model, peers kit.Peers, log zerolog.Logger, opts ...actor.PropsOption) *actor.Props {
+// Config is what the vad stage runs.
+type Config struct {
+	// NewDetector makes the frame detector, for every incarnation (a
+	// restart starts from silence). Required.
+	NewDetector func() Detector
+	// Model, when set, scores windows with a speech model; the detector is
+	// then only the fallback when the model is unavailable.
+	Model *Model
+	// TurnModel, when set, is asked at every speech stop whether the turn
+	// is complete (turn.Config.EndOfTurn uses the answer).
+	TurnModel TurnModel
+}
+
+// Props makes the vad actor's props.
+func Props(cfg Config, peers kit.Peers, log zerolog.Logger, opts ...actor.PropsOption) *actor.Props {
 	// The counts are the stage's over the call: they survive restarts.
 	stats := kit.Counters{}
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Actor{det: newDetector(), model: model, peers: peers, stats: stats, log: log}
+		a := &Actor{det: cfg.NewDetector(), model: cfg.Model, peers: peers, stats: stats, log: log}
+		if cfg.TurnModel != nil {
+			a.eot = newEOTState(cfg.TurnModel)
+		}
+		return a
 	}, opts...)
 }
 
@@ -52,6 +68,8 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.frame(ctx, m)
 	case *scored:
 		a.modelScored(ctx, m)
+	case *eotDone:
+		a.eotAnswered(ctx, m)
 	case *messages.Describe:
 		state := "silence"
 		switch {
@@ -69,6 +87,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 		}
 	case *actor.Stopping, *actor.Restarting:
 		a.stopModel()
+		a.eotStop()
 	case *actor.Stopped:
 	default:
 		a.stats.Inc("unknown_messages")
@@ -79,6 +98,9 @@ func (a *Actor) Receive(ctx actor.Context) {
 // a stop mark, so the finalize that the stop triggers covers all the audio.
 func (a *Actor) frame(ctx actor.Context, f *messages.AudioFrame) {
 	ev, at := a.det.Process(f.PCM, f.Start, messages.FrameDuration)
+	if a.eot != nil {
+		a.eotListen(f.PCM, f.Rate)
+	}
 	detected := f.Start.Add(messages.FrameDuration)
 	ctx.Send(a.peers.STT, f) // f belongs to stt from here on
 	a.emit(ctx, ev, at, detected)
@@ -96,5 +118,8 @@ func (a *Actor) emit(ctx actor.Context, ev media.VADEvent, at, detected time.Tim
 		m := &messages.SpeechStopped{At: at, DetectedAt: detected}
 		ctx.Send(a.peers.Turn, m)
 		ctx.Send(a.peers.STT, m)
+		if a.eot != nil {
+			a.eotAsk(ctx, at)
+		}
 	}
 }
