@@ -206,7 +206,9 @@ func (a *Actor) start(ctx actor.Context) {
 		{messages.StageLLM, func(o ...actor.PropsOption) *actor.Props { return llm.Props(cfg.LLMConfig, cfg.LLM, p, cfg.Log, o...) }},
 		{messages.StageTurn, func(o ...actor.PropsOption) *actor.Props { return turn.Props(cfg.Turn, p, o...) }},
 		{messages.StageSTT, func(o ...actor.PropsOption) *actor.Props { return stt.Props(cfg.STT, p, o...) }},
-		{messages.StageVAD, func(o ...actor.PropsOption) *actor.Props { return vad.Props(vad.Config{NewDetector: newDet, Model: cfg.VADModel, TurnModel: cfg.TurnModel}, p, cfg.Log, o...) }},
+		{messages.StageVAD, func(o ...actor.PropsOption) *actor.Props {
+			return vad.Props(vad.Config{NewDetector: newDet, Model: cfg.VADModel, TurnModel: cfg.TurnModel}, p, cfg.Log, o...)
+		}},
 		{messages.StageTransport, func(o ...actor.PropsOption) *actor.Props { return transport.Props(cfg.Conn, p, cfg.Log, o...) }},
 	}
 	for _, s := range specs {
