@@ -31,7 +31,6 @@ type testScorer struct {
 	mu          sync.Mutex
 	n           int
 	wg          sync.WaitGroup
-	buf         []int16
 }
 
 func (s *testScorer) WindowSamples() int { return s.samples }

@@ -33,9 +33,8 @@ type vadEngine interface {
 }
 
 var (
-	errUnknownEngine     = errors.New("unknown engine")
-	errEngineUnavailable = errors.New("not available yet in this build")
-	errUnsupportedRate   = errors.New("unsupported sample rate")
+	errUnknownEngine   = errors.New("unknown engine")
+	errUnsupportedRate = errors.New("unsupported sample rate")
 )
 
 // newVADEngine makes the engine named on the command line; adding an
