@@ -51,6 +51,13 @@ const (
 	LLMToolCall
 	// LLMDone ends the response.
 	LLMDone
+	// LLMProviderData carries opaque data of the whole response that the
+	// vendor needs back verbatim in the next request (a thinking block's
+	// signature): ProviderData. (Data of one call rides on its LLMToolCall
+	// fragment.)
+	LLMProviderData
+	// LLMUsage reports the tokens of the response (Usage).
+	LLMUsage
 )
 
 // LLMEvent is one event of a response.
@@ -61,4 +68,15 @@ type LLMEvent struct {
 	ID    string
 	Name  string
 	Args  string
+	// ProviderData: for LLMToolCall, opaque data of that call (a Gemini
+	// thought signature); for LLMProviderData, of the response. Sent back
+	// verbatim; never logged.
+	ProviderData []byte
+	// Usage is set on LLMUsage.
+	Usage Usage
+}
+
+// Usage counts a response's tokens, as the vendor reports them.
+type Usage struct {
+	InputTokens, OutputTokens, CachedInputTokens int
 }

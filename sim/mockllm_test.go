@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"io"
 	"slices"
 	"strings"
@@ -140,7 +141,7 @@ func checkLLM(t *testing.T, got, want []llmGot) {
 	}
 	for i := range want {
 		g, w := got[i], want[i]
-		if g.at != w.at || g.ev != w.ev || !errors.Is(g.err, w.err) || (g.err == nil) != (w.err == nil) {
+		if g.at != w.at || !reflect.DeepEqual(g.ev, w.ev) || !errors.Is(g.err, w.err) || (g.err == nil) != (w.err == nil) {
 			t.Errorf("result %d = %+v, want %+v", i, g, w)
 		}
 	}

@@ -109,6 +109,10 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.fillerDue(ctx, m)
 	case *fragmentRefused:
 		a.stats.Inc("fragments_refused")
+	case *usage:
+		a.stats.Add("input_tokens", uint64(max(m.u.InputTokens, 0)))
+		a.stats.Add("output_tokens", uint64(max(m.u.OutputTokens, 0)))
+		a.stats.Add("cached_input_tokens", uint64(max(m.u.CachedInputTokens, 0)))
 	case *messages.ToolResults:
 		a.toolResults(ctx, m)
 	case *messages.TextFlush:

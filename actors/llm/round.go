@@ -152,8 +152,14 @@ func (r *round) event(ctx actor.Context, ev providers.LLMEvent) {
 			return
 		}
 		ctx.Send(ctx.Parent(), &messages.TextDelta{Epoch: r.epoch, Round: r.n, Text: ev.Text})
+	case providers.LLMProviderData:
+		if err := r.asm.SetProviderData(ev.ProviderData); err != nil {
+			ctx.Send(ctx.Parent(), &fragmentRefused{err: err})
+		}
+	case providers.LLMUsage:
+		ctx.Send(ctx.Parent(), &usage{u: ev.Usage})
 	case providers.LLMToolCall:
-		err := r.asm.AppendCall(agent.CallFragment{Index: ev.Index, ID: ev.ID, Name: ev.Name, Arguments: ev.Args})
+		err := r.asm.AppendCall(agent.CallFragment{Index: ev.Index, ID: ev.ID, Name: ev.Name, Arguments: ev.Args, ProviderData: ev.ProviderData})
 		switch {
 		case errors.Is(err, agent.ErrResponseTooLarge):
 			r.fail(ctx, err)
@@ -170,6 +176,9 @@ func (r *round) event(ctx actor.Context, ev providers.LLMEvent) {
 // fragmentRefused tells the llm actor (for its counters) that a fragment
 // was not applied.
 type fragmentRefused struct{ err error }
+
+// usage tells the llm actor (for its counters) a response's token counts.
+type usage struct{ u providers.Usage }
 
 func (r *round) ended(ctx actor.Context, err error) {
 	if err != nil {
