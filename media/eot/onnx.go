@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -28,7 +27,7 @@ const (
 )
 
 // setupHint ends every message about a missing runtime library.
-const setupHint = "run `go tool task setup` (it installs the library into .native/ and writes .native/env)"
+const setupHint = ortenv.SetupHint
 
 // Config configures a Runner.
 type Config struct {
@@ -323,54 +322,14 @@ func (r *Runner) Close() error {
 	return errors.Join(errs...)
 }
 
-// locateRuntime applies the lookup order for the ONNX Runtime library and
-// checks that the file is there.
+// locateRuntime applies the lookup order for the ONNX Runtime library
+// (media/internal/ortenv.Locate) and checks that the file is there.
 func locateRuntime(explicit string) (string, error) {
-	var path, from string
-	switch {
-	case explicit != "":
-		path, from = explicit, "eot.Config.RuntimePath"
-	case os.Getenv(RuntimeEnv) != "":
-		path, from = os.Getenv(RuntimeEnv), "$"+RuntimeEnv
-	default:
-		root, err := moduleRoot()
-		if err != nil {
-			return "", fmt.Errorf("%w: no library configured (eot.Config.RuntimePath, $%s) and %v; %s",
-				ErrRuntimeUnavailable, RuntimeEnv, err, setupHint)
-		}
-		path, from = filepath.Join(root, RuntimeRelPath), "the module root"
-	}
-	fi, err := os.Stat(path)
-	switch {
-	case err != nil:
-		return "", fmt.Errorf("%w: library %s (from %s): %v; %s", ErrRuntimeUnavailable, path, from, err, setupHint)
-	case !fi.Mode().IsRegular() || fi.Size() == 0:
-		return "", fmt.Errorf("%w: library %s (from %s) is not a non-empty regular file; %s", ErrRuntimeUnavailable, path, from, setupHint)
+	path, err := ortenv.Locate(explicit, "eot.Config.RuntimePath", RuntimeEnv, RuntimeRelPath, "ONNX Runtime library")
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrRuntimeUnavailable, err)
 	}
 	return path, nil
-}
-
-// moduleRoot walks up from the working directory to the directory holding
-// go.mod.
-func moduleRoot() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("no working directory: %v", err)
-	}
-	for dir := wd; ; {
-		_, err := os.Stat(filepath.Join(dir, "go.mod"))
-		if err == nil {
-			return dir, nil
-		}
-		if !errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("looking for go.mod: %v", err)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("no go.mod above %s", wd)
-		}
-		dir = parent
-	}
 }
 
 // envRef is one Runner's reference on the process's ONNX Runtime

@@ -1,10 +1,8 @@
 package silero
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"github.com/brisvox/brisvox/media/internal/ortenv"
 )
 
 // Where the native files are looked for when no path is configured: first
@@ -23,7 +21,7 @@ const (
 )
 
 // setupHint ends every message about a missing or broken native file.
-const setupHint = "run `go tool task setup` (it fetches the file into .native/ and writes .native/env)"
+const setupHint = ortenv.SetupHint
 
 // Files are the two native files the package needs.
 type Files struct {
@@ -40,63 +38,13 @@ type Files struct {
 // ErrModelUnavailable, names the file and says how to get it. Whether the
 // file is usable shows only when it is loaded (NewModel, NewPool).
 func LocateFiles(runtimePath, modelPath string) (Files, error) {
-	rt, err := locate(runtimePath, RuntimeEnv, RuntimeRelPath, "ONNX Runtime library")
+	rt, err := ortenv.Locate(runtimePath, "the configured RuntimePath", RuntimeEnv, RuntimeRelPath, "ONNX Runtime library")
 	if err != nil {
 		return Files{}, fmt.Errorf("%w: %v", ErrRuntimeUnavailable, err)
 	}
-	model, err := locate(modelPath, ModelEnv, ModelRelPath, "Silero VAD model")
+	model, err := ortenv.Locate(modelPath, "the configured ModelPath", ModelEnv, ModelRelPath, "Silero VAD model")
 	if err != nil {
 		return Files{}, fmt.Errorf("%w: %v", ErrModelUnavailable, err)
 	}
 	return Files{Runtime: rt, Model: model}, nil
-}
-
-// locate applies the lookup order for one file and checks what it found.
-func locate(explicit, env, rel, what string) (string, error) {
-	var path, from string
-	switch {
-	case explicit != "":
-		path, from = explicit, "configured path"
-	case os.Getenv(env) != "":
-		path, from = os.Getenv(env), "$"+env
-	default:
-		root, err := moduleRoot()
-		if err != nil {
-			return "", fmt.Errorf("%s: no path configured, $%s is unset and %v; %s", what, env, err, setupHint)
-		}
-		path, from = filepath.Join(root, rel), "module root"
-	}
-	fi, err := os.Stat(path)
-	switch {
-	case err != nil:
-		return "", fmt.Errorf("%s %s (from %s): %v; %s", what, path, from, err, setupHint)
-	case !fi.Mode().IsRegular():
-		return "", fmt.Errorf("%s %s (from %s) is not a regular file; %s", what, path, from, setupHint)
-	case fi.Size() == 0:
-		return "", fmt.Errorf("%s %s (from %s) is empty; %s", what, path, from, setupHint)
-	}
-	return path, nil
-}
-
-// moduleRoot walks up from the working directory to the directory holding
-// go.mod.
-func moduleRoot() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("no working directory: %v", err)
-	}
-	for dir := wd; ; {
-		_, err := os.Stat(filepath.Join(dir, "go.mod"))
-		if err == nil {
-			return dir, nil
-		}
-		if !errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("looking for go.mod: %v", err)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("no go.mod above %s", wd)
-		}
-		dir = parent
-	}
 }
