@@ -85,7 +85,7 @@ func RunCase(c Case) Outcome {
 		prints[i] = r.Fingerprint()
 		if i == 0 {
 			out.Result = r
-			out.FirstAudio = firstAudios(r)
+			out.FirstAudio = r.FirstAudios()
 			out.ToSilence = toSilence(r)
 		}
 	}
@@ -111,9 +111,10 @@ func CheckInvariants(r *Result, slack int) error {
 	return errors.Join(r.LayoutErr, r.CheckNoStaleAudio(), r.CheckContextMatchesPlayed(slack), r.CheckRoles(), r.CheckNoCallerAudioLost())
 }
 
-// firstAudios is, per answered user turn (timelines come oldest first),
-// the time from the end of speech to the first audio out.
-func firstAudios(r *Result) []time.Duration {
+// FirstAudios is, per answered user turn (timelines come oldest first),
+// the time from the end of speech (the backdated VAD stop) to the first
+// audio out.
+func (r *Result) FirstAudios() []time.Duration {
 	var out []time.Duration
 	for _, t := range r.Timelines {
 		end, ok := t.Marks[messages.MarkVADStop]

@@ -47,21 +47,6 @@ func run(t *testing.T, s *sim.Scenario, reg *agent.Registry, configure func(*ses
 	return r, m
 }
 
-// firstAudio is the time from the end of the caller's speech to the first
-// answer audio, per turn.
-func firstAudio(t *testing.T, r *sim.Result) []time.Duration {
-	t.Helper()
-	var out []time.Duration
-	for _, tl := range r.Timelines {
-		end, ok := tl.Marks[messages.MarkVADStop]
-		first, ok2 := tl.Marks[messages.MarkFirstAudioOut]
-		if ok && ok2 {
-			out = append(out, first.Sub(end))
-		}
-	}
-	return out
-}
-
 func roles(c *agent.Context) string {
 	var b strings.Builder
 	for i := 0; i < c.Len(); i++ {
@@ -89,7 +74,7 @@ func TestSpeculationHidesTheFirstToken(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			s := sim.NewScenario("speculate").Silence(500*time.Millisecond).Speak("What are your opening hours?", time.Second).Silence(4 * time.Second)
 			r, m := run(t, s, nil, speculating(on), sim.Response{Text: "We open at nine."})
-			fa := firstAudio(t, r)
+			fa := r.FirstAudios()
 			if len(fa) != 1 {
 				t.Fatalf("speculate=%v: first audios %v", on, fa)
 			}

@@ -10,7 +10,6 @@ import (
 	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/actors/turn"
 	"github.com/brisvox/brisvox/media/eot"
-	"github.com/brisvox/brisvox/messages"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -19,18 +18,6 @@ type failing struct{}
 
 func (failing) Complete(context.Context, []int16) (float32, error) {
 	return 0, errors.New("model file missing")
-}
-
-func firstAudio(r *sim.Result) []time.Duration {
-	var out []time.Duration
-	for _, tl := range r.Timelines {
-		end, ok := tl.Marks[messages.MarkVADStop]
-		first, ok2 := tl.Marks[messages.MarkFirstAudioOut]
-		if ok && ok2 {
-			out = append(out, first.Sub(end))
-		}
-	}
-	return out
 }
 
 // TestEndOfTurnModel: with the end-of-turn model in charge, a pause the
@@ -81,7 +68,7 @@ func TestEndOfTurnModel(t *testing.T) {
 			if err := sim.CheckInvariants(r, 0); err != nil {
 				t.Fatal(err)
 			}
-			if got := firstAudio(r); len(got) != 1 || got[0] != tc.want {
+			if got := r.FirstAudios(); len(got) != 1 || got[0] != tc.want {
 				t.Fatalf("%s: first audio %v after the end of speech, want %v", tc.name, got, tc.want)
 			}
 			if fixed != nil {
