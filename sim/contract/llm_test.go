@@ -72,7 +72,13 @@ func TestMockLLMPassesTheSuite(t *testing.T) {
 }
 
 // Each broken double must fail exactly the checks it targets: the check
-// can fail, and the other checks do not fail by accident.
+// can fail, and the other checks do not fail by accident. Mutations seen
+// failing this test (applied to llm.go, run, reverted): dropping the retry
+// after the drop in reconnect (stale_session), the lower bound of
+// judgeTimeout (deadline_1500ms, deadline_500ms), its upper bound
+// (deadline_3s), the CancelPrompt watch after the drop (keep_alive), both
+// counter checks of cancel together (frozen_counter; either alone still
+// catches it), the abandoned stream of no_goroutine_leak (keep_alive).
 func TestBrokenDoublesFailExactlyTheirChecks(t *testing.T) {
 	timeoutStalls := []string{CheckTimeoutConnect, CheckTimeoutFirst, CheckTimeoutIdle}
 	allTimeouts := []string{CheckTimeoutConnect, CheckTimeoutConnectSlow, CheckTimeoutFirst, CheckTimeoutFirstSlow, CheckTimeoutIdle}
@@ -204,4 +210,9 @@ func TestBrokenDoublesFailExactlyTheirChecks(t *testing.T) {
 			})
 		})
 	}
+}
+
+// stallBefore stalls a stream for an hour before event n.
+func stallBefore(n int) sim.Fault {
+	return sim.Fault{Kind: sim.FaultStall, BeforeEvent: n, Duration: time.Hour}
 }
