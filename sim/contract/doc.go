@@ -8,7 +8,8 @@
 // bounded by 3 x the harness's io timeout, and a call that does not return
 // in time fails the check that made it, naming the call. It waits only on
 // time.Timer and time.Sleep, so inside a testing/synctest bubble it runs in
-// virtual time (about 30 virtual seconds, milliseconds of real time).
+// virtual time (about 17 virtual seconds against the mock, a few
+// milliseconds of real time).
 //
 // Adapters enforce their own deadlines (connect, first event, idle gap);
 // the timeout checks demand them within TimeoutSlack of the io timeout,
