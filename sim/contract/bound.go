@@ -1,0 +1,126 @@
+package contract
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"time"
+)
+
+// callBounded runs f on its own goroutine and waits at most bound for it.
+// When f hangs it calls abort (which should make f return: cancel its
+// context, close its stream), waits up to bound again, hands a late result
+// to drop (to close it) and returns an ErrHang error naming the call. A
+// panic in f is returned as an error. A call that ignores abort is left
+// behind: nothing else can stop it.
+func callBounded[T any](what string, bound time.Duration, f func() (T, error), abort func(), drop func(T)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		var res result
+		defer func() {
+			if p := recover(); p != nil {
+				res.err = fmt.Errorf("%s panicked: %v", what, p)
+			}
+			ch <- res
+		}()
+		res.v, res.err = f()
+	}()
+	t := time.NewTimer(bound)
+	defer t.Stop()
+	select {
+	case res := <-ch:
+		return res.v, res.err
+	case <-t.C:
+	}
+	if abort != nil {
+		abort()
+	}
+	t.Reset(bound)
+	var zero T
+	select {
+	case res := <-ch:
+		if drop != nil && res.err == nil {
+			drop(res.v)
+		}
+		return zero, fmt.Errorf("%w: %s after %v", ErrHang, what, bound)
+	case <-t.C:
+		return zero, fmt.Errorf("%w: %s after %v, and again %v after it was cancelled", ErrHang, what, bound, bound)
+	}
+}
+
+// goroutinePoll is how often the leak check reads the goroutine count.
+const goroutinePoll = 50 * time.Millisecond
+
+// stableGoroutines waits until the goroutine count has not changed for
+// window (at most 10 x window) and returns it: goroutines of earlier checks
+// still winding down are not counted as the baseline.
+func stableGoroutines(window time.Duration) int {
+	n, since, start := countGoroutines(), time.Now(), time.Now()
+	for time.Since(start) < 10*window {
+		time.Sleep(goroutinePoll)
+		if m := countGoroutines(); m != n {
+			n, since = m, time.Now()
+			continue
+		}
+		if time.Since(since) >= window {
+			break
+		}
+	}
+	return n
+}
+
+// settleGoroutines waits up to bound for the goroutine count to fall to
+// baseline and returns the last count.
+func settleGoroutines(baseline int, bound time.Duration) int {
+	start := time.Now()
+	for {
+		n := countGoroutines()
+		if n <= baseline || time.Since(start) >= bound {
+			return n
+		}
+		time.Sleep(goroutinePoll)
+	}
+}
+
+// countGoroutines counts the goroutines of the caller's synctest bubble
+// when it runs in one (goroutines outside it come and go in real time,
+// while the suite's clock stands still), and all goroutines otherwise. It
+// reads the bubble from the headers of runtime.Stack ("goroutine 7 [select,
+// synctest bubble 2]:"); should that format change, it counts all.
+func countGoroutines() int {
+	self := make([]byte, 256)
+	self = self[:runtime.Stack(self, false)]
+	line, _, _ := bytes.Cut(self, []byte("\n"))
+	_, bubble, ok := bytes.Cut(line, []byte("synctest bubble "))
+	if !ok {
+		return runtime.NumGoroutine()
+	}
+	id, _, _ := bytes.Cut(bubble, []byte("]"))
+	id, _, _ = bytes.Cut(id, []byte(","))
+	tag := []byte("synctest bubble " + string(id))
+	buf := make([]byte, 1<<16)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	count := 0
+	for rest := buf; len(rest) > 0; {
+		var l []byte
+		l, rest, _ = bytes.Cut(rest, []byte("\n"))
+		if !bytes.HasPrefix(l, []byte("goroutine ")) {
+			continue
+		}
+		if _, after, ok := bytes.Cut(l, tag); ok && (len(after) == 0 || after[0] == ']' || after[0] == ',') {
+			count++
+		}
+	}
+	return count
+}
