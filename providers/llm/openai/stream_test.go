@@ -18,7 +18,8 @@ import (
 // engine's assembler builds the same calls the model meant.
 // Mutations caught: dropping the tool-call Index (fragments of call 1 land
 // on call 0), emitting only the first tool call of a chunk, forgetting to
-// zero the reused chunk between lines (a text delta repeats), losing usage.
+// clear the reused choices between lines (a finish chunk repeats the
+// last call fragment), losing usage.
 func TestStreamAssembles(t *testing.T) {
 	srv := newMock(t, m.Response{Lines: []string{
 		m.TextChunk("Let me "),
@@ -28,8 +29,8 @@ func TestStreamAssembles(t *testing.T) {
 		m.ToolChunk(m.Frag{Index: 0, Empty: true, Args: `is \"16e`}, m.Frag{Index: 1, Empty: true, Args: `/Paris","n":-1`}),
 		m.ToolChunk(m.Frag{Index: 0, Empty: true, Args: `\"","days":1`}),
 		m.ToolChunk(m.Frag{Index: 1, Args: `2.5e3}`}, m.Frag{Index: 0, Args: `0}`}),
+		m.UsageChunk(120, 30, 64), // before the finish chunk, as some servers send it
 		m.FinishChunk("tool_calls"),
-		m.UsageChunk(120, 30, 64),
 	}})
 	a := newAdapter(t, srv, nil)
 	evs, err := run(t, a, simpleReq())

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Response scripts the answer to one request.
@@ -33,6 +34,8 @@ type Response struct {
 	StallHeaders bool
 	// Cut ends the body after the lines, without [DONE].
 	Cut bool
+	// Pace waits this long before each line (a steady stream).
+	Pace time.Duration
 }
 
 // Server is the mock. Its methods are safe for concurrent use.
@@ -176,6 +179,15 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		if resp.Stall && resp.StallBefore == i {
 			s.hold(r)
 			return
+		}
+		if resp.Pace > 0 {
+			select {
+			case <-time.After(resp.Pace):
+			case <-r.Context().Done():
+				return
+			case <-s.closing:
+				return
+			}
 		}
 		if _, err := fmt.Fprintf(w, "data: %s\n\n", line); err != nil {
 			return
