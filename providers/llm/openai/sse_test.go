@@ -1,0 +1,141 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/brisvox/brisvox/providers"
+	m "github.com/brisvox/brisvox/providers/llm/openai/openaimock"
+)
+
+// memStream is a stream over an in-memory body: the parser and decoder
+// without a socket.
+func memStream(body io.Reader, max int) *stream {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	s := &stream{parent: context.Background(), ctx: ctx, cancel: cancel, idle: time.Hour,
+		body: io.NopCloser(body), sse: newSSEReader(body, max)}
+	s.timer = time.AfterFunc(time.Hour, s.expire)
+	return s
+}
+
+// TestSSEFraming: comments, event and id fields, CRLF, "data:" without a
+// space and multi-line data are read as the SSE format says.
+// Mutation caught: not trimming the CR of CRLF (the [DONE] match fails
+// and the stream counts as cut).
+func TestSSEFraming(t *testing.T) {
+	body := ": keep-alive\r\n\r\nevent: chunk\r\nid: 1\r\ndata:" + m.TextChunk("a") + "\r\n\r\n" +
+		"data: {\"choices\":[{\"index\":0,\r\ndata: \"delta\":{\"content\":\"b\"}}]}\r\n\r\ndata: [DONE]\r\n\r\n"
+	s := memStream(strings.NewReader(body), 1024)
+	evs, err := collect(t, s)
+	if err != nil || len(evs) != 3 || evs[0].Text != "a" || evs[1].Text != "b" || evs[2].Kind != providers.LLMDone {
+		t.Fatalf("events %+v, err %v", evs, err)
+	}
+}
+
+// FuzzSSE feeds any body to the parser and decoder: they never panic,
+// never return data over the bound, and end with io.EOF, a Protocol, a
+// Rejected (an error chunk) or a Disconnected (a body without [DONE]).
+func FuzzSSE(f *testing.F) {
+	f.Add([]byte("data: " + m.TextChunk("hi") + "\n\ndata: [DONE]\n\n"))
+	f.Add([]byte("data: " + m.ToolChunk(m.Frag{Index: 0, ID: "c", Name: "n", Args: `{"a":`}) + "\n\n"))
+	f.Add([]byte("data: " + m.UsageChunk(1, 2, 3) + "\r\n\r\n: c\n\ndata: [DONE]\n\n"))
+	f.Add([]byte("data: {\"error\":{\"message\":\"x\",\"code\":429}}\n\n"))
+	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":-1}]}}]}\n\n"))
+	f.Add([]byte("data: " + strings.Repeat("z", 600) + "\n\n"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		const max = 512
+		r := newSSEReader(bytes.NewReader(body), max)
+		for range len(body) + 1 {
+			data, err := r.next()
+			if err != nil {
+				break
+			}
+			if len(data) > max {
+				t.Fatalf("data of %d bytes over %d", len(data), max)
+			}
+		}
+		s := memStream(bytes.NewReader(body), max)
+		defer s.Close()
+		for range len(body) + 2 {
+			_, err := s.Recv()
+			if err == nil {
+				continue
+			}
+			if !errors.Is(err, io.EOF) && !errors.Is(err, providers.ErrProtocol) &&
+				!errors.Is(err, providers.ErrRejected) && !errors.Is(err, providers.ErrDisconnected) {
+				t.Fatalf("unexpected error %v", err)
+			}
+			return
+		}
+		t.Fatal("stream did not end")
+	})
+}
+
+// textBody is n text chunks as the service sends them, without [DONE].
+func textBody(n int) []byte {
+	var b bytes.Buffer
+	for range n {
+		b.WriteString("data: " + m.TextChunk("word ") + "\n\n")
+	}
+	return b.Bytes()
+}
+
+// TestDeltaAllocs pins the cost of one streamed text delta: the text
+// string and what encoding/json needs to decode a chunk.
+// Mutation caught: a fresh chunk struct or event slice per line.
+func TestDeltaAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts differ under -race")
+	}
+	const n = 200
+	body := bytes.NewReader(textBody(n + 10))
+	s := memStream(body, DefaultMaxLineBytes)
+	defer s.Close()
+	for range 5 { // warm the buffers
+		if _, err := s.Recv(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	allocs := testing.AllocsPerRun(n, func() {
+		if ev, err := s.Recv(); err != nil || ev.Text != "word " {
+			t.Fatalf("%+v %v", ev, err)
+		}
+	})
+	if allocs > deltaAllocBudget {
+		t.Fatalf("%.1f allocations per delta, budget %d", allocs, deltaAllocBudget)
+	}
+}
+
+// BenchmarkDelta measures the adapter's cost per streamed text delta:
+// reading the line, decoding the chunk, making the event.
+func BenchmarkDelta(b *testing.B) {
+	body := textBody(1024)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(body) / 1024))
+	rd := bytes.NewReader(body)
+	s := memStream(rd, DefaultMaxLineBytes)
+	defer s.Close()
+	left := 1024
+	for b.Loop() {
+		if left == 0 {
+			b.StopTimer()
+			rd.Reset(body)
+			s.sse = newSSEReader(rd, DefaultMaxLineBytes)
+			left = 1024
+			b.StartTimer()
+		}
+		if _, err := s.Recv(); err != nil {
+			b.Fatal(err)
+		}
+		left--
+	}
+}
+
+// deltaAllocBudget: the text string, plus what encoding/json spends per
+// Unmarshal (8 measured with Go 1.26; see the docs page).
+const deltaAllocBudget = 9
