@@ -36,6 +36,10 @@ func newAdapter(t *testing.T, srv *openaimock.Server, mutate func(*Config)) *Ada
 // newMock starts a mock closed at the end of the test.
 func newMock(t *testing.T, script ...openaimock.Response) *openaimock.Server {
 	t.Helper()
+	if testing.Short() {
+		// Loopback-socket tests are kept apart: -short skips them.
+		t.Skip("loopback-socket test (skipped under -short)")
+	}
 	srv := openaimock.New(script...)
 	t.Cleanup(srv.Close)
 	return srv
