@@ -205,7 +205,7 @@ func (st *llmStream) readTexts(n int) error {
 		case providers.LLMText:
 			got++
 		case providers.LLMDone:
-			return fmt.Errorf("Done after %d text deltas, want %d", got, n)
+			return fmt.Errorf("the Done event after %d text deltas, want %d", got, n)
 		}
 	}
 	return nil
@@ -427,9 +427,9 @@ func (r *llmRun) judgeTimeout(err error, elapsed time.Duration) error {
 	case !errors.As(err, &to):
 		return fmt.Errorf("got %v after %v, want *providers.Timeout", err, elapsed)
 	case elapsed > r.io+r.cfg.TimeoutSlack:
-		return fmt.Errorf("Timeout after %v, later than the deadline %v + %v", elapsed, r.io, r.cfg.TimeoutSlack)
+		return fmt.Errorf("a Timeout after %v, later than the deadline %v + %v", elapsed, r.io, r.cfg.TimeoutSlack)
 	case elapsed < r.io-r.cfg.TimeoutSlack:
-		return fmt.Errorf("Timeout after %v, earlier than the deadline %v - %v", elapsed, r.io, r.cfg.TimeoutSlack)
+		return fmt.Errorf("a Timeout after %v, earlier than the deadline %v - %v", elapsed, r.io, r.cfg.TimeoutSlack)
 	}
 	return nil
 }
