@@ -1,7 +1,9 @@
 package openai
 
 import (
+	"context"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"strings"
@@ -53,6 +55,12 @@ type Config struct {
 	IdleTimeout time.Duration
 	// MaxLineBytes bounds a line, and an event's data, of the stream.
 	MaxLineBytes int
+
+	// DialContext, for tests and special transports, opens the
+	// connections instead of the default dialer (a net.Dialer bounded by
+	// ConnectTimeout); nil: the default dialer. It is given the address
+	// of BaseURL's host, or of the proxy from the environment.
+	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // validEffort tells whether the API knows the reasoning effort e.

@@ -12,6 +12,8 @@
 // package providers. The API key is read from the environment once, in New,
 // and appears in no error and no log.
 //
-// Subpackage openaimock is a loopback server speaking the same wire shapes,
-// with fault injection, for tests.
+// Subpackage openaimock is a loopback (or in-memory, for testing/synctest)
+// server speaking the same wire shapes, with fault injection, for tests;
+// contract_test.go runs the provider contract suite (sim/contract) over the
+// adapter and the mock in virtual time.
 package openai

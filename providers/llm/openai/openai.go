@@ -48,10 +48,13 @@ func New(cfg Config) (*Adapter, error) {
 			return nil, fmt.Errorf("%w: %s", ErrMissingKey, cfg.APIKeyEnv)
 		}
 	}
-	dialer := &net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
+	dial := cfg.DialContext
+	if dial == nil {
+		dial = (&net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext
+	}
 	tr := &http.Transport{
 		Proxy:               http.ProxyFromEnvironment,
-		DialContext:         dialer.DialContext,
+		DialContext:         dial,
 		ForceAttemptHTTP2:   true,
 		TLSHandshakeTimeout: cfg.ConnectTimeout,
 		MaxIdleConnsPerHost: 8,

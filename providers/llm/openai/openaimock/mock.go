@@ -32,6 +32,10 @@ type Response struct {
 	StallBefore int
 	// StallHeaders holds the connection before the response headers.
 	StallHeaders bool
+	// StallFor, when positive, bounds a stall (Stall or StallHeaders): the
+	// response goes on after it, as from a slow service. 0: the stall
+	// lasts until the client goes away or the server closes.
+	StallFor time.Duration
 	// Cut ends the body after the lines, without [DONE].
 	Cut bool
 	// Pace waits this long before each line (a steady stream).
@@ -43,10 +47,12 @@ type Server struct {
 	srv     *httptest.Server
 	closing chan struct{}
 	conns   atomic.Int64
+	events  atomic.Int64
 
 	mu        sync.Mutex
 	script    []Response
 	next      int
+	source    func() Response
 	requests  []map[string]any
 	auth      []string
 	warmHits  int
@@ -57,15 +63,43 @@ type Server struct {
 // the script runs out, the last Response repeats (a text "ok" when the
 // script is empty).
 func New(script ...Response) *Server {
-	s := &Server{closing: make(chan struct{}), script: script}
+	s := newServer(script)
 	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.handle))
+	s.start()
+	return s
+}
+
+// NewWithListener is New serving on l instead of a loopback socket: a
+// PipeListener, say, for a test in a testing/synctest bubble, where real
+// sockets cannot be used. The server owns l and closes it in Close.
+func NewWithListener(l net.Listener, script ...Response) *Server {
+	s := newServer(script)
+	s.srv = &httptest.Server{Listener: l, Config: &http.Server{Handler: http.HandlerFunc(s.handle)}}
+	s.start()
+	return s
+}
+
+func newServer(script []Response) *Server {
+	return &Server{closing: make(chan struct{}), script: script}
+}
+
+// start counts the connections and serves.
+func (s *Server) start() {
 	s.srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
 		if st == http.StateNew {
 			s.conns.Add(1)
 		}
 	}
 	s.srv.Start()
-	return s
+}
+
+// SetSource makes every later chat request take its Response from f
+// instead of the script (nil: back to the script). f is called on the
+// handler's goroutine, one request at a time.
+func (s *Server) SetSource(f func() Response) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.source = f
 }
 
 // URL is the base URL, like https://api.openai.com/v1.
@@ -73,6 +107,12 @@ func (s *Server) URL() string { return s.srv.URL + "/v1" }
 
 // Conns counts the TCP connections accepted so far.
 func (s *Server) Conns() int { return int(s.conns.Load()) }
+
+// Events counts the event-stream data lines ([DONE] included) the server
+// has sent or started to send so far, over all requests: a line is counted
+// before it is written, so the count is never behind what a client has
+// read. Raw bodies and error responses are not counted.
+func (s *Server) Events() int { return int(s.events.Load()) }
 
 // Requests returns the parsed JSON bodies of the chat requests received.
 func (s *Server) Requests() []map[string]any {
@@ -106,11 +146,22 @@ func (s *Server) Close() {
 	})
 }
 
-// hold blocks until the client goes away or the server closes.
-func (s *Server) hold(r *http.Request) {
+// hold blocks until the client goes away or the server closes, or for d
+// when positive; it tells whether the response may go on.
+func (s *Server) hold(r *http.Request, d time.Duration) bool {
+	var after <-chan time.Time
+	if d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		after = t.C
+	}
 	select {
 	case <-r.Context().Done():
+		return false
 	case <-s.closing:
+		return false
+	case <-after:
+		return true
 	}
 }
 
@@ -143,15 +194,17 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.requests = append(s.requests, parsed)
 	resp := Response{Lines: []string{TextChunk("ok")}}
-	if len(s.script) > 0 {
+	switch {
+	case s.source != nil:
+		resp = s.source()
+	case len(s.script) > 0:
 		i := min(s.next, len(s.script)-1)
 		resp = s.script[i]
 		s.next++
 	}
 	s.mu.Unlock()
 
-	if resp.StallHeaders {
-		s.hold(r)
+	if resp.StallHeaders && !s.hold(r, resp.StallFor) {
 		return
 	}
 	if resp.Status != 0 && resp.Status != http.StatusOK {
@@ -163,21 +216,30 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	fl, _ := w.(http.Flusher)
-	flush := func() {
-		if fl != nil {
-			fl.Flush()
-		}
-	}
-	flush()
-	if resp.Raw != "" {
-		_, _ = io.WriteString(w, resp.Raw)
-		flush()
+	rc := http.NewResponseController(w)
+	if rc.Flush() != nil {
 		return
 	}
+	if resp.Raw != "" {
+		_, _ = io.WriteString(w, resp.Raw)
+		_ = rc.Flush()
+		return
+	}
+	// send counts one data line as sent, then writes it: the count leads
+	// what the client received (by the line being written at most), never
+	// lags it.
+	send := func(line string) bool {
+		if r.Context().Err() != nil {
+			return false
+		}
+		s.events.Add(1)
+		if _, err := fmt.Fprintf(w, "data: %s\n\n", line); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
+	}
 	for i, line := range resp.Lines {
-		if resp.Stall && resp.StallBefore == i {
-			s.hold(r)
+		if resp.Stall && resp.StallBefore == i && !s.hold(r, resp.StallFor) {
 			return
 		}
 		if resp.Pace > 0 {
@@ -189,13 +251,11 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-		if _, err := fmt.Fprintf(w, "data: %s\n\n", line); err != nil {
+		if !send(line) {
 			return
 		}
-		flush()
 	}
-	if resp.Stall && resp.StallBefore == len(resp.Lines) {
-		s.hold(r)
+	if resp.Stall && resp.StallBefore == len(resp.Lines) && !s.hold(r, resp.StallFor) {
 		return
 	}
 	if resp.Cut {
@@ -208,6 +268,5 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	_, _ = io.WriteString(w, "data: [DONE]\n\n")
-	flush()
+	send("[DONE]")
 }

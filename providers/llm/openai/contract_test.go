@@ -1,0 +1,173 @@
+package openai_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+	"unicode/utf8"
+
+	"github.com/brisvox/brisvox/providers/llm/openai"
+	m "github.com/brisvox/brisvox/providers/llm/openai/openaimock"
+	"github.com/brisvox/brisvox/sim"
+	"github.com/brisvox/brisvox/sim/contract"
+)
+
+// mockHarness is the contract suite's LLMHarness over openaimock: every
+// chat request takes the next scripted response and the next injected
+// fault, merged into one openaimock.Response.
+type mockHarness struct {
+	srv *m.Server
+	io  time.Duration
+
+	mu     sync.Mutex
+	script []contract.Response
+	faults []sim.Fault
+}
+
+var _ contract.LLMHarness = (*mockHarness)(nil)
+
+// newMockHarness serves the harness's responses on srv.
+func newMockHarness(srv *m.Server, ioTimeout time.Duration) *mockHarness {
+	h := &mockHarness{srv: srv, io: ioTimeout}
+	srv.SetSource(h.next)
+	return h
+}
+
+func (h *mockHarness) Reset() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.script, h.faults = nil, nil
+}
+
+func (h *mockHarness) Script(r contract.Response) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.script = append(h.script, r)
+}
+
+func (h *mockHarness) Inject(f sim.Fault) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.faults = append(h.faults, f)
+}
+
+func (h *mockHarness) EventsSent() int          { return h.srv.Events() }
+func (h *mockHarness) IOTimeout() time.Duration { return h.io }
+
+// next is the mock's answer to a chat request: the next scripted response
+// ("ok" when none is left) with the next fault (if any) applied.
+func (h *mockHarness) next() m.Response {
+	h.mu.Lock()
+	r := contract.Response{Text: "ok"}
+	if len(h.script) > 0 {
+		r, h.script = h.script[0], h.script[1:]
+	}
+	var f sim.Fault
+	if len(h.faults) > 0 {
+		f, h.faults = h.faults[0], h.faults[1:]
+	}
+	h.mu.Unlock()
+	return withFault(lines(r), f)
+}
+
+// lines streams r as the service does: one chunk per word of the text,
+// then each call in two fragments (id and name on the first, the
+// arguments cut at a rune boundary), then the finish reason.
+func lines(r contract.Response) []string {
+	var out []string
+	if r.Text != "" {
+		for _, w := range strings.SplitAfter(r.Text, " ") {
+			out = append(out, m.TextChunk(w))
+		}
+	}
+	for i, c := range r.Calls {
+		cut := len(c.Args) / 2
+		for cut > 0 && !utf8.RuneStart(c.Args[cut]) {
+			cut--
+		}
+		out = append(out,
+			m.ToolChunk(m.Frag{Index: i, ID: c.ID, Name: c.Name, Args: c.Args[:cut]}),
+			m.ToolChunk(m.Frag{Index: i, Args: c.Args[cut:]}))
+	}
+	reason := "stop"
+	if len(r.Calls) > 0 {
+		reason = "tool_calls"
+	}
+	return append(out, m.FinishChunk(reason))
+}
+
+// contractPace is the mock's time before each event, as a service's token
+// cadence: the starting points of the adapter's deadlines are apart in
+// time, so that one armed at the wrong point is off by far more than the
+// suite's slack (an idle deadline armed once at Stream's return instead
+// of after each event fires 200 ms early at the idle check).
+const contractPace = 100 * time.Millisecond
+
+// withFault is the response of ls with f applied; BeforeEvent counts the
+// data lines (one event each, but the finish chunk, which yields none).
+func withFault(ls []string, f sim.Fault) m.Response {
+	r := m.Response{Lines: ls, Pace: contractPace}
+	before := min(max(f.BeforeEvent, 0), len(ls))
+	switch f.Kind {
+	case sim.FaultReject:
+		r = m.Response{Status: f.Status, ErrorBody: `{"error":{"message":"refused by the contract suite","type":"contract"}}`}
+	case sim.FaultConnectStall:
+		r.StallHeaders, r.StallFor = true, f.Duration
+	case sim.FaultStall, sim.FaultDelay:
+		r.Stall, r.StallBefore, r.StallFor = true, before, f.Duration
+	case sim.FaultDisconnect:
+		r.Lines, r.Cut = ls[:before], true
+	case sim.FaultProtocol:
+		r.Lines, r.Cut = append(ls[:before:before], `{"choices":[{"delta":`), true
+	}
+	return r
+}
+
+// contractIO is the adapter's deadline for the connect, the first event
+// and every gap, as the suite judges it.
+const contractIO = 2 * time.Second
+
+// TestContractSuiteOverTheMock runs the provider contract suite over the
+// adapter and openaimock, joined by an in-memory pipe inside a synctest
+// bubble: the suite's timeout checks are judged in virtual time, exactly,
+// and the whole suite takes a few real milliseconds. Mutations seen
+// failing it: the idle deadline not re-armed after each event
+// (timeout/idle: a Timeout 1.8s after the last event), a Rejected with
+// another status (error_mapping), the request's context detached from the
+// caller's (no_goroutine_leak: the abandoned stream's goroutines stay),
+// the mock's event counter not counting (cancel), Config.DialContext not
+// wired into the transport (every check: a DNS lookup of the pipe's
+// address).
+func TestContractSuiteOverTheMock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := m.NewPipeListener()
+		srv := m.NewWithListener(l)
+		defer srv.Close()
+		a, err := openai.New(openai.Config{
+			BaseURL:           srv.URL(),
+			Model:             "mock-model",
+			ConnectTimeout:    contractIO,
+			FirstEventTimeout: contractIO,
+			IdleTimeout:       contractIO,
+			DialContext:       l.DialContext,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		rep, err := contract.RunLLM(context.Background(), a, newMockHarness(srv, contractIO), contract.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Log(rep.String())
+		if !rep.Passed() {
+			t.Fatalf("the adapter breaks the contract:\n%s", rep)
+		}
+		if got, want := len(rep.Checks), len(contract.LLMCheckNames()); got != want {
+			t.Fatalf("%d checks ran, want %d", got, want)
+		}
+	})
+}
