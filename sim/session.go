@@ -15,6 +15,7 @@ import (
 	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/messages"
+	"github.com/brisvox/brisvox/providers"
 	"github.com/rs/zerolog"
 )
 
@@ -31,7 +32,13 @@ type Call struct {
 	STT    *MockSTT
 	LLM    *MockLLM
 	TTS    *MockTTS
-	Tools  *agent.Registry
+	// Provider, when set, is the call's LLM instead of LLM: a real adapter
+	// talking to its vendor-format mock (the tool suite over each
+	// adapter). Cleanup, when set, runs once the call has ended (it closes
+	// the adapter and its mock, so nothing outlives a synctest bubble).
+	Provider providers.LLM
+	Cleanup  func()
+	Tools    *agent.Registry
 	// Configure adjusts the session config (turn, pacer, llm, supervision)
 	// before the call starts.
 	Configure func(*session.Config)
@@ -168,6 +175,12 @@ func (c *Call) run(sys *kit.System, board *actor.PID, id messages.CallID) (*Resu
 		Call: id, Conn: engineConn,
 		STT: c.STT, LLM: c.LLM, TTS: c.TTS, Tools: c.Tools, Log: c.Log,
 		OnEnd: func(e messages.CallEnded) { endedCh <- e },
+	}
+	if c.Provider != nil {
+		cfg.LLM = c.Provider
+	}
+	if c.Cleanup != nil {
+		defer c.Cleanup()
 	}
 	if c.Configure != nil {
 		c.Configure(&cfg)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/agent"
+	"github.com/brisvox/brisvox/providers"
 )
 
 // toolProbe records what the tool suite's tools did, in virtual time.
@@ -81,7 +82,18 @@ func (p *toolProbe) registry() *agent.Registry {
 // calls' fragments one call after the other, and interleaved across calls.
 // S5 checks that the text before a slow tool is spoken while it runs and
 // the filler after it.
-func ToolCases() []Case {
+func ToolCases() []Case { return ToolCasesOver(nil) }
+
+// ScriptedLLM makes a provider that answers the responses rs in order
+// (fragments of different calls interleaved when asked): a real adapter
+// over its vendor-format mock. requests counts the requests the mock got;
+// cleanup closes both once the call has ended.
+type ScriptedLLM func(rs []Response, interleave bool) (p providers.LLM, requests func() int, cleanup func(), err error)
+
+// ToolCasesOver is the tool suite with the LLM made by scripted instead of
+// the mock LLM (nil: the mock LLM), so every adapter runs S1-S6 over its
+// own wire format with the same checks.
+func ToolCasesOver(scripted ScriptedLLM) []Case {
 	var out []Case
 	for _, interleave := range []bool{false, true} {
 		shape := "plain"
@@ -90,7 +102,8 @@ func ToolCases() []Case {
 		}
 		for _, s := range toolScenarios() {
 			var p *toolProbe
-			var llm *MockLLM
+			var requests func() int
+			var buildErr error
 			out = append(out, Case{
 				Name: "tools_" + s.name + "_" + shape,
 				Build: func() *Call {
@@ -100,13 +113,21 @@ func ToolCases() []Case {
 					for i := range rs {
 						rs[i].Interleave = interleave
 					}
-					llm = NewMockLLM(LLMConfig{}, rs...)
 					c := base(sc)
-					c.LLM, c.Tools = llm, p.registry()
+					c.Tools = p.registry()
+					if scripted == nil {
+						llm := NewMockLLM(LLMConfig{}, rs...)
+						c.LLM, requests = llm, func() int { return len(llm.Requests()) }
+						return c
+					}
+					c.Provider, requests, c.Cleanup, buildErr = scripted(rs, interleave)
 					return c
 				},
 				Check: func(r *Result, c *Call) error {
-					if got, want := len(llm.Requests()), len(s.responses()); got != want {
+					if buildErr != nil {
+						return buildErr
+					}
+					if got, want := requests(), len(s.responses()); got != want {
 						return fmt.Errorf("%w: %d LLM requests, want %d", ErrCheck, got, want)
 					}
 					return errors.Join(expect(r, 1, 0), s.check(r, p))
