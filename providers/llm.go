@@ -74,7 +74,15 @@ type LLMEvent struct {
 	ProviderData []byte
 	// Usage is set on LLMUsage.
 	Usage Usage
+	// StopReason is set on LLMDone: why the response ended, in the
+	// vendor's words ("stop", "tool_calls", "end_turn", ...). StopLength
+	// (any vendor's "the token limit cut it") is normalised, so the engine
+	// can tell a cut answer from a finished one.
+	StopReason string
 }
+
+// StopLength is the StopReason of a response cut by its token limit.
+const StopLength = "length"
 
 // Usage counts a response's tokens, as the vendor reports them.
 type Usage struct {

@@ -59,6 +59,9 @@ type Response struct {
 	// Calls follow the text: per call a first fragment with ID and Name,
 	// its arguments split into at most two fragments.
 	Calls []ScriptedCall
+	// StopReason rides on the Done event (providers.StopLength: the token
+	// limit cut the answer).
+	StopReason string
 	// Err, when set, is what Recv returns at the time of the first event:
 	// the response fails instead of answering.
 	Err error
@@ -92,7 +95,7 @@ func (r Response) events() []providers.LLMEvent {
 		}
 	}
 	evs = append(evs, seconds...)
-	return append(evs, providers.LLMEvent{Kind: providers.LLMDone})
+	return append(evs, providers.LLMEvent{Kind: providers.LLMDone, StopReason: r.StopReason})
 }
 
 // textDeltas cuts text before every word but the first, so each delta is a

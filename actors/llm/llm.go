@@ -109,6 +109,8 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.fillerDue(ctx, m)
 	case *fragmentRefused:
 		a.stats.Inc("fragments_refused")
+	case *cutByLimit:
+		a.stats.Inc("responses_cut_by_limit")
 	case *usage:
 		a.stats.Add("input_tokens", uint64(max(m.u.InputTokens, 0)))
 		a.stats.Add("output_tokens", uint64(max(m.u.OutputTokens, 0)))

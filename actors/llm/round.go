@@ -169,6 +169,11 @@ func (r *round) event(ctx actor.Context, ev providers.LLMEvent) {
 			ctx.Send(ctx.Parent(), &fragmentRefused{err: err})
 		}
 	case providers.LLMDone:
+		if ev.StopReason == providers.StopLength {
+			// The token limit cut the answer: it is spoken as far as it
+			// went, and counted so an operator can raise the limit.
+			ctx.Send(ctx.Parent(), &cutByLimit{})
+		}
 		r.finish(ctx)
 	}
 }
@@ -179,6 +184,9 @@ type fragmentRefused struct{ err error }
 
 // usage tells the llm actor (for its counters) a response's token counts.
 type usage struct{ u providers.Usage }
+
+// cutByLimit tells the llm actor that a response ended at its token limit.
+type cutByLimit struct{}
 
 func (r *round) ended(ctx actor.Context, err error) {
 	if err != nil {

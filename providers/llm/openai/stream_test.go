@@ -37,8 +37,10 @@ func TestStreamAssembles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if last := evs[len(evs)-1]; last.Kind != providers.LLMDone {
-		t.Fatalf("last event %+v, want Done", last)
+	// The finish reason rides on Done. (Mutation seen failing: Done
+	// without the decoder's finish reason.)
+	if last := evs[len(evs)-1]; last.Kind != providers.LLMDone || last.StopReason != "tool_calls" {
+		t.Fatalf("last event %+v, want Done with stop reason tool_calls", last)
 	}
 	var usage []providers.Usage
 	for _, ev := range evs {
