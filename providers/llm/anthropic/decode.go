@@ -12,14 +12,17 @@ import (
 const maxBlocks = 1024
 
 // Wire shapes of one streamed event. Fields the adapter does not use are
-// not declared, so the decoder skips them.
+// not declared, so the decoder skips them; the block and the delta are
+// values, not pointers, so a delta costs no allocation of its own (a
+// start without a block, or a delta without a delta, has an empty type
+// and is skipped, and a later delta of that block is a Protocol).
 type (
 	wireEvent struct {
 		Type         string        `json:"type"`
 		Index        int           `json:"index"`
 		Message      *wireMessage  `json:"message"`
-		ContentBlock *wireBlock    `json:"content_block"`
-		Delta        *wireDelta    `json:"delta"`
+		ContentBlock wireBlock     `json:"content_block"`
+		Delta        wireDelta     `json:"delta"`
 		Usage        *wireUsage    `json:"usage"`
 		Error        *wireAPIError `json:"error"`
 	}
@@ -69,8 +72,22 @@ type block struct {
 	thought int // blockThinking: index into decoder.thinking
 }
 
-// thought is one thinking block, kept verbatim for the next request.
+// maxThinkingBytes bounds the thinking text, signatures and redacted data
+// of one response: more is a protocol error, never an unbounded buffer.
+const maxThinkingBytes = 4 << 20
+
+// thought is one thinking block being received: its deltas are appended
+// (no quadratic string concatenation) and it is encoded once, at
+// message_stop.
 type thought struct {
+	redacted  bool
+	thinking  []byte
+	signature []byte
+	data      string
+}
+
+// wireThought is a thinking block as the API sends it and wants it back.
+type wireThought struct {
 	Type      string  `json:"type"`
 	Thinking  *string `json:"thinking,omitempty"`
 	Signature *string `json:"signature,omitempty"`
@@ -114,6 +131,7 @@ type decoder struct {
 	blocks   []block
 	calls    int // tool_use blocks started so far
 	thinking []thought
+	thinkLen int // bytes held in thinking, against maxThinkingBytes
 	input    int // input tokens of message_start
 	cached   int
 	stopped  bool // message_stop seen
@@ -124,7 +142,7 @@ type decoder struct {
 func (d *decoder) init() {
 	d.blocks = d.blocks[:0]
 	d.thinking = d.thinking[:0]
-	d.calls, d.input, d.cached, d.stopped = 0, 0, 0, false
+	d.calls, d.thinkLen, d.input, d.cached, d.stopped = 0, 0, 0, 0, false
 }
 
 // blockAt returns the block of index i, growing the table; an index out
@@ -204,9 +222,6 @@ func (d *decoder) decode(data []byte) error {
 // start handles content_block_start.
 func (d *decoder) start() error {
 	ev := &d.ev
-	if ev.ContentBlock == nil {
-		return &providers.Protocol{Detail: "content_block_start without content_block"}
-	}
 	b, err := d.blockAt(ev.Index)
 	if err != nil {
 		return err
@@ -214,7 +229,7 @@ func (d *decoder) start() error {
 	if b.open || b.kind != blockNone {
 		return &providers.Protocol{Detail: fmt.Sprintf("content block %d started twice", ev.Index)}
 	}
-	cb := ev.ContentBlock
+	cb := &ev.ContentBlock
 	b.open = true
 	switch cb.Type {
 	case "text":
@@ -228,13 +243,26 @@ func (d *decoder) start() error {
 		// The block's input is {} here; the arguments come as deltas.
 		d.events = append(d.events, providers.LLMEvent{Kind: providers.LLMToolCall, Index: b.tool, ID: cb.ID, Name: cb.Name})
 	case "thinking":
+		if err := d.charge(len(cb.Thinking) + len(cb.Signature)); err != nil {
+			return err
+		}
 		b.kind, b.thought = blockThinking, len(d.thinking)
-		th, sig := cb.Thinking, cb.Signature
-		d.thinking = append(d.thinking, thought{Type: "thinking", Thinking: &th, Signature: &sig})
+		d.thinking = append(d.thinking, thought{thinking: []byte(cb.Thinking), signature: []byte(cb.Signature)})
 	case "redacted_thinking":
+		if err := d.charge(len(cb.Data)); err != nil {
+			return err
+		}
 		b.kind, b.thought = blockThinking, len(d.thinking)
-		data := cb.Data
-		d.thinking = append(d.thinking, thought{Type: "redacted_thinking", Data: &data})
+		d.thinking = append(d.thinking, thought{redacted: true, data: cb.Data})
+	}
+	return nil
+}
+
+// charge counts n more bytes of thinking against the bound.
+func (d *decoder) charge(n int) error {
+	d.thinkLen += n
+	if d.thinkLen > maxThinkingBytes {
+		return &providers.Protocol{Detail: fmt.Sprintf("thinking blocks over %d bytes", maxThinkingBytes)}
 	}
 	return nil
 }
@@ -242,9 +270,6 @@ func (d *decoder) start() error {
 // delta handles content_block_delta.
 func (d *decoder) delta() error {
 	ev := &d.ev
-	if ev.Delta == nil {
-		return &providers.Protocol{Detail: "content_block_delta without delta"}
-	}
 	b, err := d.blockAt(ev.Index)
 	if err != nil {
 		return err
@@ -252,7 +277,7 @@ func (d *decoder) delta() error {
 	if !b.open {
 		return &providers.Protocol{Detail: fmt.Sprintf("delta of content block %d, which is not open", ev.Index)}
 	}
-	dl := ev.Delta
+	dl := &ev.Delta
 	switch dl.Type {
 	case "text_delta":
 		if b.kind != blockText {
@@ -273,20 +298,26 @@ func (d *decoder) delta() error {
 		if err != nil {
 			return err
 		}
-		*t.Thinking += dl.Thinking
+		if err := d.charge(len(dl.Thinking)); err != nil {
+			return err
+		}
+		t.thinking = append(t.thinking, dl.Thinking...)
 	case "signature_delta":
 		t, err := d.thoughtOf(b, "signature_delta")
 		if err != nil {
 			return err
 		}
-		*t.Signature += dl.Signature
+		if err := d.charge(len(dl.Signature)); err != nil {
+			return err
+		}
+		t.signature = append(t.signature, dl.Signature...)
 	}
 	return nil
 }
 
 // thoughtOf is the thinking block a thinking or signature delta goes to.
 func (d *decoder) thoughtOf(b *block, what string) (*thought, error) {
-	if b.kind != blockThinking || d.thinking[b.thought].Type != "thinking" {
+	if b.kind != blockThinking || d.thinking[b.thought].redacted {
 		return nil, &providers.Protocol{Detail: fmt.Sprintf("%s in content block %d, not a thinking block", what, d.ev.Index)}
 	}
 	return &d.thinking[b.thought], nil
@@ -297,7 +328,13 @@ func (d *decoder) thoughtOf(b *block, what string) (*thought, error) {
 func (d *decoder) thinkingData() ([]byte, error) {
 	pd := providerData{Thinking: make([]json.RawMessage, len(d.thinking))}
 	for i := range d.thinking {
-		b, err := json.Marshal(&d.thinking[i])
+		t := &d.thinking[i]
+		w := wireThought{Type: "redacted_thinking", Data: &t.data}
+		if !t.redacted {
+			th, sig := string(t.thinking), string(t.signature)
+			w = wireThought{Type: "thinking", Thinking: &th, Signature: &sig}
+		}
+		b, err := json.Marshal(&w)
 		if err != nil {
 			return nil, &providers.Protocol{Detail: "thinking block: " + err.Error()}
 		}
