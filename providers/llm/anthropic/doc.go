@@ -25,6 +25,8 @@
 //   - tool_use ids are the engine's call ids (ToolCall.ID), escaped to the
 //     API's id alphabet [A-Za-z0-9_-] (engine ids hold a dot), so tool_use
 //     and tool_result agree;
+//   - a conversation that opens with the assistant (a greeting) gets the
+//     user turn OpeningNote before it: the API wants the user first;
 //   - a trailing assistant message (a prefill) is dropped: the engine
 //     never means to prefill, and with thinking enabled the API refuses
 //     one;

@@ -14,6 +14,11 @@ import (
 // NotePrefix starts the user text block a late system message becomes.
 const NotePrefix = "[system note] "
 
+// OpeningNote is the user turn put before a conversation that starts with
+// the assistant (the agent greeted the caller first): the API wants the
+// first message to be the user's.
+const OpeningNote = NotePrefix + "the call has started"
+
 // Wire shapes of the request body.
 type (
 	wireRequest struct {
@@ -185,6 +190,9 @@ func buildBody(cfg *Config, req *providers.Request) ([]byte, error) {
 	}
 	if len(turns) == 0 {
 		return nil, fmt.Errorf("the conversation has no user turn")
+	}
+	if turns[0].role == "assistant" {
+		turns = slices.Insert(turns, 0, turn{role: "user", blocks: textBlock(OpeningNote)})
 	}
 	w.Messages = make([]wireTurn, len(turns))
 	for i, t := range turns {

@@ -124,6 +124,20 @@ func TestRequestMergeLead(t *testing.T) {
 	}
 }
 
+// TestRequestGreetingFirst: a conversation the agent opened (system, the
+// greeting, then the caller) gets a user turn OpeningNote before the
+// greeting, as the API wants the user first. Mutation seen failing: the
+// opening note not inserted (the first message is the assistant's).
+func TestRequestGreetingFirst(t *testing.T) {
+	v := body(t, Config{Model: "m"}, []agent.Message{agent.System("s"), agent.Assistant("Hello, Acme here.", nil), agent.User("Hi")}, nil)
+	want := `[{"content":[{"text":"` + OpeningNote + `","type":"text"}],"role":"user"},` +
+		`{"content":[{"text":"Hello, Acme here.","type":"text"}],"role":"assistant"},` +
+		`{"content":[{"text":"Hi","type":"text"}],"role":"user"}]`
+	if got := compact(t, v["messages"]); got != want {
+		t.Errorf("messages\n got %s\nwant %s", got, want)
+	}
+}
+
 // TestRequestOptions: thinking and temperature as configured. Mutation
 // seen failing: budget_tokens not sent (thinking omitted).
 func TestRequestOptions(t *testing.T) {
