@@ -1,0 +1,207 @@
+package anthropic_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+	"unicode/utf8"
+
+	"github.com/brisvox/brisvox/providers/llm/anthropic"
+	m "github.com/brisvox/brisvox/providers/llm/anthropic/anthropicmock"
+	"github.com/brisvox/brisvox/providers/llm/openai/openaimock"
+	"github.com/brisvox/brisvox/sim"
+	"github.com/brisvox/brisvox/sim/contract"
+)
+
+// mockHarness is the contract suite's LLMHarness over anthropicmock: every
+// chat request takes the next scripted response and the next injected
+// fault, merged into one anthropicmock.Response.
+type mockHarness struct {
+	srv *m.Server
+	io  time.Duration
+
+	mu     sync.Mutex
+	script []contract.Response
+	faults []sim.Fault
+}
+
+var _ contract.LLMHarness = (*mockHarness)(nil)
+
+// newMockHarness serves the harness's responses on srv.
+func newMockHarness(srv *m.Server, ioTimeout time.Duration) *mockHarness {
+	h := &mockHarness{srv: srv, io: ioTimeout}
+	srv.SetSource(h.next)
+	return h
+}
+
+func (h *mockHarness) Reset() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.script, h.faults = nil, nil
+}
+
+func (h *mockHarness) Script(r contract.Response) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.script = append(h.script, r)
+}
+
+func (h *mockHarness) Inject(f sim.Fault) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.faults = append(h.faults, f)
+}
+
+func (h *mockHarness) EventsSent() int          { return h.srv.Events() }
+func (h *mockHarness) IOTimeout() time.Duration { return h.io }
+
+// next is the mock's answer to a chat request: the next scripted response
+// ("ok" when none is left) with the next fault (if any) applied.
+func (h *mockHarness) next() m.Response {
+	h.mu.Lock()
+	r := contract.Response{Text: "ok"}
+	if len(h.script) > 0 {
+		r, h.script = h.script[0], h.script[1:]
+	}
+	var f sim.Fault
+	if len(h.faults) > 0 {
+		f, h.faults = h.faults[0], h.faults[1:]
+	}
+	h.mu.Unlock()
+	return withFault(lines(r), f)
+}
+
+// lines streams r as the service does: message_start, a text block with
+// one delta per word, then each call as a tool_use block with its input
+// in two deltas (cut at a rune boundary), the message_delta and
+// message_stop.
+func lines(r contract.Response) []string {
+	out := []string{m.MessageStart(10)}
+	block := 0
+	if r.Text != "" {
+		out = append(out, m.TextStart(block))
+		for _, w := range strings.SplitAfter(r.Text, " ") {
+			if w != "" {
+				out = append(out, m.TextDelta(block, w))
+			}
+		}
+		out = append(out, m.BlockStop(block))
+		block++
+	}
+	for _, c := range r.Calls {
+		cut := len(c.Args) / 2
+		for cut > 0 && !utf8.RuneStart(c.Args[cut]) {
+			cut--
+		}
+		out = append(out, m.ToolStart(block, c.ID, c.Name), m.InputDelta(block, c.Args[:cut]), m.InputDelta(block, c.Args[cut:]), m.BlockStop(block))
+		block++
+	}
+	reason := "end_turn"
+	if len(r.Calls) > 0 {
+		reason = "tool_use"
+	}
+	return append(out, m.MessageDelta(reason, 5), m.MessageStop())
+}
+
+// contractPace is the mock's time before each event, as a service's token
+// cadence: the starting points of the adapter's deadlines are apart in
+// time, so that one armed at the wrong point is off by far more than the
+// suite's slack (an idle deadline armed once at Stream's return instead
+// of after each event fires 200 ms early at the idle check).
+const contractPace = 100 * time.Millisecond
+
+// withFault is the response of ls with f applied; BeforeEvent counts the
+// data lines (message_start and the block starts and stops yield no
+// event of their own).
+func withFault(ls []string, f sim.Fault) m.Response {
+	r := m.Response{Lines: ls, Pace: contractPace}
+	before := lineOfEvent(ls, max(f.BeforeEvent, 0))
+	switch f.Kind {
+	case sim.FaultReject:
+		r = m.Response{Status: f.Status, ErrorBody: m.ErrorBody("api_error", "refused by the contract suite")}
+	case sim.FaultConnectStall:
+		r.StallHeaders, r.StallFor = true, f.Duration
+	case sim.FaultStall, sim.FaultDelay:
+		r.Stall, r.StallBefore, r.StallFor = true, before, f.Duration
+	case sim.FaultDisconnect:
+		r.Lines, r.Cut = ls[:before], true
+	case sim.FaultProtocol:
+		r.Lines, r.Cut = append(ls[:before:before], `{"type":"content_block_delta","index":`), true
+	}
+	return r
+}
+
+// lineOfEvent is the index of the line that yields event k of the
+// adapter (0: the first line, so a stall before event 0 stalls the whole
+// stream); len(ls) past the last.
+func lineOfEvent(ls []string, k int) int {
+	if k == 0 {
+		return 0
+	}
+	n := 0
+	for i, l := range ls {
+		var v struct {
+			Type         string `json:"type"`
+			ContentBlock struct {
+				Type string `json:"type"`
+			} `json:"content_block"`
+		}
+		_ = json.Unmarshal([]byte(l), &v)
+		switch {
+		case v.Type == "content_block_delta", v.Type == "message_delta", v.Type == "message_stop",
+			v.Type == "content_block_start" && v.ContentBlock.Type == "tool_use":
+			if n == k {
+				return i
+			}
+			n++
+		}
+	}
+	return len(ls)
+}
+
+// contractIO is the adapter's deadline for the connect, the first event
+// and every gap, as the suite judges it.
+const contractIO = 2 * time.Second
+
+// TestContractSuiteOverTheMock runs the provider contract suite over the
+// adapter and anthropicmock, joined by an in-memory pipe inside a synctest
+// bubble: the suite's timeout checks are judged in virtual time, exactly,
+// and the whole suite takes a few real milliseconds. Mutations seen
+// failing: the idle deadline not re-armed after each event (streaming:
+// a first-event Timeout; timeout/idle: a Timeout 1.6s after the last
+// event), Config.DialContext not wired into the transport (every check: a
+// DNS lookup of the pipe's address).
+func TestContractSuiteOverTheMock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := openaimock.NewPipeListener()
+		srv := m.NewWithListener(l)
+		defer srv.Close()
+		a, err := anthropic.New(anthropic.Config{
+			BaseURL:           srv.URL(),
+			Model:             "mock-model",
+			ConnectTimeout:    contractIO,
+			FirstEventTimeout: contractIO,
+			IdleTimeout:       contractIO,
+			DialContext:       l.DialContext,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		rep, err := contract.RunLLM(context.Background(), a, newMockHarness(srv, contractIO), contract.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Log(rep.String())
+		if !rep.Passed() {
+			t.Fatalf("the adapter breaks the contract:\n%s", rep)
+		}
+		if got, want := len(rep.Checks), len(contract.LLMCheckNames()); got != want {
+			t.Fatalf("%d checks ran, want %d", got, want)
+		}
+	})
+}
