@@ -45,6 +45,7 @@ type (
 	}
 	wireDelta struct {
 		Type        string `json:"type"`
+		StopReason  string `json:"stop_reason"`
 		Text        string `json:"text"`
 		PartialJSON string `json:"partial_json"`
 		Thinking    string `json:"thinking"`
@@ -134,12 +135,14 @@ type decoder struct {
 	thinkLen int // bytes held in thinking, against maxThinkingBytes
 	input    int // input tokens of message_start
 	cached   int
-	stopped  bool // message_stop seen
+	stopped  bool   // message_stop seen
+	stop     string // message_delta's stop_reason, normalised
 	key      string
 }
 
 // init readies the decoder for a response.
 func (d *decoder) init() {
+	d.stop = ""
 	d.blocks = d.blocks[:0]
 	d.thinking = d.thinking[:0]
 	d.calls, d.thinkLen, d.input, d.cached, d.stopped = 0, 0, 0, 0, false
@@ -192,6 +195,12 @@ func (d *decoder) decode(data []byte) error {
 		}
 		b.open = false
 	case "message_delta":
+		if r := ev.Delta.StopReason; r != "" {
+			d.stop = r
+			if r == "max_tokens" {
+				d.stop = providers.StopLength
+			}
+		}
 		if ev.Usage != nil {
 			u := providers.LLMEvent{Kind: providers.LLMUsage}
 			u.Usage.InputTokens, u.Usage.OutputTokens, u.Usage.CachedInputTokens = d.input, ev.Usage.OutputTokens, d.cached

@@ -88,7 +88,8 @@ func (s *stream) Recv() (providers.LLMEvent, error) {
 		}
 		if s.done {
 			s.err = io.EOF
-			return providers.LLMEvent{Kind: providers.LLMDone}, nil
+			// stop_reason "max_tokens" is providers.StopLength.
+			return providers.LLMEvent{Kind: providers.LLMDone, StopReason: s.dec.stop}, nil
 		}
 		data, err := s.sse.next()
 		if err != nil {

@@ -39,8 +39,10 @@ func TestStreamAssembles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if evs[len(evs)-1].Kind != providers.LLMDone {
-			t.Fatalf("last event %+v, want Done", evs[len(evs)-1])
+		// The stop reason rides on Done. (Mutation seen failing: Done
+		// without message_delta's stop_reason.)
+		if last := evs[len(evs)-1]; last.Kind != providers.LLMDone || last.StopReason != "tool_use" {
+			t.Fatalf("last event %+v, want Done with stop reason tool_use", last)
 		}
 		var usage *providers.Usage
 		for i := range evs {
@@ -317,6 +319,26 @@ func FuzzDecode(f *testing.F) {
 			if _, err := d.thinkingData(); err != nil {
 				t.Fatal(err)
 			}
+		}
+	})
+}
+
+// TestStopAtTheTokenLimit: stop_reason max_tokens is providers.StopLength
+// on Done, so the engine counts the answer as cut. (Mutation seen failing:
+// max_tokens passed on unnormalised.)
+func TestStopAtTheTokenLimit(t *testing.T) {
+	lines := []string{
+		m.MessageStart(5), m.TextStart(0), m.TextDelta(0, "Well, it all"), m.BlockStop(0),
+		m.MessageDelta("max_tokens", 3), m.MessageStop(),
+	}
+	synctest.Test(t, func(t *testing.T) {
+		a, _ := piped(t, nil, m.Response{Lines: lines})
+		evs, err := run(t, a, simpleReq())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if last := evs[len(evs)-1]; last.Kind != providers.LLMDone || last.StopReason != providers.StopLength {
+			t.Fatalf("last event %+v, want Done with StopLength", last)
 		}
 	})
 }
