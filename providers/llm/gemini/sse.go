@@ -15,7 +15,7 @@ import (
 // without bound. The data returned by next is valid until the next call.
 //
 // Lines end in LF or CRLF (a lone CR is not a line end here: the
-// Messages API does not send one). Comments, event, id and retry fields
+// Gemini API does not send one). Comments, event, id and retry fields
 // are skipped.
 type sseReader struct {
 	br      *bufio.Reader
