@@ -498,8 +498,8 @@ func (r *Response) ErrorResults() []messages.ToolResult {
 // none, false, when the response has no text and no call; provider data
 // alone does not count, since an empty assistant message is invalid.
 //
-// The calls' own provider data is not in the message: messages.ToolCall
-// has no field for it. It stays on Calls[i].ProviderData.
+// Each call carries its own provider data (a Gemini thought signature), so
+// the adapter can send it back verbatim with the call in the next request.
 func (r *Response) AssistantMessage() (Message, bool) {
 	if r.Text == "" && len(r.Calls) == 0 {
 		return Message{}, false
@@ -509,6 +509,7 @@ func (r *Response) AssistantMessage() (Message, bool) {
 		calls = make([]messages.ToolCall, len(r.Calls))
 		for i, c := range r.Calls {
 			calls[i] = c.Call
+			calls[i].ProviderData = c.ProviderData
 		}
 	}
 	m := Assistant(r.Text, calls)

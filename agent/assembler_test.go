@@ -775,3 +775,29 @@ func FuzzAssemblerSplit(f *testing.F) {
 		}
 	})
 }
+
+// TestAssistantMessageKeepsCallProviderData: a call's provider data (a
+// Gemini thought signature) is recorded on the call in the assistant
+// message, so the next request can send it back with the call; the
+// vendor rejects a signed call that comes back unsigned. (Mutation seen
+// failing: AssistantMessage copying only the call, as before.)
+func TestAssistantMessageKeepsCallProviderData(t *testing.T) {
+	a, err := NewAssembler(AssemblerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.AppendCall(CallFragment{Index: 0, ID: "c1", Name: "lookup", Arguments: `{}`, ProviderData: []byte(`"sig-A"`)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.AppendCall(CallFragment{Index: 1, ID: "c2", Name: "lookup", Arguments: `{}`}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := a.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ok := r.AssistantMessage()
+	if !ok || len(m.ToolCalls) != 2 || string(m.ToolCalls[0].ProviderData) != `"sig-A"` || m.ToolCalls[1].ProviderData != nil {
+		t.Fatalf("assistant message calls %+v", m.ToolCalls)
+	}
+}
