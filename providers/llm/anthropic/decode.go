@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/llm/internal/wire"
 )
 
 // maxBlocks bounds the content block index of a response: a higher index
@@ -221,9 +222,9 @@ func (d *decoder) decode(data []byte) error {
 		}
 		status := statusOf(ev.Error.Type)
 		if status == 0 {
-			return &providers.Protocol{Detail: "error event of unknown type: " + excerpt([]byte(ev.Error.Type+": "+ev.Error.Message), d.key)}
+			return &providers.Protocol{Detail: "error event of unknown type: " + wire.Excerpt([]byte(ev.Error.Type+": "+ev.Error.Message), d.key)}
 		}
-		return &providers.Rejected{Status: status, Detail: excerpt([]byte(ev.Error.Type+": "+ev.Error.Message), d.key)}
+		return &providers.Rejected{Status: status, Detail: wire.Excerpt([]byte(ev.Error.Type+": "+ev.Error.Message), d.key)}
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/brisvox/brisvox/providers"
 	m "github.com/brisvox/brisvox/providers/llm/anthropic/anthropicmock"
+	"github.com/brisvox/brisvox/providers/llm/internal/wire"
 )
 
 // memStream is a stream over an in-memory body: the parser and decoder
@@ -18,7 +19,7 @@ import (
 func memStream(body io.Reader, max int) *stream {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	s := &stream{parent: context.Background(), ctx: ctx, cancel: cancel, idle: time.Hour,
-		body: io.NopCloser(body), sse: newSSEReader(body, max)}
+		body: io.NopCloser(body), sse: wire.NewSSEReader(body, max)}
 	s.dec.init()
 	s.timer = time.AfterFunc(time.Hour, s.expire)
 	return s
@@ -149,10 +150,10 @@ func BenchmarkDelta(b *testing.B) {
 		if left == 0 {
 			b.StopTimer()
 			rd.Reset(body)
-			s.sse = newSSEReader(rd, DefaultMaxLineBytes)
+			s.sse = wire.NewSSEReader(rd, DefaultMaxLineBytes)
 			s.dec.init()
 			for range 2 { // message_start and the block start yield no event: skip to the first delta
-				data, _ := s.sse.next()
+				data, _ := s.sse.Next()
 				_ = s.dec.decode(data)
 			}
 			s.dec.events, s.head = s.dec.events[:0], 0

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/llm/internal/wire"
 )
 
 // The phases of a stream's one deadline timer.
@@ -34,7 +35,7 @@ type stream struct {
 	idle   time.Duration
 
 	body   io.ReadCloser
-	sse    *sseReader
+	sse    *wire.SSEReader
 	dec    decoder
 	head   int // next event of dec.events to return
 	done   bool
@@ -91,7 +92,7 @@ func (s *stream) Recv() (providers.LLMEvent, error) {
 			// stop_reason "max_tokens" is providers.StopLength.
 			return providers.LLMEvent{Kind: providers.LLMDone, StopReason: s.dec.stop}, nil
 		}
-		data, err := s.sse.next()
+		data, err := s.sse.Next()
 		if err != nil {
 			s.fail(s.readErr(err))
 			continue

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/llm/internal/wire"
 )
 
 // maxCalls bounds the function calls of one response: more is a protocol
@@ -91,7 +92,7 @@ func (d *decoder) decode(data []byte) error {
 		return &providers.Protocol{Detail: "chunk is not valid JSON: " + err.Error()}
 	}
 	if c.Error != nil {
-		msg := excerpt([]byte(c.Error.Status+": "+c.Error.Message), d.key)
+		msg := wire.Excerpt([]byte(c.Error.Status+": "+c.Error.Message), d.key)
 		if c.Error.Code < 400 || c.Error.Code > 599 {
 			return &providers.Protocol{Detail: "error object without a valid code: " + msg}
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/llm/internal/wire"
 )
 
 // maxErrorBody bounds what is read of an error response.
@@ -128,7 +129,7 @@ func (a *Adapter) Warm(ctx context.Context) error {
 // rejected reads a short excerpt of an error response.
 func (a *Adapter) rejected(resp *http.Response) error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	return &providers.Rejected{Status: resp.StatusCode, Detail: excerpt(b, a.key)}
+	return &providers.Rejected{Status: resp.StatusCode, Detail: wire.Excerpt(b, a.key)}
 }
 
 // Stream posts req and returns its response. The deadlines run from here:
@@ -178,7 +179,7 @@ func (a *Adapter) Stream(ctx context.Context, req *providers.Request) (providers
 		return nil, &providers.Protocol{Detail: "the response is " + ct + ", not an event stream"}
 	}
 	s.body = resp.Body
-	s.sse = newSSEReader(resp.Body, a.cfg.MaxLineBytes)
+	s.sse = wire.NewSSEReader(resp.Body, a.cfg.MaxLineBytes)
 	s.arm(phaseFirst, a.cfg.FirstEventTimeout)
 	return s, nil
 }

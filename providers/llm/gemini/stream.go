@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/llm/internal/wire"
 )
 
 // The phases of a stream's one deadline timer.
@@ -30,7 +31,7 @@ type stream struct {
 	idle   time.Duration
 
 	body   io.ReadCloser
-	sse    *sseReader
+	sse    *wire.SSEReader
 	dec    decoder
 	head   int // next event of dec.events to return
 	done   bool
@@ -88,7 +89,7 @@ func (s *stream) Recv() (providers.LLMEvent, error) {
 			// finishReason "MAX_TOKENS" is providers.StopLength.
 			return providers.LLMEvent{Kind: providers.LLMDone, StopReason: s.dec.stop}, nil
 		}
-		data, err := s.sse.next()
+		data, err := s.sse.Next()
 		s.dec.events, s.head = s.dec.events[:0], 0
 		if errors.Is(err, io.EOF) && s.parent.Err() == nil && context.Cause(s.ctx) == nil {
 			// The body's clean end is the response's end (there is no

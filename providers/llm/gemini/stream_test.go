@@ -13,6 +13,7 @@ import (
 
 	"github.com/brisvox/brisvox/providers"
 	m "github.com/brisvox/brisvox/providers/llm/gemini/geminimock"
+	"github.com/brisvox/brisvox/providers/llm/internal/wire"
 )
 
 // TestCancelStopsAtOnce cancels the caller's context while Recv waits on a
@@ -196,7 +197,7 @@ func TestLoopback(t *testing.T) {
 func memStream(body io.Reader, max int) *stream {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	s := &stream{parent: context.Background(), ctx: ctx, cancel: cancel, idle: time.Hour,
-		body: io.NopCloser(body), sse: newSSEReader(body, max)}
+		body: io.NopCloser(body), sse: wire.NewSSEReader(body, max)}
 	s.dec.init()
 	s.timer = time.AfterFunc(time.Hour, s.expire)
 	return s
@@ -351,7 +352,7 @@ func BenchmarkChunk(b *testing.B) {
 		if left == 0 {
 			b.StopTimer()
 			rd.Reset(body)
-			s.sse = newSSEReader(rd, DefaultMaxLineBytes)
+			s.sse = wire.NewSSEReader(rd, DefaultMaxLineBytes)
 			s.dec.init()
 			left = 1024
 			b.StartTimer()

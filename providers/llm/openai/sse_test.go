@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/llm/internal/wire"
 	m "github.com/brisvox/brisvox/providers/llm/openai/openaimock"
 )
 
@@ -18,7 +19,7 @@ import (
 func memStream(body io.Reader, max int) *stream {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	s := &stream{parent: context.Background(), ctx: ctx, cancel: cancel, idle: time.Hour,
-		body: io.NopCloser(body), sse: newSSEReader(body, max)}
+		body: io.NopCloser(body), sse: wire.NewSSEReader(body, max)}
 	s.timer = time.AfterFunc(time.Hour, s.expire)
 	return s
 }
@@ -49,9 +50,9 @@ func FuzzSSE(f *testing.F) {
 	f.Add([]byte("data: " + strings.Repeat("z", 600) + "\n\n"))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		const max = 512
-		r := newSSEReader(bytes.NewReader(body), max)
+		r := wire.NewSSEReader(bytes.NewReader(body), max)
 		for range len(body) + 1 {
-			data, err := r.next()
+			data, err := r.Next()
 			if err != nil {
 				break
 			}
@@ -125,7 +126,7 @@ func BenchmarkDelta(b *testing.B) {
 		if left == 0 {
 			b.StopTimer()
 			rd.Reset(body)
-			s.sse = newSSEReader(rd, DefaultMaxLineBytes)
+			s.sse = wire.NewSSEReader(rd, DefaultMaxLineBytes)
 			left = 1024
 			b.StartTimer()
 		}

@@ -1,4 +1,4 @@
-package anthropic
+package wire
 
 import (
 	"bufio"
@@ -10,32 +10,34 @@ import (
 	"github.com/brisvox/brisvox/providers"
 )
 
-// sseReader reads the data of server-sent events. A line longer than max
+// SSEReader reads the data of server-sent events. A line longer than max
 // bytes, or an event whose data is, is a protocol error: nothing buffers
 // without bound. The data returned by next is valid until the next call.
 //
-// Lines end in LF or CRLF (a lone CR is not a line end here: the
-// Messages API does not send one). Comments, event, id and retry fields
+// Lines end in LF or CRLF (a lone CR is not a line end here: none of the
+// vendors sends one). Comments, event, id and retry fields
 // are skipped.
-type sseReader struct {
+type SSEReader struct {
 	br      *bufio.Reader
 	data    []byte
 	hasData bool
 	max     int
 }
 
-func newSSEReader(r io.Reader, max int) *sseReader {
-	return &sseReader{br: bufio.NewReaderSize(r, max), max: max}
+// NewSSEReader reads events from r with lines and event data of at most
+// max bytes.
+func NewSSEReader(r io.Reader, max int) *SSEReader {
+	return &SSEReader{br: bufio.NewReaderSize(r, max), max: max}
 }
 
 // errLineTooLong is wrapped in the Protocol detail of an overlong line.
 var errLineTooLong = errors.New("line too long")
 
-// next returns the data of the next complete event. At the end of the
+// Next returns the data of the next complete event. At the end of the
 // input it returns io.EOF, dropping an event that had no blank line after
 // it; a read error is returned as it is; a bound exceeded is a
 // *providers.Protocol.
-func (r *sseReader) next() ([]byte, error) {
+func (r *SSEReader) Next() ([]byte, error) {
 	for {
 		line, err := r.br.ReadSlice('\n')
 		if err != nil {

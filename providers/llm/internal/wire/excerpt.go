@@ -1,4 +1,4 @@
-package openai
+package wire
 
 import (
 	"encoding/json"
@@ -10,10 +10,10 @@ import (
 // maxExcerpt bounds the service's words quoted in an error.
 const maxExcerpt = 200
 
-// excerpt makes a short, printable, key-free detail of an error body: the
+// Excerpt makes a short, printable, key-free detail of an error body: the
 // error.message of a JSON error body, else the text. The key, if the
 // service echoes it, is redacted.
-func excerpt(body []byte, key string) string {
+func Excerpt(body []byte, key string) string {
 	var e struct {
 		Error struct {
 			Message string `json:"message"`

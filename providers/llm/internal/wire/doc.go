@@ -1,0 +1,5 @@
+// Package wire holds what the LLM adapters (providers/llm/openai,
+// anthropic, gemini) share on the wire: a bounded reader of server-sent
+// events and the short, key-free excerpt of an error body that goes into a
+// providers.Rejected.
+package wire
