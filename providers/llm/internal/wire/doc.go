@@ -1,5 +1,7 @@
 // Package wire holds what the LLM adapters (providers/llm/openai,
 // anthropic, gemini) share on the wire: a bounded reader of server-sent
-// events and the short, key-free excerpt of an error body that goes into a
+// events, a JSON Scanner that reads a streamed chunk in place (the
+// adapters' per-delta decoders walk it and allocate only the text they
+// keep), and the short, key-free excerpt of an error body that goes into a
 // providers.Rejected.
 package wire
