@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -9,51 +8,26 @@ import (
 	"github.com/brisvox/brisvox/providers/llm/internal/wire"
 )
 
-// Wire shapes of one streamed chunk. Fields the adapter does not use are
-// not declared, so the decoder skips them without allocating.
-type (
-	wireChunk struct {
-		Choices []wireChoice `json:"choices"`
-		Usage   *wireUsage   `json:"usage"`
-		Error   *wireError   `json:"error"`
-	}
-	wireChoice struct {
-		Index        int       `json:"index"`
-		Delta        wireDelta `json:"delta"`
-		FinishReason string    `json:"finish_reason"`
-	}
-	wireDelta struct {
-		Content   string          `json:"content"`
-		ToolCalls []wireDeltaCall `json:"tool_calls"`
-	}
-	wireDeltaCall struct {
-		Index    int    `json:"index"`
-		ID       string `json:"id"`
-		Function struct {
-			Name      string `json:"name"`
-			Arguments string `json:"arguments"`
-		} `json:"function"`
-	}
-	wireUsage struct {
-		PromptTokens        int `json:"prompt_tokens"`
-		CompletionTokens    int `json:"completion_tokens"`
-		PromptTokensDetails *struct {
-			CachedTokens int `json:"cached_tokens"`
-		} `json:"prompt_tokens_details"`
-	}
-	wireError struct {
-		Message string          `json:"message"`
-		Code    json.RawMessage `json:"code"`
-	}
-)
-
-// decoder turns chunk data into events. Its buffers are reused from chunk
-// to chunk.
+// decoder turns chunk data into events. It reads each chunk in place with
+// a wire.Scanner: fields the adapter does not use are skipped (checked,
+// not kept) and nothing is allocated but the strings of the events. Its
+// buffers are reused from chunk to chunk.
 type decoder struct {
-	chunk  wireChunk
+	scan   wire.Scanner
 	events []providers.LLMEvent
 	finish string // the last finish_reason seen
 	key    string // redacted from error details
+}
+
+// chunkNotes is what a chunk says besides its events, acted on once the
+// whole chunk has been read (the members of an object come in any order).
+type chunkNotes struct {
+	usageSet bool
+	errSet   bool
+	errMsg   []byte
+	errCode  []byte
+	badIndex int // a negative tool call index of choice 0, or 0
+	hasBad   bool
 }
 
 // decode appends the events of one chunk's JSON to d.events (which the
@@ -61,49 +35,182 @@ type decoder struct {
 // order, then usage. JSON that does not parse is a *providers.Protocol; an
 // error object in the stream is a *providers.Rejected.
 func (d *decoder) decode(data []byte) error {
-	// Unmarshal leaves fields absent from the JSON as they were: start
-	// from zero, keeping the capacity of the choices.
-	clear(d.chunk.Choices[:cap(d.chunk.Choices)])
-	d.chunk = wireChunk{Choices: d.chunk.Choices[:0]}
-	if err := json.Unmarshal(data, &d.chunk); err != nil {
+	s := &d.scan
+	s.Reset(data)
+	var n chunkNotes
+	var usage providers.Usage
+	if s.Object() {
+		for s.More() {
+			switch string(s.Key()) {
+			case "choices":
+				if s.Array() {
+					for s.More() {
+						d.choice(&n)
+					}
+				}
+			case "usage":
+				if s.Object() {
+					n.usageSet = true
+					readUsage(s, &usage)
+				}
+			case "error":
+				if s.Object() {
+					n.errSet = true
+					for s.More() {
+						switch string(s.Key()) {
+						case "message":
+							n.errMsg = append(n.errMsg[:0], s.StrBytes()...)
+						case "code":
+							n.errCode = s.Raw()
+						default:
+							s.Skip()
+						}
+					}
+				}
+			default:
+				s.Skip()
+			}
+		}
+	}
+	if err := s.Done(); err != nil {
 		return &providers.Protocol{Detail: "chunk is not valid JSON: " + err.Error()}
 	}
-	if e := d.chunk.Error; e != nil {
+	if n.errSet {
 		status := 500 // an error in a stream that began well: the server's
-		if n, err := strconv.Atoi(string(e.Code)); err == nil && n >= 400 && n <= 599 {
-			status = n
+		if c, err := strconv.Atoi(string(n.errCode)); err == nil && c >= 400 && c <= 599 {
+			status = c
 		}
-		return &providers.Rejected{Status: status, Detail: wire.Excerpt([]byte(e.Message), d.key)}
+		return &providers.Rejected{Status: status, Detail: wire.Excerpt(n.errMsg, d.key)}
 	}
-	for i := range d.chunk.Choices {
-		c := &d.chunk.Choices[i]
-		if c.Index != 0 {
-			continue // one answer is asked for; others are not ours
-		}
-		if c.Delta.Content != "" {
-			d.events = append(d.events, providers.LLMEvent{Kind: providers.LLMText, Text: c.Delta.Content})
-		}
-		for j := range c.Delta.ToolCalls {
-			tc := &c.Delta.ToolCalls[j]
-			if tc.Index < 0 {
-				return &providers.Protocol{Detail: fmt.Sprintf("tool call index %d", tc.Index)}
-			}
-			d.events = append(d.events, providers.LLMEvent{
-				Kind: providers.LLMToolCall, Index: tc.Index, ID: tc.ID,
-				Name: tc.Function.Name, Args: tc.Function.Arguments,
-			})
-		}
-		if c.FinishReason != "" {
-			d.finish = c.FinishReason
-		}
+	if n.hasBad {
+		return &providers.Protocol{Detail: fmt.Sprintf("tool call index %d", n.badIndex)}
 	}
-	if u := d.chunk.Usage; u != nil {
-		ev := providers.LLMEvent{Kind: providers.LLMUsage}
-		ev.Usage.InputTokens, ev.Usage.OutputTokens = u.PromptTokens, u.CompletionTokens
-		if u.PromptTokensDetails != nil {
-			ev.Usage.CachedInputTokens = u.PromptTokensDetails.CachedTokens
-		}
-		d.events = append(d.events, ev)
+	if n.usageSet {
+		d.events = append(d.events, providers.LLMEvent{Kind: providers.LLMUsage, Usage: usage})
 	}
 	return nil
+}
+
+// choice reads one element of choices. Only choice 0 is ours (one answer
+// is asked for); as its index may come after its delta, the events are
+// appended as they come and dropped at the end if it is another choice.
+func (d *decoder) choice(n *chunkNotes) {
+	s := &d.scan
+	if !s.Object() {
+		return // null: the zero choice, which says nothing
+	}
+	mark := len(d.events)
+	index, finish := 0, ""
+	text := ""
+	badIndex, hasBad := 0, false
+	for s.More() {
+		switch string(s.Key()) {
+		case "index":
+			index = s.Int()
+		case "finish_reason":
+			finish = s.Str()
+		case "delta":
+			if !s.Object() {
+				continue
+			}
+			for s.More() {
+				switch string(s.Key()) {
+				case "content":
+					text = s.Str()
+				case "tool_calls":
+					if s.Array() {
+						for s.More() {
+							if i, bad := d.toolCall(); bad && !hasBad {
+								badIndex, hasBad = i, true
+							}
+						}
+					}
+				default:
+					s.Skip()
+				}
+			}
+		default:
+			s.Skip()
+		}
+	}
+	if index != 0 {
+		d.events = d.events[:mark]
+		return
+	}
+	if text != "" {
+		// The text of a delta goes before its call fragments.
+		d.events = append(d.events, providers.LLMEvent{})
+		copy(d.events[mark+1:], d.events[mark:])
+		d.events[mark] = providers.LLMEvent{Kind: providers.LLMText, Text: text}
+	}
+	if hasBad && !n.hasBad {
+		n.badIndex, n.hasBad = badIndex, true
+	}
+	if finish != "" {
+		d.finish = finish
+	}
+}
+
+// toolCall reads one tool call fragment and appends its event; a negative
+// index is reported, not appended.
+func (d *decoder) toolCall() (index int, bad bool) {
+	s := &d.scan
+	if !s.Object() {
+		d.events = append(d.events, providers.LLMEvent{Kind: providers.LLMToolCall})
+		return 0, false
+	}
+	ev := providers.LLMEvent{Kind: providers.LLMToolCall}
+	for s.More() {
+		switch string(s.Key()) {
+		case "index":
+			ev.Index = s.Int()
+		case "id":
+			ev.ID = s.Str()
+		case "function":
+			if !s.Object() {
+				continue
+			}
+			for s.More() {
+				switch string(s.Key()) {
+				case "name":
+					ev.Name = s.Str()
+				case "arguments":
+					ev.Args = s.Str()
+				default:
+					s.Skip()
+				}
+			}
+		default:
+			s.Skip()
+		}
+	}
+	if ev.Index < 0 {
+		return ev.Index, true
+	}
+	d.events = append(d.events, ev)
+	return 0, false
+}
+
+// readUsage reads a usage object (entered).
+func readUsage(s *wire.Scanner, u *providers.Usage) {
+	for s.More() {
+		switch string(s.Key()) {
+		case "prompt_tokens":
+			u.InputTokens = s.Int()
+		case "completion_tokens":
+			u.OutputTokens = s.Int()
+		case "prompt_tokens_details":
+			if s.Object() {
+				for s.More() {
+					if string(s.Key()) == "cached_tokens" {
+						u.CachedInputTokens = s.Int()
+					} else {
+						s.Skip()
+					}
+				}
+			}
+		default:
+			s.Skip()
+		}
+	}
 }
