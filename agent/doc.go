@@ -1,5 +1,6 @@
 // Package agent is the conversation domain of a call, pure and actor-free:
-// the context of messages and its rules, played-text truncation, and tool
+// the context of messages and its rules, the bounded window of it that a
+// request carries (Window), played-text truncation, and tool
 // specs, the registry and running tools through small interfaces. The llm and
 // tools actors own instances of these types; nothing here reads a clock
 // directly, and the one goroutine it starts is a tool's own, in RunCall, so

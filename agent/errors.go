@@ -33,6 +33,10 @@ var (
 
 	// ErrCallOpen: a note was pushed while a tool call had no result yet.
 	ErrCallOpen = errors.New("agent: a tool call is open")
+
+	// ErrInvalidWindowConfig: a WindowConfig whose bound is positive but
+	// under MinWindowTokens.
+	ErrInvalidWindowConfig = errors.New("agent: invalid window config")
 )
 
 // ContextError says where and why a Context is invalid. It wraps

@@ -3,8 +3,11 @@ package llm
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/providers"
 )
 
@@ -25,7 +28,10 @@ const DefaultFillerDelay = 1200 * time.Millisecond
 type Config struct {
 	// System is the system prompt; empty for none.
 	System string
-	// Tools are offered to the model in every request (name order).
+	// Tools are offered to the model in every request. WithDefaults puts
+	// them in name order (a sorted copy; the caller's slice is left
+	// alone), so every request of a call offers them byte-identically and
+	// the vendors' prompt caches hold.
 	Tools []providers.ToolDef
 	// MaxRounds bounds the requests of one turn (tool loop); default 6.
 	MaxRounds int
@@ -57,6 +63,12 @@ type Config struct {
 	// Clips tells which phrases have a pre-rendered clip (the tts stage
 	// plays those); nil for none. It only feeds the filler_clips counter.
 	Clips interface{ Has(text string) bool }
+	// Window bounds every request's estimated size (agent.Window): the
+	// prompt and the current turn are kept, older exchanges are left out
+	// oldest first, and a long tool loop's older results are compacted.
+	// The context itself keeps everything. The zero value takes
+	// agent.DefaultWindowTokens; a negative MaxTokens turns it off.
+	Window agent.WindowConfig
 }
 
 // WithDefaults fills zero fields.
@@ -72,6 +84,10 @@ func (c Config) WithDefaults() Config {
 	}
 	if len(c.Fillers) == 0 {
 		c.Fillers = []string{"One moment, please.", "Let me check that.", "Just a second."}
+	}
+	if !slices.IsSortedFunc(c.Tools, byName) {
+		c.Tools = slices.Clone(c.Tools)
+		slices.SortStableFunc(c.Tools, byName)
 	}
 	if c.FallbackLine == "" {
 		c.FallbackLine = "Sorry, something went wrong on my side. Could you say that again?"
@@ -90,5 +106,11 @@ func (c Config) Validate() error {
 	if c.FillerPerTool && c.FillerAfter != 0 {
 		return fmt.Errorf("%w: per-tool filler delays and a fixed filler delay together", ErrInvalidConfig)
 	}
+	if err := c.Window.Validate(); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
 	return nil
 }
+
+// byName orders tools by name.
+func byName(a, b providers.ToolDef) int { return strings.Compare(a.Name, b.Name) }

@@ -111,6 +111,15 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.stats.Inc("fragments_refused")
 	case *cutByLimit:
 		a.stats.Inc("responses_cut_by_limit")
+	case *windowed:
+		if m.stats.Windowed() {
+			a.stats.Inc("windowed_requests")
+			a.stats.Add("window_dropped_messages", uint64(m.stats.Dropped))
+			a.stats.Add("window_compacted_results", uint64(m.stats.Compacted))
+		}
+		if m.stats.Over {
+			a.stats.Inc("requests_over_window")
+		}
 	case *usage:
 		a.stats.Add("input_tokens", uint64(max(m.u.InputTokens, 0)))
 		a.stats.Add("output_tokens", uint64(max(m.u.OutputTokens, 0)))

@@ -104,7 +104,13 @@ func (r *round) start(ctx actor.Context) {
 	now := time.Now()
 	ctx.Send(ctx.Parent(), &messages.RoundStarted{Epoch: r.epoch, Round: r.n, At: now})
 	r.peers.Mark(ctx, r.epoch, messages.MarkLLMRequest, now)
-	req := &providers.Request{Messages: r.msgs, Tools: r.cfg.Tools}
+	// The request carries a bounded window of the conversation; r.msgs
+	// (and the context) keep everything.
+	msgs, ws := agent.Window(r.msgs, r.cfg.Window)
+	if ws.Windowed() || ws.Over {
+		ctx.Send(ctx.Parent(), &windowed{stats: ws})
+	}
+	req := &providers.Request{Messages: msgs, Tools: r.cfg.Tools}
 	sctx, cancel := context.WithTimeout(context.Background(), r.cfg.RoundTimeout)
 	r.cancel = cancel
 	self, root, n, p := ctx.Self(), ctx.ActorSystem().Root, r.n, r.provider
@@ -187,6 +193,10 @@ type usage struct{ u providers.Usage }
 
 // cutByLimit tells the llm actor that a response ended at its token limit.
 type cutByLimit struct{}
+
+// windowed tells the llm actor (for its counters) that a request was cut
+// to its window, or is over it with nothing left to cut.
+type windowed struct{ stats agent.WindowStats }
 
 func (r *round) ended(ctx actor.Context, err error) {
 	if err != nil {

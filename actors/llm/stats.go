@@ -24,21 +24,31 @@ type Stats struct {
 	// Speculations, SpeculationsCommitted, SpeculationsDiscarded: the
 	// speculative turns started, committed and taken back.
 	Speculations, SpeculationsCommitted, SpeculationsDiscarded uint64
+	// WindowedRequests: requests cut to their window (Config.Window);
+	// WindowDroppedMessages: history messages they left out;
+	// WindowCompactedResults: tool results of a long tool loop they
+	// compacted; RequestsOverWindow: requests still over the bound with
+	// nothing left to cut (the prompt and the latest round alone).
+	WindowedRequests, WindowDroppedMessages, WindowCompactedResults, RequestsOverWindow uint64
 }
 
 // StatsFrom reads the llm stage's Stats from its Describe answer.
 func StatsFrom(d *messages.Description) Stats {
 	c := d.Counters
 	return Stats{
-		Requests:              c["requests"],
-		Fillers:               c["fillers"],
-		FillerClips:           c["filler_clips"],
-		FillersInContext:      c["fillers_in_context"],
-		InterruptedToolCalls:  c["interrupted_tool_calls"],
-		LateNotes:             c["late_notes"],
-		RoundFailures:         c["round_failures"],
-		Speculations:          c["speculations"],
-		SpeculationsCommitted: c["speculations_committed"],
-		SpeculationsDiscarded: c["speculations_discarded"],
+		Requests:               c["requests"],
+		Fillers:                c["fillers"],
+		FillerClips:            c["filler_clips"],
+		FillersInContext:       c["fillers_in_context"],
+		InterruptedToolCalls:   c["interrupted_tool_calls"],
+		LateNotes:              c["late_notes"],
+		RoundFailures:          c["round_failures"],
+		Speculations:           c["speculations"],
+		SpeculationsCommitted:  c["speculations_committed"],
+		SpeculationsDiscarded:  c["speculations_discarded"],
+		WindowedRequests:       c["windowed_requests"],
+		WindowDroppedMessages:  c["window_dropped_messages"],
+		WindowCompactedResults: c["window_compacted_results"],
+		RequestsOverWindow:     c["requests_over_window"],
 	}
 }
