@@ -95,6 +95,24 @@ func (s WindowStats) Windowed() bool { return s.Dropped > 0 || s.Compacted > 0 }
 // returns msgs itself and allocates nothing; otherwise it returns a new
 // slice that shares the kept messages' inner slices with msgs.
 func Window(msgs []Message, cfg WindowConfig) ([]Message, WindowStats) {
+	return WindowFrom(msgs, cfg, 0)
+}
+
+// WindowLowWater is the share of the bound a cut aims for (in
+// hundredths): when the history must be cut, WindowFrom leaves out enough
+// to get under 80% of the bound, so the next requests of the call, each a
+// little longer, can keep the same cut.
+const WindowLowWater = 80
+
+// WindowFrom is Window for the next request of a call whose previous
+// request left out its first from history messages (its
+// WindowStats.Dropped). Over the bound, it keeps that cut when the request
+// fits with it, so the start of the request stays the same byte for byte
+// from request to request (the vendors' prompt caches match on a prefix);
+// when it must cut further, it cuts to WindowLowWater percent of the bound.
+// A from that is not where an exchange begins (the context was cut since)
+// is ignored.
+func WindowFrom(msgs []Message, cfg WindowConfig, from int) ([]Message, WindowStats) {
 	if cfg.MaxTokens < 0 {
 		return msgs, WindowStats{}
 	}
@@ -119,12 +137,28 @@ func Window(msgs []Message, cfg WindowConfig) ([]Message, WindowStats) {
 	note := EstimateMessageTokens(System(fmt.Sprintf(WindowNote, cur-prompt)))
 	cut := prompt // history kept is msgs[cut:cur]
 	size := total
-	for cut < cur && size+note > limit {
+	// advance leaves out the exchange at cut.
+	advance := func() {
 		next := nextExchange(msgs, cut, cur)
 		for i := cut; i < next; i++ {
 			size -= EstimateMessageTokens(msgs[i])
 		}
 		cut = next
+	}
+	if from > 0 && prompt+from <= cur {
+		for cut < prompt+from {
+			advance()
+		}
+		if cut != prompt+from {
+			// Not an exchange start: start over.
+			cut, size = prompt, total
+		}
+	}
+	if cut < cur && size+note > limit {
+		low := limit * WindowLowWater / 100
+		for cut < cur && size+note > low {
+			advance()
+		}
 	}
 	dropped := cut - prompt
 	if dropped > 0 {

@@ -426,10 +426,10 @@ func genConversation(r *rand.Rand) []Message {
 
 // checkWindow checks the properties of Window's output out for msgs under
 // bound max.
-func checkWindow(t *testing.T, msgs []Message, max int) {
+func checkWindow(t *testing.T, msgs []Message, max, from int) {
 	t.Helper()
 	before := deepClone(msgs)
-	out, st := Window(msgs, WindowConfig{MaxTokens: max})
+	out, st := WindowFrom(msgs, WindowConfig{MaxTokens: max}, from)
 	if !reflect.DeepEqual(msgs, before) {
 		t.Fatalf("Window modified its input")
 	}
@@ -528,7 +528,11 @@ func TestWindowProperties(t *testing.T) {
 			t.Fatalf("seed %d: generator made an invalid context: %v", seed, err)
 		}
 		max := r.IntN(sumTokens(msgs)+50) + 1
-		t.Run(fmt.Sprint(seed), func(t *testing.T) { checkWindow(t, msgs, max) })
+		from := 0
+		if seed%2 == 1 { // half of them with a previous cut, valid or not
+			from = r.IntN(len(msgs) + 1)
+		}
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { checkWindow(t, msgs, max, from) })
 	}
 }
 
@@ -542,6 +546,60 @@ func FuzzWindow(f *testing.F) {
 			return
 		}
 		msgs := genConversation(rand.New(rand.NewPCG(s1, s2)))
-		checkWindow(t, msgs, max)
+		checkWindow(t, msgs, max, int(s1%uint64(len(msgs)+1)))
 	})
+}
+
+// TestWindowFromKeepsTheCut: a call past its bound, one exchange (about
+// 90 tokens) a turn, each request windowed from the previous request's
+// cut. The cut moves seldom (the low water leaves room for about 27
+// turns of growth in a bound of 12 000), each request between two moves
+// starts with the previous request whole (a prompt cache hit), and every
+// request fits. Without the previous cut (Window each time) the cut moves
+// at nearly every turn. Mutations caught: from ignored (the cut moves 59
+// times), cutting only to the bound instead of the low water (59 moves),
+// a from that is not an exchange start used as it is (the "mid-exchange"
+// check below).
+func TestWindowFromKeepsTheCut(t *testing.T) {
+	const limit, turns = 12000, 60
+	msgs := benchConversation(130) // about 12 000 tokens: at the bound
+	from, moves, statelessMoves, statelessFrom := 0, 0, 0, 0
+	var prev []Message
+	for turn := range turns {
+		id := fmt.Sprintf("n%d", turn)
+		msgs = append(msgs, call("", id), result(id, 40), Assistant(txt("a", 20), nil), User(txt("u", 20)))
+		out, st := WindowFrom(msgs, WindowConfig{MaxTokens: limit}, from)
+		if st.Tokens > limit || sumTokens(out) > limit {
+			t.Fatalf("turn %d: %d tokens over %d", turn, sumTokens(out), limit)
+		}
+		if st.Dropped != from {
+			moves++
+		} else if prev != nil && !slices.EqualFunc(prev, out[:len(prev)], func(a, b Message) bool {
+			return a.Role == b.Role && a.Text == b.Text && a.ToolCallID == b.ToolCallID
+		}) {
+			t.Fatalf("turn %d: same cut (%d) but the previous request is not a prefix", turn, from)
+		}
+		from, prev = st.Dropped, out
+		_, sst := Window(msgs, WindowConfig{MaxTokens: limit})
+		if sst.Dropped != statelessFrom {
+			statelessMoves++
+		}
+		statelessFrom = sst.Dropped
+	}
+	if moves > 4 || statelessMoves < turns-5 {
+		t.Fatalf("the cut moved %d times (stateless: %d) in %d turns", moves, statelessMoves, turns)
+	}
+
+	// A from in the middle of an exchange (the context was cut since) is
+	// ignored: the result is Window's.
+	mid := from + 1
+	got, st := WindowFrom(msgs, WindowConfig{MaxTokens: limit}, mid)
+	want, wst := Window(msgs, WindowConfig{MaxTokens: limit})
+	if st != wst || shape(got) != shape(want) {
+		t.Fatalf("mid-exchange from %d: dropped %d, Window dropped %d", mid, st.Dropped, wst.Dropped)
+	}
+	// A from beyond the current turn is ignored too.
+	if _, st := WindowFrom(msgs, WindowConfig{MaxTokens: limit}, len(msgs)); st != wst {
+		t.Fatalf("from beyond the turn: %+v, Window %+v", st, wst)
+	}
 }

@@ -69,6 +69,9 @@ type memory struct {
 	notes []messages.ToolResult
 	// fillers counts the filler phrases spoken in the call (the rotation).
 	fillers int
+	// windowFrom: history messages the last request left out; the next
+	// round's requests keep that cut while they fit (agent.WindowFrom).
+	windowFrom int
 }
 
 // Actor owns the context and the rounds.
@@ -112,6 +115,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *cutByLimit:
 		a.stats.Inc("responses_cut_by_limit")
 	case *windowed:
+		a.windowFrom = m.stats.Dropped
 		if m.stats.Windowed() {
 			a.stats.Inc("windowed_requests")
 			a.stats.Add("window_dropped_messages", uint64(m.stats.Dropped))
@@ -222,7 +226,7 @@ func (a *Actor) userTurn(ctx actor.Context, m *messages.UserTurn) {
 
 // spawnRound starts the round loop of epoch e on the context as it is.
 func (a *Actor) spawnRound(ctx actor.Context, e messages.Epoch) {
-	props := roundProps(a.cfg, a.provider, a.peers, e, a.conv.Messages())
+	props := roundProps(a.cfg, a.provider, a.peers, e, a.conv.Messages(), a.windowFrom)
 	pid, err := ctx.SpawnNamed(props, "round-"+epochName(e))
 	if err != nil {
 		a.roundFailed(ctx, &messages.RoundFailed{Epoch: e, Err: err})

@@ -55,6 +55,10 @@ type round struct {
 	peers    kit.Peers
 	epoch    messages.Epoch
 	msgs     []agent.Message
+	// windowFrom: history messages the call's previous request left out,
+	// kept while the request fits so its start stays the same
+	// (agent.WindowFrom).
+	windowFrom int
 
 	n        int // current round, from 0
 	asm      *agent.Assembler
@@ -65,9 +69,9 @@ type round struct {
 	wg     sync.WaitGroup
 }
 
-func roundProps(cfg Config, p providers.LLM, peers kit.Peers, e messages.Epoch, msgs []agent.Message) *actor.Props {
+func roundProps(cfg Config, p providers.LLM, peers kit.Peers, e messages.Epoch, msgs []agent.Message, windowFrom int) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &round{cfg: cfg, provider: p, peers: peers, epoch: e, msgs: msgs}
+		return &round{cfg: cfg, provider: p, peers: peers, epoch: e, msgs: msgs, windowFrom: windowFrom}
 	}, actor.WithSupervisor(actor.NewOneForOneStrategy(0, 0, func(any) actor.Directive { return actor.StopDirective })))
 }
 
@@ -106,10 +110,9 @@ func (r *round) start(ctx actor.Context) {
 	r.peers.Mark(ctx, r.epoch, messages.MarkLLMRequest, now)
 	// The request carries a bounded window of the conversation; r.msgs
 	// (and the context) keep everything.
-	msgs, ws := agent.Window(r.msgs, r.cfg.Window)
-	if ws.Windowed() || ws.Over {
-		ctx.Send(ctx.Parent(), &windowed{stats: ws})
-	}
+	msgs, ws := agent.WindowFrom(r.msgs, r.cfg.Window, r.windowFrom)
+	r.windowFrom = ws.Dropped
+	ctx.Send(ctx.Parent(), &windowed{stats: ws})
 	req := &providers.Request{Messages: msgs, Tools: r.cfg.Tools}
 	sctx, cancel := context.WithTimeout(context.Background(), r.cfg.RoundTimeout)
 	r.cancel = cancel
@@ -194,8 +197,8 @@ type usage struct{ u providers.Usage }
 // cutByLimit tells the llm actor that a response ended at its token limit.
 type cutByLimit struct{}
 
-// windowed tells the llm actor (for its counters) that a request was cut
-// to its window, or is over it with nothing left to cut.
+// windowed tells the llm actor how a request was windowed: its counters,
+// and the cut the next round starts from.
 type windowed struct{ stats agent.WindowStats }
 
 func (r *round) ended(ctx actor.Context, err error) {

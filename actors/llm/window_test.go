@@ -261,3 +261,63 @@ func TestConfigSortsACopyOfTheTools(t *testing.T) {
 		t.Errorf("the window off: %v", err)
 	}
 }
+
+// TestWindowCutStaysPutAcrossTurns: a call past its window, each turn
+// adding about 50 estimated tokens of history, under a bound of 1 000
+// with a prompt of about 700. Once the history is cut, the cut moves
+// seldom (each cut goes down to the low water, and the next requests keep
+// it while they fit), and every request that keeps the previous cut
+// starts with the previous request whole, so the vendors' prompt caches
+// hit. Mutation caught: the round windowing from 0 instead of the call's
+// previous cut (the cut then moves at every request after the first
+// one: 9 moves in 10 cut requests).
+func TestWindowCutStaysPutAcrossTurns(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const turns = 16
+		s := sim.NewScenario("steady-window").Silence(500 * time.Millisecond)
+		var script []sim.Response
+		for i := range turns {
+			s = s.Speak(fmt.Sprintf("Question %d.", i), time.Second).Silence(6 * time.Second)
+			script = append(script, sim.Response{Text: fmt.Sprintf("Answer %d is %s.", i, strings.Repeat("long ", 28))})
+		}
+		prompt := strings.Repeat("You are a helpful agent. ", 112) // about 700 tokens
+		_, m := run(t, s, nil, func(c *session.Config) {
+			c.LLMConfig.System = prompt
+			c.LLMConfig.Window = agent.WindowConfig{MaxTokens: agent.MinWindowTokens}
+		}, script...)
+		reqs := m.Requests()
+		if len(reqs) != turns {
+			t.Fatalf("%d requests, want %d", len(reqs), turns)
+		}
+		cut, cutRequests, moves := 0, 0, 0
+		var prev []agent.Message
+		for i, req := range reqs {
+			if n := estimate(req.Messages); n > agent.MinWindowTokens {
+				t.Errorf("request %d weighs %d, over the bound", i, n)
+			}
+			n := 0
+			for _, msg := range req.Messages {
+				if msg.Role == agent.RoleSystem {
+					if _, err := fmt.Sscanf(msg.Text, agent.WindowNote, &n); err == nil {
+						break
+					}
+				}
+			}
+			if n == 0 {
+				prev = req.Messages
+				continue
+			}
+			cutRequests++
+			if n != cut {
+				moves++
+			} else if len(prev) > len(req.Messages) || roleLetters(prev) != roleLetters(req.Messages[:len(prev)]) ||
+				prev[len(prev)-1].Text != req.Messages[len(prev)-1].Text {
+				t.Errorf("request %d keeps the cut %d but does not start with the previous request", i, n)
+			}
+			cut, prev = n, req.Messages
+		}
+		if cutRequests < 8 || moves > cutRequests/2 {
+			t.Fatalf("the cut moved %d times in %d cut requests", moves, cutRequests)
+		}
+	})
+}
