@@ -109,9 +109,8 @@ func textBody(n int) []byte {
 // TestDeltaAllocs pins the cost of one streamed text delta through the
 // SSE reader and the decoder: the text string and nothing else (the
 // events slice and the scanner's buffers are reused). Mutations seen
-// failing: the event's type read with stringOf instead of bytesOf (2
-// allocations); the decoder's scanner made per call (escaping to the
-// heap: 2).
+// failing: the event's type, or the delta's, read with stringOf instead
+// of bytesOf (2 allocations).
 func TestDeltaAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts differ under -race")
