@@ -12,51 +12,45 @@ import (
 // is a protocol error, never an unbounded table.
 const maxBlocks = 1024
 
-// Wire shapes of one streamed event. Fields the adapter does not use are
-// not declared, so the decoder skips them; the block and the delta are
-// values, not pointers, so a delta costs no allocation of its own (a
-// start without a block, or a delta without a delta, has an empty type
-// and is skipped, and a later delta of that block is a Protocol).
-type (
-	wireEvent struct {
-		Type         string        `json:"type"`
-		Index        int           `json:"index"`
-		Message      *wireMessage  `json:"message"`
-		ContentBlock wireBlock     `json:"content_block"`
-		Delta        wireDelta     `json:"delta"`
-		Usage        *wireUsage    `json:"usage"`
-		Error        *wireAPIError `json:"error"`
-	}
-	wireMessage struct {
-		Usage wireUsage `json:"usage"`
-	}
-	wireUsage struct {
-		InputTokens          int `json:"input_tokens"`
-		OutputTokens         int `json:"output_tokens"`
-		CacheReadInputTokens int `json:"cache_read_input_tokens"`
-	}
-	wireBlock struct {
-		Type      string `json:"type"`
-		Text      string `json:"text"`
-		ID        string `json:"id"`
-		Name      string `json:"name"`
-		Thinking  string `json:"thinking"`
-		Signature string `json:"signature"`
-		Data      string `json:"data"`
-	}
-	wireDelta struct {
-		Type        string `json:"type"`
-		StopReason  string `json:"stop_reason"`
-		Text        string `json:"text"`
-		PartialJSON string `json:"partial_json"`
-		Thinking    string `json:"thinking"`
-		Signature   string `json:"signature"`
-	}
-	wireAPIError struct {
-		Type    string `json:"type"`
-		Message string `json:"message"`
-	}
-)
+// event is one streamed event as the decoder scanned it. Its string
+// fields are held as they are in the data (raw JSON strings: quotes and
+// escapes, sub-slices of the data, nothing copied) and read only when the
+// event's type needs them, so a field may come before or after "type".
+// The fields are those of the wire shapes the adapter reads; every other
+// member is skipped, its grammar checked. A member given twice, or given
+// null, reads as encoding/json reads it into a struct: a null string,
+// number or object value keeps what came before (content_block, delta,
+// message.usage), a null message, usage or error (pointers in the wire
+// shapes) drops it, and a second object merges into the first.
+type event struct {
+	typ     []byte
+	index   int
+	message bool  // "message" is an object
+	msgUse  usage // message.usage
+	block   blockFields
+	delta   deltaFields
+	usage   bool // "usage" is an object
+	use     usage
+	err     bool // "error" is an object
+	errType []byte
+	errMsg  []byte
+}
+
+// usage is a usage object's token counts.
+type usage struct {
+	input, output, cached int
+}
+
+// blockFields are a content_block's members: raw JSON strings.
+type blockFields struct {
+	typ, text, id, name, thinking, signature, data []byte
+}
+
+// deltaFields are a delta's members (content_block_delta and
+// message_delta): raw JSON strings.
+type deltaFields struct {
+	typ, stopReason, text, partialJSON, thinking, signature []byte
+}
 
 // The kinds of content blocks the decoder tracks.
 const (
@@ -128,7 +122,9 @@ func statusOf(typ string) int {
 
 // decoder turns event data into providers events. One per stream.
 type decoder struct {
-	ev       wireEvent
+	sc       wire.Scanner // the event's data
+	sub      wire.Scanner // one raw string of it, when it is read
+	ev       event
 	events   []providers.LLMEvent
 	blocks   []block
 	calls    int // tool_use blocks started so far
@@ -161,6 +157,183 @@ func (d *decoder) blockAt(i int) (*block, error) {
 	return &d.blocks[i], nil
 }
 
+// scan reads one event's data into d.ev; the error wraps wire.ErrJSON.
+// It accepts and refuses what encoding/json does decoding into the wire
+// shapes (a value of the wrong type in a member the adapter reads is an
+// error, whatever the event's type), except that member names match
+// exactly, not folding case.
+func (d *decoder) scan(data []byte) error {
+	s, ev := &d.sc, &d.ev
+	*ev = event{}
+	s.Reset(data)
+	if s.Object() {
+		for s.More() {
+			switch string(s.Key()) {
+			case "type":
+				rawStr(s, &ev.typ)
+			case "index":
+				intField(s, &ev.index)
+			case "message":
+				if s.Null() {
+					ev.message, ev.msgUse = false, usage{}
+				} else if s.Object() {
+					ev.message = true
+					for s.More() {
+						if string(s.Key()) == "usage" {
+							scanUsage(s, &ev.msgUse)
+						} else {
+							s.Skip()
+						}
+					}
+				}
+			case "content_block":
+				scanBlock(s, &ev.block)
+			case "delta":
+				scanDelta(s, &ev.delta)
+			case "usage":
+				if s.Null() {
+					ev.usage, ev.use = false, usage{}
+				} else if s.Peek() == '{' {
+					ev.usage = true
+					scanUsage(s, &ev.use)
+				} else {
+					s.Object() // refuses it
+				}
+			case "error":
+				if s.Null() {
+					ev.err, ev.errType, ev.errMsg = false, nil, nil
+				} else if s.Object() {
+					ev.err = true
+					for s.More() {
+						switch string(s.Key()) {
+						case "type":
+							rawStr(s, &ev.errType)
+						case "message":
+							rawStr(s, &ev.errMsg)
+						default:
+							s.Skip()
+						}
+					}
+				}
+			default:
+				s.Skip()
+			}
+		}
+	}
+	return s.Done()
+}
+
+// scanUsage reads a usage object's members into u; null keeps u.
+func scanUsage(s *wire.Scanner, u *usage) {
+	if !s.Object() {
+		return
+	}
+	for s.More() {
+		switch string(s.Key()) {
+		case "input_tokens":
+			intField(s, &u.input)
+		case "output_tokens":
+			intField(s, &u.output)
+		case "cache_read_input_tokens":
+			intField(s, &u.cached)
+		default:
+			s.Skip()
+		}
+	}
+}
+
+// scanBlock reads a content_block's members into b; null keeps b.
+func scanBlock(s *wire.Scanner, b *blockFields) {
+	if !s.Object() {
+		return
+	}
+	for s.More() {
+		switch string(s.Key()) {
+		case "type":
+			rawStr(s, &b.typ)
+		case "text":
+			rawStr(s, &b.text)
+		case "id":
+			rawStr(s, &b.id)
+		case "name":
+			rawStr(s, &b.name)
+		case "thinking":
+			rawStr(s, &b.thinking)
+		case "signature":
+			rawStr(s, &b.signature)
+		case "data":
+			rawStr(s, &b.data)
+		default:
+			s.Skip()
+		}
+	}
+}
+
+// scanDelta reads a delta's members into dl; null keeps dl.
+func scanDelta(s *wire.Scanner, dl *deltaFields) {
+	if !s.Object() {
+		return
+	}
+	for s.More() {
+		switch string(s.Key()) {
+		case "type":
+			rawStr(s, &dl.typ)
+		case "stop_reason":
+			rawStr(s, &dl.stopReason)
+		case "text":
+			rawStr(s, &dl.text)
+		case "partial_json":
+			rawStr(s, &dl.partialJSON)
+		case "thinking":
+			rawStr(s, &dl.thinking)
+		case "signature":
+			rawStr(s, &dl.signature)
+		default:
+			s.Skip()
+		}
+	}
+}
+
+// rawStr reads a string member as its raw JSON into p; null keeps p, any
+// other value is an error.
+func rawStr(s *wire.Scanner, p *[]byte) {
+	switch s.Peek() {
+	case '"':
+		*p = s.Raw()
+	case 'n':
+		s.Null()
+	default:
+		s.StrBytes() // refuses it
+	}
+}
+
+// intField reads an integer member into p; null keeps p.
+func intField(s *wire.Scanner, p *int) {
+	if !s.Null() {
+		*p = s.Int()
+	}
+}
+
+// bytesOf is the text of a raw JSON string that scan checked ("" for
+// nil); valid until the next call of bytesOf or stringOf.
+func (d *decoder) bytesOf(raw []byte) []byte {
+	if raw == nil {
+		return nil
+	}
+	d.sub.Reset(raw)
+	return d.sub.StrBytes()
+}
+
+// stringOf is the text of a raw JSON string that scan checked: the one
+// allocation of a delta.
+func (d *decoder) stringOf(raw []byte) string {
+	if raw == nil {
+		return ""
+	}
+	d.sub.Reset(raw)
+	return d.sub.Str()
+}
+
 // decode appends the events of one event's JSON to d.events (which the
 // caller empties). JSON that does not parse, a delta of a block that was
 // not started, or an event after message_stop is a *providers.Protocol;
@@ -168,43 +341,43 @@ func (d *decoder) blockAt(i int) (*block, error) {
 // Unknown event, block and delta types are skipped (the API may add
 // some); ping is skipped.
 func (d *decoder) decode(data []byte) error {
-	d.ev = wireEvent{}
-	if err := json.Unmarshal(data, &d.ev); err != nil {
+	if err := d.scan(data); err != nil {
 		return &providers.Protocol{Detail: "event is not valid JSON: " + err.Error()}
 	}
 	ev := &d.ev
 	if d.stopped {
-		return &providers.Protocol{Detail: "event " + ev.Type + " after message_stop"}
+		return &providers.Protocol{Detail: "event " + d.stringOf(ev.typ) + " after message_stop"}
 	}
-	switch ev.Type {
+	switch string(d.bytesOf(ev.typ)) {
 	case "message_start":
-		if ev.Message != nil {
-			d.input = ev.Message.Usage.InputTokens
-			d.cached = ev.Message.Usage.CacheReadInputTokens
+		if ev.message {
+			d.input = ev.msgUse.input
+			d.cached = ev.msgUse.cached
 		}
 	case "content_block_start":
 		return d.start()
 	case "content_block_delta":
 		return d.delta()
 	case "content_block_stop":
-		b, err := d.blockAt(ev.Index)
+		b, err := d.blockAt(ev.index)
 		if err != nil {
 			return err
 		}
 		if !b.open {
-			return &providers.Protocol{Detail: fmt.Sprintf("content_block_stop of block %d, which is not open", ev.Index)}
+			return &providers.Protocol{Detail: fmt.Sprintf("content_block_stop of block %d, which is not open", ev.index)}
 		}
 		b.open = false
 	case "message_delta":
-		if r := ev.Delta.StopReason; r != "" {
-			d.stop = r
-			if r == "max_tokens" {
+		if r := d.bytesOf(ev.delta.stopReason); len(r) > 0 {
+			if string(r) == "max_tokens" {
 				d.stop = providers.StopLength
+			} else {
+				d.stop = string(r)
 			}
 		}
-		if ev.Usage != nil {
+		if ev.usage {
 			u := providers.LLMEvent{Kind: providers.LLMUsage}
-			u.Usage.InputTokens, u.Usage.OutputTokens, u.Usage.CachedInputTokens = d.input, ev.Usage.OutputTokens, d.cached
+			u.Usage.InputTokens, u.Usage.OutputTokens, u.Usage.CachedInputTokens = d.input, ev.use.output, d.cached
 			d.events = append(d.events, u)
 		}
 	case "message_stop":
@@ -217,14 +390,16 @@ func (d *decoder) decode(data []byte) error {
 			d.events = append(d.events, providers.LLMEvent{Kind: providers.LLMProviderData, ProviderData: blob})
 		}
 	case "error":
-		if ev.Error == nil {
+		if !ev.err {
 			return &providers.Protocol{Detail: "error event without an error"}
 		}
-		status := statusOf(ev.Error.Type)
+		typ := d.stringOf(ev.errType)
+		msg := wire.Excerpt([]byte(typ+": "+d.stringOf(ev.errMsg)), d.key)
+		status := statusOf(typ)
 		if status == 0 {
-			return &providers.Protocol{Detail: "error event of unknown type: " + wire.Excerpt([]byte(ev.Error.Type+": "+ev.Error.Message), d.key)}
+			return &providers.Protocol{Detail: "error event of unknown type: " + msg}
 		}
-		return &providers.Rejected{Status: status, Detail: wire.Excerpt([]byte(ev.Error.Type+": "+ev.Error.Message), d.key)}
+		return &providers.Rejected{Status: status, Detail: msg}
 	}
 	return nil
 }
@@ -232,38 +407,41 @@ func (d *decoder) decode(data []byte) error {
 // start handles content_block_start.
 func (d *decoder) start() error {
 	ev := &d.ev
-	b, err := d.blockAt(ev.Index)
+	b, err := d.blockAt(ev.index)
 	if err != nil {
 		return err
 	}
 	if b.open || b.kind != blockNone {
-		return &providers.Protocol{Detail: fmt.Sprintf("content block %d started twice", ev.Index)}
+		return &providers.Protocol{Detail: fmt.Sprintf("content block %d started twice", ev.index)}
 	}
-	cb := &ev.ContentBlock
+	cb := &ev.block
 	b.open = true
-	switch cb.Type {
+	switch string(d.bytesOf(cb.typ)) {
 	case "text":
 		b.kind = blockText
-		if cb.Text != "" {
-			d.events = append(d.events, providers.LLMEvent{Kind: providers.LLMText, Text: cb.Text})
+		if text := d.stringOf(cb.text); text != "" {
+			d.events = append(d.events, providers.LLMEvent{Kind: providers.LLMText, Text: text})
 		}
 	case "tool_use":
 		b.kind, b.tool = blockTool, d.calls
 		d.calls++
 		// The block's input is {} here; the arguments come as deltas.
-		d.events = append(d.events, providers.LLMEvent{Kind: providers.LLMToolCall, Index: b.tool, ID: cb.ID, Name: cb.Name})
+		d.events = append(d.events, providers.LLMEvent{Kind: providers.LLMToolCall, Index: b.tool, ID: d.stringOf(cb.id), Name: d.stringOf(cb.name)})
 	case "thinking":
-		if err := d.charge(len(cb.Thinking) + len(cb.Signature)); err != nil {
+		th := append([]byte(nil), d.bytesOf(cb.thinking)...)
+		sig := append([]byte(nil), d.bytesOf(cb.signature)...)
+		if err := d.charge(len(th) + len(sig)); err != nil {
 			return err
 		}
 		b.kind, b.thought = blockThinking, len(d.thinking)
-		d.thinking = append(d.thinking, thought{thinking: []byte(cb.Thinking), signature: []byte(cb.Signature)})
+		d.thinking = append(d.thinking, thought{thinking: th, signature: sig})
 	case "redacted_thinking":
-		if err := d.charge(len(cb.Data)); err != nil {
+		data := d.stringOf(cb.data)
+		if err := d.charge(len(data)); err != nil {
 			return err
 		}
 		b.kind, b.thought = blockThinking, len(d.thinking)
-		d.thinking = append(d.thinking, thought{redacted: true, data: cb.Data})
+		d.thinking = append(d.thinking, thought{redacted: true, data: data})
 	}
 	return nil
 }
@@ -277,50 +455,53 @@ func (d *decoder) charge(n int) error {
 	return nil
 }
 
-// delta handles content_block_delta.
+// delta handles content_block_delta. A text delta or an argument
+// fragment allocates its string and nothing else.
 func (d *decoder) delta() error {
 	ev := &d.ev
-	b, err := d.blockAt(ev.Index)
+	b, err := d.blockAt(ev.index)
 	if err != nil {
 		return err
 	}
 	if !b.open {
-		return &providers.Protocol{Detail: fmt.Sprintf("delta of content block %d, which is not open", ev.Index)}
+		return &providers.Protocol{Detail: fmt.Sprintf("delta of content block %d, which is not open", ev.index)}
 	}
-	dl := &ev.Delta
-	switch dl.Type {
+	dl := &ev.delta
+	switch string(d.bytesOf(dl.typ)) {
 	case "text_delta":
 		if b.kind != blockText {
-			return &providers.Protocol{Detail: fmt.Sprintf("text_delta in content block %d, not a text block", ev.Index)}
+			return &providers.Protocol{Detail: fmt.Sprintf("text_delta in content block %d, not a text block", ev.index)}
 		}
-		if dl.Text != "" {
-			d.events = append(d.events, providers.LLMEvent{Kind: providers.LLMText, Text: dl.Text})
+		if text := d.stringOf(dl.text); text != "" {
+			d.events = append(d.events, providers.LLMEvent{Kind: providers.LLMText, Text: text})
 		}
 	case "input_json_delta":
 		if b.kind != blockTool {
-			return &providers.Protocol{Detail: fmt.Sprintf("input_json_delta in content block %d, not a tool_use block", ev.Index)}
+			return &providers.Protocol{Detail: fmt.Sprintf("input_json_delta in content block %d, not a tool_use block", ev.index)}
 		}
-		if dl.PartialJSON != "" {
-			d.events = append(d.events, providers.LLMEvent{Kind: providers.LLMToolCall, Index: b.tool, Args: dl.PartialJSON})
+		if args := d.stringOf(dl.partialJSON); args != "" {
+			d.events = append(d.events, providers.LLMEvent{Kind: providers.LLMToolCall, Index: b.tool, Args: args})
 		}
 	case "thinking_delta":
 		t, err := d.thoughtOf(b, "thinking_delta")
 		if err != nil {
 			return err
 		}
-		if err := d.charge(len(dl.Thinking)); err != nil {
+		th := d.bytesOf(dl.thinking)
+		if err := d.charge(len(th)); err != nil {
 			return err
 		}
-		t.thinking = append(t.thinking, dl.Thinking...)
+		t.thinking = append(t.thinking, th...)
 	case "signature_delta":
 		t, err := d.thoughtOf(b, "signature_delta")
 		if err != nil {
 			return err
 		}
-		if err := d.charge(len(dl.Signature)); err != nil {
+		sig := d.bytesOf(dl.signature)
+		if err := d.charge(len(sig)); err != nil {
 			return err
 		}
-		t.signature = append(t.signature, dl.Signature...)
+		t.signature = append(t.signature, sig...)
 	}
 	return nil
 }
@@ -328,7 +509,7 @@ func (d *decoder) delta() error {
 // thoughtOf is the thinking block a thinking or signature delta goes to.
 func (d *decoder) thoughtOf(b *block, what string) (*thought, error) {
 	if b.kind != blockThinking || d.thinking[b.thought].redacted {
-		return nil, &providers.Protocol{Detail: fmt.Sprintf("%s in content block %d, not a thinking block", what, d.ev.Index)}
+		return nil, &providers.Protocol{Detail: fmt.Sprintf("%s in content block %d, not a thinking block", what, d.ev.index)}
 	}
 	return &d.thinking[b.thought], nil
 }
