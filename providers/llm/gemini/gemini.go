@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 
 	"github.com/brisvox/brisvox/providers"
@@ -13,14 +12,11 @@ import (
 // before its end (a clean end without a finishReason is endDetail).
 const cutDetail = "stream cut"
 
-// Adapter streams Gemini streamGenerateContent responses. It is safe for concurrent use: each
-// Stream is independent; they share the connection pool.
+// Adapter streams Gemini streamGenerateContent responses. It is safe for
+// concurrent use: each Stream is independent; they share the connection
+// pool.
 type Adapter struct {
-	cfg       Config
-	key       string // never logged, never in an error
-	client    *httpllm.Client
-	chatURL   string
-	modelsURL string
+	core *httpllm.Adapter // holds the key: never printed (see String)
 }
 
 var _ providers.LLM = (*Adapter)(nil)
@@ -37,20 +33,24 @@ func New(cfg Config) (*Adapter, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := http.Header{}
+	auth := http.Header{}
 	if key != "" {
-		h.Set("x-goog-api-key", key)
+		auth.Set("x-goog-api-key", key)
 	}
-	return &Adapter{
-		cfg: cfg,
-		key: key,
-		client: httpllm.NewClient(httpllm.ClientConfig{
-			StreamConfig: streamConfig(&cfg), DialContext: cfg.DialContext,
-			Key: key, Header: h, InvalidConfig: ErrInvalidConfig,
-		}),
-		chatURL:   cfg.BaseURL + "/v1beta/models/" + cfg.Model + ":streamGenerateContent?alt=sse",
-		modelsURL: cfg.BaseURL + "/v1beta/models",
-	}, nil
+	return &Adapter{core: httpllm.NewAdapter(httpllm.AdapterConfig{
+		Client: httpllm.ClientConfig{StreamConfig: streamConfig(&cfg), DialContext: cfg.DialContext,
+			Key: key, Header: auth, InvalidConfig: ErrInvalidConfig},
+		Name:       "gemini.Adapter(" + cfg.BaseURL + ", " + cfg.Model + ")",
+		StreamURL:  cfg.BaseURL + "/v1beta/models/" + cfg.Model + ":streamGenerateContent?alt=sse",
+		WarmURL:    cfg.BaseURL + "/v1beta/models",
+		NilRequest: ErrNilRequest, InvalidRequest: ErrInvalidRequest,
+		Body: func(req *providers.Request) ([]byte, error) { return buildBody(&cfg, req) },
+		NewStream: func() (providers.LLMStream, *httpllm.Stream, httpllm.Decoder) {
+			s := &stream{dec: decoder{key: key}}
+			s.dec.init()
+			return s, &s.Stream, &s.dec
+		},
+	})}, nil
 }
 
 // streamConfig is the bounds of a stream, from cfg after the defaults.
@@ -61,43 +61,27 @@ func streamConfig(cfg *Config) httpllm.StreamConfig {
 	}
 }
 
-// String names the adapter without its key.
-func (a *Adapter) String() string {
-	return "gemini.Adapter(" + a.cfg.BaseURL + ", " + a.cfg.Model + ")"
-}
+// String names the adapter (base URL and model) without its key.
+func (a *Adapter) String() string { return a.core.String() }
 
 // GoString is String: %#v must not print the key either.
-func (a *Adapter) GoString() string { return a.String() }
+func (a *Adapter) GoString() string { return a.core.GoString() }
 
 // Close drops the pooled connections. Streams still open keep theirs.
-func (a *Adapter) Close() error {
-	a.client.CloseIdle()
-	return nil
-}
+func (a *Adapter) Close() error { return a.core.Close() }
 
-// Warm opens a connection ahead of the first request: a GET of the model
-// list, read to its end so the keep-alive connection (TCP and TLS) stays in
-// the pool for the next Stream. A refusal (a bad key, say) is a Rejected.
-func (a *Adapter) Warm(ctx context.Context) error {
-	return a.client.Warm(ctx, a.modelsURL)
-}
+// Warm opens a connection ahead of the first request: a GET of
+// {base}/v1beta/models, read to its end so the keep-alive connection (TCP and
+// TLS) stays in the pool for the next Stream. A refusal (a bad key, say)
+// is a Rejected.
+func (a *Adapter) Warm(ctx context.Context) error { return a.core.Warm(ctx) }
 
-// Stream posts req and returns its response. The deadlines run from here:
-// ConnectTimeout to the response headers, FirstEventTimeout to the first
-// event, IdleTimeout between events; each is a Timeout. A non-2xx status
-// is a Rejected with a short excerpt of the body.
+// Stream posts req to {base}/v1beta/models/{model}:streamGenerateContent and returns its response:
+// text, whole calls, then usage and the thought signatures as provider
+// data, then LLMDone. The deadlines run from
+// here: ConnectTimeout to the response headers, FirstEventTimeout to the
+// first event, IdleTimeout between events; each is a Timeout. A non-2xx
+// status is a Rejected with a short excerpt of the body.
 func (a *Adapter) Stream(ctx context.Context, req *providers.Request) (providers.LLMStream, error) {
-	if req == nil {
-		return nil, ErrNilRequest
-	}
-	body, err := buildBody(&a.cfg, req)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
-	}
-	s := &stream{dec: decoder{key: a.key}}
-	s.dec.init()
-	if err := a.client.Open(ctx, &s.Stream, a.chatURL, body, &s.dec); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return a.core.Stream(ctx, req)
 }

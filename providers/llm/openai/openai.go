@@ -2,7 +2,6 @@ package openai
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 
 	"github.com/brisvox/brisvox/providers"
@@ -15,11 +14,7 @@ const cutDetail = "stream ended before [DONE]"
 // Adapter streams Chat Completions. It is safe for concurrent use: each
 // Stream is independent; they share the connection pool.
 type Adapter struct {
-	cfg       Config
-	key       string // never logged, never in an error
-	client    *httpllm.Client
-	chatURL   string
-	modelsURL string
+	core *httpllm.Adapter // holds the key: never printed (see String)
 }
 
 var _ providers.LLM = (*Adapter)(nil)
@@ -36,20 +31,22 @@ func New(cfg Config) (*Adapter, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := http.Header{}
+	auth := http.Header{}
 	if key != "" {
-		h.Set("Authorization", "Bearer "+key)
+		auth.Set("Authorization", "Bearer "+key)
 	}
-	return &Adapter{
-		cfg: cfg,
-		key: key,
-		client: httpllm.NewClient(httpllm.ClientConfig{
-			StreamConfig: streamConfig(&cfg), DialContext: cfg.DialContext,
-			Key: key, Header: h, InvalidConfig: ErrInvalidConfig,
-		}),
-		chatURL:   cfg.BaseURL + "/chat/completions",
-		modelsURL: cfg.BaseURL + "/models",
-	}, nil
+	return &Adapter{core: httpllm.NewAdapter(httpllm.AdapterConfig{
+		Client: httpllm.ClientConfig{StreamConfig: streamConfig(&cfg), DialContext: cfg.DialContext,
+			Key: key, Header: auth, InvalidConfig: ErrInvalidConfig},
+		Name:      "openai.Adapter(" + cfg.BaseURL + ", " + cfg.Model + ")",
+		StreamURL: cfg.BaseURL + "/chat/completions", WarmURL: cfg.BaseURL + "/models",
+		NilRequest: ErrNilRequest, InvalidRequest: ErrInvalidRequest,
+		Body: func(req *providers.Request) ([]byte, error) { return buildBody(&cfg, req) },
+		NewStream: func() (providers.LLMStream, *httpllm.Stream, httpllm.Decoder) {
+			s := &stream{dec: decoder{key: key}}
+			return s, &s.Stream, &s.dec
+		},
+	})}, nil
 }
 
 // streamConfig is the bounds of a stream, from cfg after the defaults.
@@ -60,42 +57,26 @@ func streamConfig(cfg *Config) httpllm.StreamConfig {
 	}
 }
 
-// String names the adapter without its key.
-func (a *Adapter) String() string {
-	return "openai.Adapter(" + a.cfg.BaseURL + ", " + a.cfg.Model + ")"
-}
+// String names the adapter (base URL and model) without its key.
+func (a *Adapter) String() string { return a.core.String() }
 
 // GoString is String: %#v must not print the key either.
-func (a *Adapter) GoString() string { return a.String() }
+func (a *Adapter) GoString() string { return a.core.GoString() }
 
 // Close drops the pooled connections. Streams still open keep theirs.
-func (a *Adapter) Close() error {
-	a.client.CloseIdle()
-	return nil
-}
+func (a *Adapter) Close() error { return a.core.Close() }
 
-// Warm opens a connection ahead of the first request: a GET of the model
-// list, read to its end so the keep-alive connection (TCP and TLS) stays in
-// the pool for the next Stream. A refusal (a bad key, say) is a Rejected.
-func (a *Adapter) Warm(ctx context.Context) error {
-	return a.client.Warm(ctx, a.modelsURL)
-}
+// Warm opens a connection ahead of the first request: a GET of
+// {base}/models, read to its end so the keep-alive connection (TCP and
+// TLS) stays in the pool for the next Stream. A refusal (a bad key, say)
+// is a Rejected.
+func (a *Adapter) Warm(ctx context.Context) error { return a.core.Warm(ctx) }
 
-// Stream posts req and returns its response. The deadlines run from here:
-// ConnectTimeout to the response headers, FirstEventTimeout to the first
-// event, IdleTimeout between events; each is a Timeout. A non-2xx status
-// is a Rejected with a short excerpt of the body.
+// Stream posts req to {base}/chat/completions and returns its response:
+// text, call fragments and usage, then LLMDone. The deadlines run from
+// here: ConnectTimeout to the response headers, FirstEventTimeout to the
+// first event, IdleTimeout between events; each is a Timeout. A non-2xx
+// status is a Rejected with a short excerpt of the body.
 func (a *Adapter) Stream(ctx context.Context, req *providers.Request) (providers.LLMStream, error) {
-	if req == nil {
-		return nil, ErrNilRequest
-	}
-	body, err := buildBody(&a.cfg, req)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
-	}
-	s := &stream{dec: decoder{key: a.key}}
-	if err := a.client.Open(ctx, &s.Stream, a.chatURL, body, &s.dec); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return a.core.Stream(ctx, req)
 }
