@@ -13,7 +13,6 @@ import (
 
 	"github.com/brisvox/brisvox/providers"
 	m "github.com/brisvox/brisvox/providers/llm/gemini/geminimock"
-	"github.com/brisvox/brisvox/providers/llm/internal/wire"
 )
 
 // TestCancelStopsAtOnce cancels the caller's context while Recv waits on a
@@ -195,11 +194,10 @@ func TestLoopback(t *testing.T) {
 // memStream is a stream over an in-memory body: the parser and decoder
 // without a socket.
 func memStream(body io.Reader, max int) *stream {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	s := &stream{parent: context.Background(), ctx: ctx, cancel: cancel, idle: time.Hour,
-		body: io.NopCloser(body), sse: wire.NewSSEReader(body, max)}
+	s := &stream{}
 	s.dec.init()
-	s.timer = time.AfterFunc(time.Hour, s.expire)
+	cfg := Config{FirstEventTimeout: time.Hour, IdleTimeout: time.Hour, MaxLineBytes: max}
+	s.Over(context.Background(), io.NopCloser(body), &s.dec, streamConfig(&cfg))
 	return s
 }
 
@@ -351,8 +349,7 @@ func BenchmarkChunk(b *testing.B) {
 	for b.Loop() {
 		if left == 0 {
 			b.StopTimer()
-			rd.Reset(body)
-			s.sse = wire.NewSSEReader(rd, DefaultMaxLineBytes)
+			rd.Reset(body) // the stream's reader has buffered nothing past the last chunk
 			s.dec.init()
 			left = 1024
 			b.StartTimer()

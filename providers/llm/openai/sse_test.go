@@ -17,10 +17,9 @@ import (
 // memStream is a stream over an in-memory body: the parser and decoder
 // without a socket.
 func memStream(body io.Reader, max int) *stream {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	s := &stream{parent: context.Background(), ctx: ctx, cancel: cancel, idle: time.Hour,
-		body: io.NopCloser(body), sse: wire.NewSSEReader(body, max)}
-	s.timer = time.AfterFunc(time.Hour, s.expire)
+	s := &stream{}
+	cfg := Config{FirstEventTimeout: time.Hour, IdleTimeout: time.Hour, MaxLineBytes: max}
+	s.Over(context.Background(), io.NopCloser(body), &s.dec, streamConfig(&cfg))
 	return s
 }
 
@@ -125,8 +124,7 @@ func BenchmarkDelta(b *testing.B) {
 	for b.Loop() {
 		if left == 0 {
 			b.StopTimer()
-			rd.Reset(body)
-			s.sse = wire.NewSSEReader(rd, DefaultMaxLineBytes)
+			rd.Reset(body) // the stream's reader has buffered nothing past the last event
 			left = 1024
 			b.StartTimer()
 		}

@@ -1,186 +1,40 @@
 package openai
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"io"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/brisvox/brisvox/providers"
-	"github.com/brisvox/brisvox/providers/llm/internal/wire"
+	"github.com/brisvox/brisvox/providers/llm/internal/httpllm"
 )
 
-// The phases of a stream's one deadline timer.
-const (
-	phaseHeaders int32 = iota
-	phaseFirst
-	phaseIdle
-)
-
-// maxDrain bounds what is read after [DONE] so the connection can go back
-// to the pool.
-const maxDrain = 4 << 10
-
-// stream is one response. Recv is for one goroutine; Close may be called
-// from any, more than once.
+// stream is one response: the shared stream core reading Chat Completions
+// chunks with this package's decoder. Recv returns text, call fragments
+// and usage, then LLMDone, then io.EOF.
 type stream struct {
-	parent context.Context // the caller's
-	ctx    context.Context // the request's, cancelled with a cause
-	cancel context.CancelCauseFunc
-	timer  *time.Timer
-	phase  atomic.Int32
-	idle   time.Duration
-
-	body   io.ReadCloser
-	sse    *wire.SSEReader
-	dec    decoder
-	head   int // next event of dec.events to return
-	done   bool
-	err    error // returned by every Recv once set
-	closed atomic.Bool
-	once   sync.Once
+	httpllm.Stream
+	dec decoder
 }
 
-var _ providers.LLMStream = (*stream)(nil)
+var (
+	_ providers.LLMStream = (*stream)(nil)
+	_ httpllm.Decoder     = (*decoder)(nil)
+)
 
-// expire runs on the timer's goroutine: it cancels the request with the
-// phase's Timeout, which unblocks any read at once.
-func (s *stream) expire() {
-	op := "event gap"
-	switch s.phase.Load() {
-	case phaseHeaders:
-		op = "response headers"
-	case phaseFirst:
-		op = "first event"
+// Decode decodes one chunk; the data [DONE] is the end of the response.
+func (d *decoder) Decode(data []byte, events []providers.LLMEvent) ([]providers.LLMEvent, bool, error) {
+	if string(data) == "[DONE]" {
+		return events, true, nil
 	}
-	s.cancel(&providers.Timeout{Op: op})
+	d.events = events
+	err := d.decode(data)
+	return d.events, false, err
 }
 
-// arm sets the deadline of the next phase.
-func (s *stream) arm(phase int32, d time.Duration) {
-	s.phase.Store(phase)
-	s.timer.Reset(d)
+// End: the body may not end before [DONE].
+func (d *decoder) End(events []providers.LLMEvent) ([]providers.LLMEvent, error) {
+	return events, httpllm.Cut(cutDetail, io.EOF)
 }
 
-// Recv returns the next event: text, call fragments and usage, then
-// LLMDone, then io.EOF. Once an error is returned, every later call
-// returns it. Cancelling the caller's context stops it at once with the
-// context's error.
-func (s *stream) Recv() (providers.LLMEvent, error) {
-	if s.closed.Load() {
-		return providers.LLMEvent{}, fmt.Errorf("%w: Recv after Close", providers.ErrClosed)
-	}
-	if s.err == nil {
-		if err := s.parent.Err(); err != nil {
-			s.fail(ctxErr(s.parent))
-		}
-	}
-	for {
-		if s.head < len(s.dec.events) {
-			ev := s.dec.events[s.head]
-			s.head++
-			return ev, nil
-		}
-		if s.err != nil {
-			return providers.LLMEvent{}, s.err
-		}
-		if s.done {
-			s.err = io.EOF
-			// finish_reason "length" is already providers.StopLength.
-			return providers.LLMEvent{Kind: providers.LLMDone, StopReason: s.dec.finish}, nil
-		}
-		data, err := s.sse.Next()
-		if err != nil {
-			s.fail(s.readErr(err))
-			continue
-		}
-		s.arm(phaseIdle, s.idle)
-		if string(data) == "[DONE]" {
-			s.done = true
-			s.finishBody()
-			continue
-		}
-		s.dec.events, s.head = s.dec.events[:0], 0
-		if err := s.dec.decode(data); err != nil {
-			s.dec.events = s.dec.events[:0]
-			s.fail(err)
-		}
-	}
-}
-
-// fail records the stream's error and releases the response.
-func (s *stream) fail(err error) {
-	s.err = err
-	s.release()
-}
-
-// finishBody reads the little that follows [DONE] (the end of the chunked
-// body), bounded by the idle deadline, so the keep-alive connection goes
-// back to the pool; then releases the response.
-func (s *stream) finishBody() {
-	_, _ = io.CopyN(io.Discard, s.body, maxDrain)
-	s.release()
-}
-
-// readErr maps a failed read of the body.
-func (s *stream) readErr(err error) error {
-	var p *providers.Protocol
-	if errors.As(err, &p) {
-		return err
-	}
-	return mapTransportErr(s.parent, s.ctx, err, true)
-}
-
-// mapTransportErr maps an error of the request or its body: the caller's
-// cancellation first, then the stream's own deadline, then a closed
-// stream; anything else is a lost connection (for the body, an end before
-// [DONE] too).
-func mapTransportErr(parent, ctx context.Context, err error, body bool) error {
-	if parent.Err() != nil {
-		return ctxErr(parent)
-	}
-	var t *providers.Timeout
-	if cause := context.Cause(ctx); errors.As(cause, &t) {
-		return t
-	} else if errors.Is(cause, providers.ErrClosed) {
-		return cause
-	}
-	if body {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		err = fmt.Errorf("stream ended before [DONE]: %w", err)
-	}
-	return &providers.Disconnected{Cause: err}
-}
-
-// ctxErr is the error of a done caller context: a deadline is a Timeout
-// (still matching context.DeadlineExceeded), a cancellation is the
-// context's error as it is.
-func ctxErr(ctx context.Context) error {
-	err := ctx.Err()
-	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("%w: %w", &providers.Timeout{Op: "caller's deadline"}, err)
-	}
-	return err
-}
-
-// release stops the timer and the request and closes the body, once.
-func (s *stream) release() {
-	s.once.Do(func() {
-		s.timer.Stop()
-		s.cancel(fmt.Errorf("%w: response released", providers.ErrClosed))
-		_ = s.body.Close()
-	})
-}
-
-// Close releases the response; a Recv blocked on another goroutine returns
-// at once. Safe to call more than once.
-func (s *stream) Close() error {
-	s.closed.Store(true)
-	s.release()
-	return nil
-}
+// StopReason is the last finish_reason ("length" is already
+// providers.StopLength).
+func (d *decoder) StopReason() string { return d.finish }

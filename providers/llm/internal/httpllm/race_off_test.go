@@ -1,0 +1,5 @@
+//go:build !race
+
+package httpllm
+
+const raceEnabled = false
