@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -144,23 +145,29 @@ func TestTimeouts(t *testing.T) {
 	}
 }
 
-// TestIdleTimerResets streams 60 events at a steady pace shorter than the
-// idle deadline but longer in total: the stream must complete.
-// Mutation caught: arming the idle deadline once instead of per event.
+// TestIdleTimerResets streams 40 events at a steady pace shorter than the
+// idle deadline but far longer in total, in virtual time: the stream must
+// complete. Mutation caught: arming the idle deadline once instead of per
+// event.
 func TestIdleTimerResets(t *testing.T) {
-	if testing.Short() {
-		t.Skip("paced stream")
-	}
-	lines := make([]string, 60)
-	for i := range lines {
-		lines[i] = m.TextChunk("x")
-	}
-	srv := newMock(t, m.Response{Lines: lines, Pace: 10 * time.Millisecond})
-	a := newAdapter(t, srv, func(c *Config) { c.IdleTimeout, c.FirstEventTimeout = 300*time.Millisecond, 300*time.Millisecond })
-	evs, err := run(t, a, simpleReq())
-	if err != nil || len(evs) != 61 {
-		t.Fatalf("%d events, err %v", len(evs), err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		lines := make([]string, 40)
+		for i := range lines {
+			lines[i] = m.TextChunk("x")
+		}
+		l := m.NewPipeListener()
+		srv := m.NewWithListener(l, m.Response{Lines: lines, Pace: 600 * time.Millisecond})
+		defer srv.Close()
+		a := newAdapter(t, srv, func(c *Config) {
+			c.IdleTimeout, c.FirstEventTimeout = time.Second, time.Second
+			c.DialContext = l.DialContext
+		})
+		defer a.Close()
+		evs, err := run(t, a, simpleReq())
+		if err != nil || len(evs) != 41 {
+			t.Fatalf("%d events, err %v", len(evs), err)
+		}
+	})
 }
 
 // TestCancelStopsAtOnce cancels the caller's context while Recv waits on a
