@@ -92,7 +92,7 @@ func sameErr(got, want error) bool {
 // diffDecoders feeds the lines of data, one chunk each, to the decoder
 // and the oracle, comparing after each the error, the events (when there
 // is no error) and the end state, then, when no chunk failed, the events
-// of finish. skip tells whether the data was outside the comparison: a
+// of finish. skipped tells whether the data was outside the comparison: a
 // case-folded member name or nesting beyond the scanner's bound.
 func diffDecoders(t *testing.T, data []byte) (skipped bool) {
 	t.Helper()
