@@ -307,9 +307,11 @@ func textBody(n int) []byte {
 	return b.Bytes()
 }
 
-// TestChunkAllocs pins the cost of one streamed text chunk (14 with Go
-// 1.26). Mutation seen failing: the chunk's data cloned before decoding
-// (15 allocations).
+// TestChunkAllocs pins the cost of one streamed text chunk through the
+// SSE reader, the decoder and Recv: one allocation, the text's string
+// (issue 5's goal; encoding/json spent 14). Skipped under -race.
+// Mutations seen failing: the chunk's data cloned before decoding (2);
+// the decoder's events slice not reused (2).
 func TestChunkAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts differ under -race")
@@ -327,18 +329,15 @@ func TestChunkAllocs(t *testing.T) {
 			t.Fatalf("%+v %v", ev, err)
 		}
 	})
-	t.Logf("%.1f allocations per chunk", allocs)
-	if allocs > chunkAllocBudget {
-		t.Fatalf("%.1f allocations per chunk, budget %d", allocs, chunkAllocBudget)
+	if allocs != 1 {
+		t.Fatalf("%.1f allocations per chunk, want 1 (the text)", allocs)
 	}
 }
 
-// chunkAllocBudget: what encoding/json spends decoding one chunk into a
-// fresh wireChunk (measured with Go 1.26: BenchmarkChunk).
-const chunkAllocBudget = 14
-
 // BenchmarkChunk measures the adapter's cost per streamed text chunk:
-// reading the lines, decoding the chunk, making the LLMText.
+// reading the lines, decoding the chunk, making the LLMText. Issue 5's
+// goal is under 2 µs and 1 allocation (the text); on encoding/json it
+// was 4.7-9.6 µs and 14 allocations.
 func BenchmarkChunk(b *testing.B) {
 	body := textBody(1024)
 	b.ReportAllocs()
