@@ -334,6 +334,10 @@ func (r *runner) cancel(ctx context.Context, s *Step) error {
 		s.TextBytes += len(ev.Text)
 	}
 	wd.Stop()
+	if ev.Kind == providers.LLMDone {
+		_ = st.Close()
+		return fmt.Errorf("%w: the first event ended the answer, nothing was left to cancel", ErrCancel)
+	}
 	// From here Recv has CancelBound.
 	var late atomic.Bool
 	bound := time.AfterFunc(r.cfg.CancelBound, func() {

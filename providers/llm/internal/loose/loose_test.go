@@ -321,6 +321,8 @@ func TestEachAssertionBites(t *testing.T) {
 			mutate: func(f *fake) { f.cancel.deaf, f.cancel.blockAt = true, -1 }},
 		{name: "another error than the context's", step: loose.StepCancel, want: loose.ErrCancel,
 			mutate: func(f *fake) { f.cancel.ctxErr = &providers.Disconnected{} }},
+		{name: "first event ends the answer", step: loose.StepCancel, want: loose.ErrCancel,
+			mutate: func(f *fake) { f.cancel.evs = []providers.LLMEvent{done("stop")} }},
 		{name: "goroutine left behind", step: loose.StepCancel, want: loose.ErrLeak,
 			mutate: func(f *fake) { f.cancel.leak = true }},
 	}
