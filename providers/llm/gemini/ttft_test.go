@@ -7,10 +7,10 @@ import (
 
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/providers"
-	"github.com/brisvox/brisvox/providers/llm/internal/loose"
-	"github.com/brisvox/brisvox/providers/llm/internal/ttft"
 	"github.com/brisvox/brisvox/providers/llm/gemini"
 	m "github.com/brisvox/brisvox/providers/llm/gemini/geminimock"
+	"github.com/brisvox/brisvox/providers/llm/internal/loose"
+	"github.com/brisvox/brisvox/providers/llm/internal/ttft"
 )
 
 const (

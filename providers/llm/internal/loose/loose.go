@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -176,8 +175,9 @@ func (r Report) String() string {
 // the others did. The error is for an invalid cfg only; the verdicts are
 // in the Report.
 //
-// The cancel step compares runtime.NumGoroutine before and after its
-// stream: run it from a test that is not parallel with others.
+// The cancel step compares the goroutines before and after its stream
+// (the bubble's inside a synctest bubble, else all of them): outside a
+// bubble, run it from a test that is not parallel with others.
 func Run(ctx context.Context, llm providers.LLM, cfg Config) (Report, error) {
 	if err := cfg.Validate(); err != nil {
 		return Report{}, err
@@ -308,7 +308,7 @@ func checkCalls(resp *agent.Response, tools []providers.ToolDef) error {
 
 func (r *runner) cancel(ctx context.Context, s *Step) error {
 	req := &providers.Request{Messages: []agent.Message{agent.System(systemPrompt), agent.User(cancelPrompt)}}
-	before := runtime.NumGoroutine()
+	before := countGoroutines()
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.Requests++
@@ -370,7 +370,7 @@ const settlePoll = 10 * time.Millisecond
 func settle(baseline int, bound time.Duration) int {
 	deadline := time.Now().Add(bound)
 	for {
-		n := runtime.NumGoroutine()
+		n := countGoroutines()
 		if n <= baseline || !time.Now().Before(deadline) {
 			return n
 		}
