@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/brisvox/brisvox/internal/goroutines"
 	"io"
-	"runtime"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -101,7 +101,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 		a, srv := piped(t, nil)
 		srv.SetSource(func() m.Response { return m.Response{Lines: m.Text("a b c d e f"), Pace: 10 * time.Millisecond} })
 		synctest.Wait()
-		before := runtime.NumGoroutine()
+		before := goroutines.Count()
 		for i := range 12 {
 			s, err := a.Stream(t.Context(), simpleReq())
 			if err != nil {
@@ -121,7 +121,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 		_ = a.Close()
 		time.Sleep(time.Second) // virtual: the paced handlers finish
 		synctest.Wait()
-		if n := runtime.NumGoroutine(); n > before {
+		if n := goroutines.Count(); n > before {
 			t.Fatalf("%d goroutines after the streams, %d before", n, before)
 		}
 		srv.Close()
