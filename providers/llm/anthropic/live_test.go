@@ -2,9 +2,8 @@ package anthropic_test
 
 import (
 	"context"
-	"errors"
+	"github.com/brisvox/brisvox/providers"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/brisvox/brisvox/providers/llm/anthropic"
@@ -60,9 +59,9 @@ func looseScript(broken string) []m.Response {
 	// MessageStart, TextStart, the first delta; then the stall.
 	long := m.Response{Lines: m.Text("one two three"), Stall: true, StallBefore: 3}
 	switch broken {
-	case "no end":
+	case loose.BrokenNoEnd:
 		text.Lines = text.Lines[:len(text.Lines)-1] // no message_stop
-	case "follow-up without text":
+	case loose.BrokenFollowUp:
 		follow.Lines = []string{m.MessageStart(60), m.MessageDelta("end_turn", 1), m.MessageStop()}
 	}
 	return []m.Response{text, tools, follow, long}
@@ -74,59 +73,27 @@ func looseScript(broken string) []m.Response {
 // Mutation caught (seen failing): the adapter giving every call fragment
 // index 0 (the parallel calls merge and the assembler refuses them).
 func TestLooseOverMock(t *testing.T) {
-	cases := []struct {
-		broken string
-		step   string
-		want   error
-	}{
-		{broken: ""},
-		{broken: "no end", step: loose.StepText, want: loose.ErrStream},
-		{broken: "args not JSON", step: loose.StepTools, want: loose.ErrCall},
-		{broken: "follow-up without text", step: loose.StepTools, want: loose.ErrText},
-	}
-	for _, c := range cases {
-		name := c.broken
-		if name == "" {
-			name = "plausible"
+	cases := loose.MockCases()
+	var srv *m.Server
+	loose.OverMock(t, cases, func(t *testing.T, broken string) providers.LLM {
+		l := openaimock.NewPipeListener()
+		srv = m.NewWithListener(l, looseScript(broken)...)
+		t.Cleanup(srv.Close)
+		a, err := anthropic.New(anthropic.Config{BaseURL: srv.URL(), Model: "mock-model", DialContext: l.DialContext})
+		if err != nil {
+			t.Fatal(err)
 		}
-		t.Run(name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				l := openaimock.NewPipeListener()
-				srv := m.NewWithListener(l, looseScript(c.broken)...)
-				defer srv.Close()
-				a, err := anthropic.New(anthropic.Config{BaseURL: srv.URL(), Model: "mock-model", DialContext: l.DialContext})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer a.Close()
-				rep, err := loose.Run(t.Context(), a, loose.Config{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, s := range rep.Steps {
-					switch {
-					case s.Name == c.step && !errors.Is(s.Err, c.want):
-						t.Errorf("step %s: err = %v, want %v", s.Name, s.Err, c.want)
-					case s.Name != c.step && s.Err != nil:
-						t.Errorf("step %s: %v", s.Name, s.Err)
-					}
-				}
-				if c.broken != "" {
-					return
-				}
-				if st, _ := rep.Step(loose.StepTools); st.Calls != 2 || st.Requests != 2 {
-					t.Fatalf("tools step: %d calls, %d requests; want 2 parallel calls and the follow-up", st.Calls, st.Requests)
-				}
-				reqs := srv.Requests()
-				if len(reqs) != 4 {
-					t.Fatalf("%d requests, want 4", len(reqs))
-				}
-				if n := countBlocks(reqs[2], "tool_result"); n != 2 {
-					t.Fatalf("the follow-up carries %d tool results, want 2", n)
-				}
-			})
-		})
-	}
+		t.Cleanup(func() { _ = a.Close() })
+		return a
+	}, func(t *testing.T, _ loose.Report) {
+		reqs := srv.Requests()
+		if len(reqs) != 4 {
+			t.Fatalf("%d requests, want 4", len(reqs))
+		}
+		if n := countBlocks(reqs[2], "tool_result"); n != 2 {
+			t.Fatalf("the follow-up carries %d tool results, want 2", n)
+		}
+	})
 }
 
 // countBlocks counts the content blocks of type typ in a parsed messages

@@ -2,9 +2,8 @@ package gemini_test
 
 import (
 	"context"
-	"errors"
+	"github.com/brisvox/brisvox/providers"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/brisvox/brisvox/providers/llm/gemini"
@@ -59,9 +58,9 @@ func looseScript(broken string) []m.Response {
 	follow := m.Response{Lines: m.Text("Cloudy in Paris and Tokyo.")}
 	long := m.Response{Lines: m.Text("one two three"), Stall: true, StallBefore: 1}
 	switch broken {
-	case "no end":
+	case loose.BrokenNoEnd:
 		text.Lines = text.Lines[:len(text.Lines)-1] // no finishReason
-	case "follow-up without text":
+	case loose.BrokenFollowUp:
 		follow.Lines = []string{m.Finish("STOP", 60, 1, 0)}
 	}
 	return []m.Response{text, tools, follow, long}
@@ -75,62 +74,31 @@ func looseScript(broken string) []m.Response {
 // Mutation caught (seen failing): the adapter giving every call index 0
 // (the parallel calls merge and the assembler refuses them).
 func TestLooseOverMock(t *testing.T) {
-	cases := []struct {
-		broken string
-		step   string
-		want   error
-	}{
-		{broken: ""},
-		{broken: "no end", step: loose.StepText, want: loose.ErrStream},
-		{broken: "args not JSON", step: loose.StepTools, want: loose.ErrStream},
-		{broken: "follow-up without text", step: loose.StepTools, want: loose.ErrText},
-	}
-	for _, c := range cases {
-		name := c.broken
-		if name == "" {
-			name = "plausible"
+	cases := loose.MockCases()
+	cases[2].Want = loose.ErrStream // arguments are an object on this wire: bad JSON is a malformed chunk
+	var srv *m.Server
+	loose.OverMock(t, cases, func(t *testing.T, broken string) providers.LLM {
+		l := openaimock.NewPipeListener()
+		srv = m.NewWithListener(l, looseScript(broken)...)
+		t.Cleanup(srv.Close)
+		a, err := gemini.New(gemini.Config{BaseURL: srv.URL(), Model: "mock-model", DialContext: l.DialContext})
+		if err != nil {
+			t.Fatal(err)
 		}
-		t.Run(name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				l := openaimock.NewPipeListener()
-				srv := m.NewWithListener(l, looseScript(c.broken)...)
-				defer srv.Close()
-				a, err := gemini.New(gemini.Config{BaseURL: srv.URL(), Model: "mock-model", DialContext: l.DialContext})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer a.Close()
-				rep, err := loose.Run(t.Context(), a, loose.Config{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, s := range rep.Steps {
-					switch {
-					case s.Name == c.step && !errors.Is(s.Err, c.want):
-						t.Errorf("step %s: err = %v, want %v", s.Name, s.Err, c.want)
-					case s.Name != c.step && s.Err != nil:
-						t.Errorf("step %s: %v", s.Name, s.Err)
-					}
-				}
-				if c.broken != "" {
-					return
-				}
-				if st, _ := rep.Step(loose.StepTools); st.Calls != 2 || st.Requests != 2 {
-					t.Fatalf("tools step: %d calls, %d requests; want 2 parallel calls and the follow-up", st.Calls, st.Requests)
-				}
-				reqs := srv.Requests()
-				if len(reqs) != 4 {
-					t.Fatalf("%d requests, want 4", len(reqs))
-				}
-				if n := countParts(reqs[2], "functionResponse"); n != 2 {
-					t.Fatalf("the follow-up carries %d function responses, want 2", n)
-				}
-				if n := countParts(reqs[2], "thoughtSignature"); n != 1 {
-					t.Fatalf("the follow-up carries %d thought signatures, want the 1 received", n)
-				}
-			})
-		})
-	}
+		t.Cleanup(func() { _ = a.Close() })
+		return a
+	}, func(t *testing.T, _ loose.Report) {
+		reqs := srv.Requests()
+		if len(reqs) != 4 {
+			t.Fatalf("%d requests, want 4", len(reqs))
+		}
+		if n := countParts(reqs[2], "functionResponse"); n != 2 {
+			t.Fatalf("the follow-up carries %d function responses, want 2", n)
+		}
+		if n := countParts(reqs[2], "thoughtSignature"); n != 1 {
+			t.Fatalf("the follow-up carries %d thought signatures, want the 1 received", n)
+		}
+	})
 }
 
 // countParts counts the parts holding the field key in a parsed request.

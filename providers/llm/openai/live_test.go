@@ -2,9 +2,8 @@ package openai_test
 
 import (
 	"context"
-	"errors"
+	"github.com/brisvox/brisvox/providers"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/brisvox/brisvox/providers/llm/internal/loose"
@@ -85,9 +84,9 @@ func looseScript(broken string) []m.Response {
 	follow := m.Response{Lines: []string{m.TextChunk("Cloudy in Paris "), m.TextChunk("and Tokyo."), m.FinishChunk("stop"), m.UsageChunk(60, 8, 0)}}
 	long := m.Response{Lines: []string{m.TextChunk("one "), m.TextChunk("two "), m.FinishChunk("stop")}, Stall: true, StallBefore: 1}
 	switch broken {
-	case "no end":
+	case loose.BrokenNoEnd:
 		text.Cut = true
-	case "follow-up without text":
+	case loose.BrokenFollowUp:
 		follow.Lines = []string{m.FinishChunk("stop")}
 	}
 	return []m.Response{text, tools, follow, long}
@@ -99,59 +98,27 @@ func looseScript(broken string) []m.Response {
 // Mutation caught (seen failing): the adapter giving every call fragment
 // index 0 (the parallel calls merge and the assembler refuses them).
 func TestLooseOverMock(t *testing.T) {
-	cases := []struct {
-		broken string
-		step   string
-		want   error
-	}{
-		{broken: ""},
-		{broken: "no end", step: loose.StepText, want: loose.ErrStream},
-		{broken: "args not JSON", step: loose.StepTools, want: loose.ErrCall},
-		{broken: "follow-up without text", step: loose.StepTools, want: loose.ErrText},
-	}
-	for _, c := range cases {
-		name := c.broken
-		if name == "" {
-			name = "plausible"
+	cases := loose.MockCases()
+	var srv *m.Server
+	loose.OverMock(t, cases, func(t *testing.T, broken string) providers.LLM {
+		l := m.NewPipeListener()
+		srv = m.NewWithListener(l, looseScript(broken)...)
+		t.Cleanup(srv.Close)
+		a, err := openai.New(openai.Config{BaseURL: srv.URL(), Model: "mock-model", DialContext: l.DialContext})
+		if err != nil {
+			t.Fatal(err)
 		}
-		t.Run(name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				l := m.NewPipeListener()
-				srv := m.NewWithListener(l, looseScript(c.broken)...)
-				defer srv.Close()
-				a, err := openai.New(openai.Config{BaseURL: srv.URL(), Model: "mock-model", DialContext: l.DialContext})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer a.Close()
-				rep, err := loose.Run(t.Context(), a, loose.Config{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, s := range rep.Steps {
-					switch {
-					case s.Name == c.step && !errors.Is(s.Err, c.want):
-						t.Errorf("step %s: err = %v, want %v", s.Name, s.Err, c.want)
-					case s.Name != c.step && s.Err != nil:
-						t.Errorf("step %s: %v", s.Name, s.Err)
-					}
-				}
-				if c.broken != "" {
-					return
-				}
-				if st, _ := rep.Step(loose.StepTools); st.Calls != 2 || st.Requests != 2 {
-					t.Fatalf("tools step: %d calls, %d requests; want 2 parallel calls and the follow-up", st.Calls, st.Requests)
-				}
-				reqs := srv.Requests()
-				if len(reqs) != 4 {
-					t.Fatalf("%d requests, want 4", len(reqs))
-				}
-				if n := countRole(reqs[2], "tool"); n != 2 {
-					t.Fatalf("the follow-up carries %d tool results, want 2", n)
-				}
-			})
-		})
-	}
+		t.Cleanup(func() { _ = a.Close() })
+		return a
+	}, func(t *testing.T, _ loose.Report) {
+		reqs := srv.Requests()
+		if len(reqs) != 4 {
+			t.Fatalf("%d requests, want 4", len(reqs))
+		}
+		if n := countRole(reqs[2], "tool"); n != 2 {
+			t.Fatalf("the follow-up carries %d tool results, want 2", n)
+		}
+	})
 }
 
 // countRole counts the messages of role in a parsed chat request.

@@ -1,12 +1,9 @@
 package openai_test
 
 import (
-	"encoding/json"
 	"net/http"
 	"testing"
 
-	"github.com/brisvox/brisvox/agent"
-	"github.com/brisvox/brisvox/providers"
 	"github.com/brisvox/brisvox/providers/llm/internal/loose"
 	"github.com/brisvox/brisvox/providers/llm/internal/ttft"
 	"github.com/brisvox/brisvox/providers/llm/openai"
@@ -17,20 +14,6 @@ const (
 	ttftKeyEnv = "BRISVOX_TTFT_OPENAI_KEY"
 	ttftKey    = "sk-bench"
 )
-
-// ttftRequest is a voice turn's request: a system prompt, a few turns,
-// one tool.
-func ttftRequest() *providers.Request {
-	return &providers.Request{
-		Messages: []agent.Message{
-			agent.System("You are a friendly receptionist on a phone line. Answer in one or two short sentences."),
-			agent.User("Hi, I would like to book a table for two."),
-			agent.Assistant("Sure, for which day and time?", nil),
-			agent.User("Tomorrow at eight, please."),
-		},
-		Tools: []providers.ToolDef{loose.WeatherTool()},
-	}
-}
 
 // newTTFT starts the mock on real loopback TCP, answering every request at
 // once (no pace, no stall: the first chunk is written and flushed as soon
@@ -46,34 +29,12 @@ func newTTFT(b *testing.B) (adapter ttft.Measure, bare *ttft.Bare) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { _ = a.Close() })
-	if err := a.Warm(b.Context()); err != nil {
-		b.Fatal(err)
-	}
-	adapter = ttft.Adapter(a, ttftRequest())
-	if _, err := adapter(b.Context()); err != nil {
-		b.Fatal(err)
-	}
-	body, err := json.Marshal(srv.Requests()[0])
-	if err != nil {
-		b.Fatal(err)
-	}
-	bare = &ttft.Bare{
-		Client: ttft.NewClient(),
+	return ttft.Prepare(b, a, ttft.Request(loose.WeatherTool()), func() any { return srv.Requests()[0] }, &ttft.Bare{
 		URL:    srv.URL() + "/chat/completions",
 		Header: http.Header{"Authorization": {"Bearer " + ttftKey}, "Content-Type": {"application/json"}, "Accept": {"text/event-stream"}},
-		Body:   body,
 		// The first data line is the first text chunk.
 		TextLine: 1,
-	}
-	b.Cleanup(bare.Client.CloseIdleConnections)
-	if err := bare.Warm(b.Context(), srv.URL()+"/models"); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := bare.Measure(b.Context()); err != nil {
-		b.Fatal(err)
-	}
-	return adapter, bare
+	}, srv.URL()+"/models")
 }
 
 // BenchmarkTimeToFirstToken: Stream up to the first LLMText over the mock

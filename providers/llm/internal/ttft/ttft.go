@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/providers"
 )
 
@@ -177,4 +179,58 @@ func report(b *testing.B, prefix string, ds []time.Duration) {
 	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 	b.ReportMetric(us(sum)/float64(len(ds)), prefix+"µs/first-token")
 	b.ReportMetric(us(sorted[len(sorted)/2]), "p50-"+prefix+"µs/first-token")
+}
+
+// Request is a voice turn's request for the benchmarks: a system prompt,
+// a few turns, one tool.
+func Request(tool providers.ToolDef) *providers.Request {
+	return &providers.Request{
+		Messages: []agent.Message{
+			agent.System("You are a friendly receptionist on a phone line. Answer in one or two short sentences."),
+			agent.User("Hi, I would like to book a table for two."),
+			agent.Assistant("Sure, for which day and time?", nil),
+			agent.User("Tomorrow at eight, please."),
+		},
+		Tools: []providers.ToolDef{tool},
+	}
+}
+
+// WarmLLM is an adapter under the benchmark: it can be warmed and closed.
+type WarmLLM interface {
+	providers.LLM
+	Close() error
+}
+
+// Prepare readies both sides of a benchmark over a mock that answers at
+// once: it warms the adapter and makes one request with it (req), so the
+// connection is pooled; then it sets bare up with the body the adapter
+// sent (sent returns it as the mock parsed it), a fresh client, and warms
+// that with a GET of warmURL and one request. Both are closed at the end
+// of the benchmark.
+func Prepare(b *testing.B, a WarmLLM, req *providers.Request, sent func() any, bare *Bare, warmURL string) (Measure, *Bare) {
+	b.Helper()
+	b.Cleanup(func() { _ = a.Close() })
+	if err := a.Warm(b.Context()); err != nil {
+		b.Fatal(err)
+	}
+	adapter := Adapter(a, req)
+	if _, err := adapter(b.Context()); err != nil {
+		b.Fatal(err)
+	}
+	body, err := json.Marshal(sent())
+	if err != nil {
+		b.Fatal(err)
+	}
+	bare.Body = body
+	if bare.Client == nil {
+		bare.Client = NewClient()
+	}
+	b.Cleanup(bare.Client.CloseIdleConnections)
+	if err := bare.Warm(b.Context(), warmURL); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := bare.Measure(b.Context()); err != nil {
+		b.Fatal(err)
+	}
+	return adapter, bare
 }
