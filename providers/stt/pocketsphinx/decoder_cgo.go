@@ -42,6 +42,10 @@ const cgoEnabled = true
 // concurrent use: the pool hands it to one session at a time.
 type decoder struct {
 	ps *C.ps_decoder_t
+	// inUtterance mirrors the decoder's state: libpocketsphinx asserts
+	// (aborting the process) when it is given audio outside an utterance,
+	// so that is refused here with ErrDecode instead.
+	inUtterance bool
 }
 
 // loadDecoder loads the model files of cfg into a new decoder and starts
@@ -69,6 +73,9 @@ func (d *decoder) process(pcm []int16) error {
 	if len(pcm) == 0 {
 		return nil
 	}
+	if !d.inUtterance {
+		return fmt.Errorf("%w: audio outside an utterance", ErrDecode)
+	}
 	n := C.ps_process_raw(d.ps, (*C.int16)(unsafe.Pointer(&pcm[0])), C.size_t(len(pcm)), 0, 0)
 	if n < 0 {
 		return fmt.Errorf("%w: ps_process_raw returned %d", ErrDecode, int(n))
@@ -88,6 +95,10 @@ func (d *decoder) hypothesis() string {
 
 // endUtterance ends the utterance and returns its final hypothesis.
 func (d *decoder) endUtterance() (string, error) {
+	if !d.inUtterance {
+		return "", fmt.Errorf("%w: no utterance to end", ErrDecode)
+	}
+	d.inUtterance = false
 	if rc := C.ps_end_utt(d.ps); rc < 0 {
 		return "", fmt.Errorf("%w: ps_end_utt returned %d", ErrDecode, int(rc))
 	}
@@ -96,9 +107,13 @@ func (d *decoder) endUtterance() (string, error) {
 
 // startUtterance begins a new utterance.
 func (d *decoder) startUtterance() error {
+	if d.inUtterance {
+		return fmt.Errorf("%w: utterance already started", ErrDecode)
+	}
 	if rc := C.ps_start_utt(d.ps); rc < 0 {
 		return fmt.Errorf("%w: ps_start_utt returned %d", ErrDecode, int(rc))
 	}
+	d.inUtterance = true
 	return nil
 }
 

@@ -2,7 +2,6 @@ package pocketsphinx
 
 import (
 	"context"
-	"sync"
 
 	"github.com/brisvox/brisvox/providers"
 )
@@ -17,11 +16,10 @@ const maxStep = 3200
 // decoder, decodes off the caller's goroutine and sends the events; Close
 // stops the worker and waits for it.
 type Session struct {
-	in      *inbox
-	events  chan providers.STTEvent
-	cancel  context.CancelFunc
-	done    chan struct{}
-	stopped sync.Once
+	in     *inbox
+	events chan providers.STTEvent
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 var _ providers.STTSession = (*Session)(nil)
@@ -73,10 +71,7 @@ func (s *Session) Events() <-chan providers.STTEvent { return s.events }
 // of maxStep samples) and returns the decoder to the pool. Events is
 // closed when Close returns; nothing is sent after. Idempotent.
 func (s *Session) Close() error {
-	s.stopped.Do(func() {
-		s.in.close()
-		s.cancel()
-	})
+	s.cancel() // the worker closes the inbox and Events on its way out
 	<-s.done
 	return nil
 }

@@ -285,7 +285,13 @@ func TestWarmAndClose(t *testing.T) {
 	if loaded, idle := e.Decoders(); loaded != 1 || idle != 1 {
 		t.Fatalf("after Warm x2: loaded %d idle %d, want 1 and 1", loaded, idle)
 	}
-	s := connect(t, e, t.Context())
+	s := connect(t, e, t.Context()) // takes the idle one
+	if err := e.Warm(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if loaded, idle := e.Decoders(); loaded != 2 || idle != 1 {
+		t.Fatalf("a session and Warm: loaded %d idle %d, want 2 and 1", loaded, idle)
+	}
 	e.Close()
 	if _, err := e.Connect(t.Context()); !errors.Is(err, ErrEngineClosed) {
 		t.Errorf("Connect after Close: %v, want ErrEngineClosed", err)
@@ -294,7 +300,7 @@ func TestWarmAndClose(t *testing.T) {
 		t.Errorf("Warm after Close: %v, want ErrEngineClosed", err)
 	}
 	if loaded, _ := e.Decoders(); loaded != 1 {
-		t.Errorf("loaded %d with a session open, want 1", loaded)
+		t.Errorf("loaded %d after Close with a session open, want 1 (the idle one freed)", loaded)
 	}
 	s.Close()
 	if loaded, idle := e.Decoders(); loaded != 0 || idle != 0 {
