@@ -64,7 +64,7 @@ type Config struct {
 func (c Config) Validate() error {
 	c = c.withDefaults()
 	if c.SampleRate != DefaultSampleRate {
-		return fmt.Errorf("%w: SampleRate %d; resample to 16000 first", ErrSampleRate, c.SampleRate)
+		return fmt.Errorf("%w: SampleRate %d (16 kHz wideband audio only; narrowband audio resampled to 16 kHz still comes out mostly wrong)", ErrSampleRate, c.SampleRate)
 	}
 	if c.InterimInterval < 20*time.Millisecond {
 		return fmt.Errorf("%w: InterimInterval %v is under 20ms", ErrInvalidConfig, c.InterimInterval)

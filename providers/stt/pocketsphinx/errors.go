@@ -8,9 +8,10 @@ var (
 	// ErrInvalidConfig: a Config that Validate refuses.
 	ErrInvalidConfig = errors.New("pocketsphinx: invalid config")
 	// ErrSampleRate: a rate other than 16 kHz. The en-us model is a 16 kHz
-	// model, and pocketsphinx fails on 8 kHz telephone audio: resample
-	// narrowband input to 16 kHz first (it stays narrowband, so expect
-	// worse results than on wideband speech).
+	// wideband model, and pocketsphinx fails on 8 kHz telephone audio: at
+	// 8 kHz it hears nothing, and the same audio resampled to 16 kHz comes
+	// out mostly wrong (it lacks the band above 4 kHz the model expects).
+	// Use it for wideband calls (WebRTC, G.722, Opus) only.
 	ErrSampleRate = errors.New("pocketsphinx: only 16 kHz audio is supported (pocketsphinx fails on 8 kHz telephone audio)")
 	// ErrNoCgo: the binary was built without cgo (CGO_ENABLED=0), so
 	// libpocketsphinx cannot be linked.
