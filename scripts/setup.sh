@@ -15,6 +15,8 @@ APT_PACKAGES=(
   flite
   pocketsphinx
   pocketsphinx-en-us
+  libpocketsphinx-dev # headers of providers/stt/pocketsphinx (cgo)
+  libsphinxbase-dev
   espeak-ng
   sox
   sip-tester # provides sipp

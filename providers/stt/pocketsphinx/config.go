@@ -1,0 +1,141 @@
+package pocketsphinx
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Defaults of the zero Config fields. The model paths are where Debian's
+// pocketsphinx-en-us package puts the US English model.
+const (
+	DefaultModelDir        = "/usr/share/pocketsphinx/model/en-us/en-us"
+	DefaultLanguageModel   = "/usr/share/pocketsphinx/model/en-us/en-us.lm.bin"
+	DefaultDict            = "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict"
+	DefaultSampleRate      = 16000
+	DefaultInterimInterval = 200 * time.Millisecond
+	DefaultPoolSize        = 2
+	DefaultAcquireTimeout  = 5 * time.Second
+	DefaultQueue           = 5 * time.Second
+	DefaultMaxUtterance    = 60 * time.Second
+	DefaultEventBuffer     = 32
+)
+
+// MaxPendingFinalizes bounds the Finalize calls a session keeps before the
+// worker has answered them.
+const MaxPendingFinalizes = 64
+
+// Config sets up an STT. The zero value is the Debian en-us model at 16 kHz.
+type Config struct {
+	// ModelDir is the acoustic model directory (pocketsphinx -hmm); it
+	// must hold mdef.
+	ModelDir string
+	// LanguageModel is the n-gram language model (-lm).
+	LanguageModel string
+	// Dict is the pronunciation dictionary (-dict).
+	Dict string
+	// SampleRate of the audio given to SendAudio. Only 16000 is accepted:
+	// the model is wideband and pocketsphinx fails on 8 kHz telephone
+	// audio.
+	SampleRate int
+	// InterimInterval is how much audio is decoded between two looks at
+	// the partial hypothesis; an interim is sent when it changed.
+	InterimInterval time.Duration
+	// PoolSize bounds the decoders alive at once, so the sessions at once.
+	// Each decoder holds its own copy of the model (see MemoryPerDecoder
+	// in the docs); a Connect beyond it waits for a free one.
+	PoolSize int
+	// AcquireTimeout bounds a Connect's wait for a free decoder.
+	AcquireTimeout time.Duration
+	// Queue is how much audio a session buffers ahead of its worker;
+	// audio beyond it is dropped and counted (SendAudio never blocks).
+	Queue time.Duration
+	// MaxUtterance ends an utterance that has gone on without Finalize for
+	// this much audio: its text is sent as a final (Final without
+	// SpeechFinal or FromFinalize), which bounds the decoder's memory.
+	MaxUtterance time.Duration
+	// EventBuffer is the capacity of a session's event channel.
+	EventBuffer int
+}
+
+// Validate checks the config and that the model files exist; zero fields
+// mean the defaults. The error wraps ErrInvalidConfig, or ErrSampleRate.
+func (c Config) Validate() error {
+	c = c.withDefaults()
+	if c.SampleRate != DefaultSampleRate {
+		return fmt.Errorf("%w: SampleRate %d (16 kHz wideband audio only; narrowband audio resampled to 16 kHz still comes out mostly wrong)", ErrSampleRate, c.SampleRate)
+	}
+	if c.InterimInterval < 20*time.Millisecond {
+		return fmt.Errorf("%w: InterimInterval %v is under 20ms", ErrInvalidConfig, c.InterimInterval)
+	}
+	if c.PoolSize < 1 {
+		return fmt.Errorf("%w: PoolSize %d is under 1", ErrInvalidConfig, c.PoolSize)
+	}
+	if c.AcquireTimeout < 0 {
+		return fmt.Errorf("%w: AcquireTimeout %v is negative", ErrInvalidConfig, c.AcquireTimeout)
+	}
+	if c.Queue < 100*time.Millisecond {
+		return fmt.Errorf("%w: Queue %v is under 100ms", ErrInvalidConfig, c.Queue)
+	}
+	if c.MaxUtterance < time.Second {
+		return fmt.Errorf("%w: MaxUtterance %v is under 1s", ErrInvalidConfig, c.MaxUtterance)
+	}
+	if c.EventBuffer < 1 {
+		return fmt.Errorf("%w: EventBuffer %d is under 1", ErrInvalidConfig, c.EventBuffer)
+	}
+	for _, f := range []struct{ field, path string }{
+		{"ModelDir", filepath.Join(c.ModelDir, "mdef")},
+		{"LanguageModel", c.LanguageModel},
+		{"Dict", c.Dict},
+	} {
+		fi, err := os.Stat(f.path)
+		switch {
+		case err != nil:
+			return fmt.Errorf("%w: %s: %v (Debian: apt-get install pocketsphinx-en-us)", ErrInvalidConfig, f.field, err)
+		case !fi.Mode().IsRegular() || fi.Size() == 0:
+			return fmt.Errorf("%w: %s: %s is not a non-empty file", ErrInvalidConfig, f.field, f.path)
+		}
+	}
+	return nil
+}
+
+// withDefaults fills the zero fields.
+func (c Config) withDefaults() Config {
+	if c.ModelDir == "" {
+		c.ModelDir = DefaultModelDir
+	}
+	if c.LanguageModel == "" {
+		c.LanguageModel = DefaultLanguageModel
+	}
+	if c.Dict == "" {
+		c.Dict = DefaultDict
+	}
+	if c.SampleRate == 0 {
+		c.SampleRate = DefaultSampleRate
+	}
+	if c.InterimInterval == 0 {
+		c.InterimInterval = DefaultInterimInterval
+	}
+	if c.PoolSize == 0 {
+		c.PoolSize = DefaultPoolSize
+	}
+	if c.AcquireTimeout == 0 {
+		c.AcquireTimeout = DefaultAcquireTimeout
+	}
+	if c.Queue == 0 {
+		c.Queue = DefaultQueue
+	}
+	if c.MaxUtterance == 0 {
+		c.MaxUtterance = DefaultMaxUtterance
+	}
+	if c.EventBuffer == 0 {
+		c.EventBuffer = DefaultEventBuffer
+	}
+	return c
+}
+
+// samples converts a duration of audio at the configured rate to samples.
+func (c Config) samples(d time.Duration) int {
+	return int(d * time.Duration(c.SampleRate) / time.Second)
+}

@@ -1,0 +1,81 @@
+//go:build cgo
+
+package pocketsphinx
+
+import (
+	"errors"
+	"testing"
+	"testing/synctest"
+)
+
+// TestDecoderGuardsItsState: audio or an end outside an utterance, and a
+// second start, are ErrDecode. libpocketsphinx itself takes audio outside
+// an utterance without an error, and on speech asserts (seen with the
+// session's restart removed: SIGABRT in ngram_search_fwdtree.c aborts the
+// whole process).
+// Mutation caught: the inUtterance guard of process removed (the silence
+// here is accepted).
+func TestDecoderGuardsItsState(t *testing.T) {
+	needEngine(t)
+	d, err := loadDecoder(Config{}.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.free()
+	pcm := make([]int16, 3200)
+	if err := d.startUtterance(); !errors.Is(err, ErrDecode) {
+		t.Errorf("second start: %v, want ErrDecode", err)
+	}
+	if err := d.process(pcm); err != nil {
+		t.Fatalf("process in an utterance: %v", err)
+	}
+	if _, err := d.endUtterance(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.endUtterance(); !errors.Is(err, ErrDecode) {
+		t.Errorf("second end: %v, want ErrDecode", err)
+	}
+	if err := d.process(pcm); !errors.Is(err, ErrDecode) {
+		t.Errorf("process outside an utterance: %v, want ErrDecode", err)
+	}
+}
+
+// TestSessionFailure: a decoder that fails mid-session gives one event
+// with Err, then Events closes, later input is refused, and the decoder is
+// freed rather than pooled. The failure is real: the session gets a
+// decoder whose utterance was ended behind its back.
+// Mutations caught: the failure not reported (Events just closes), the
+// session going on after it. A failed decoder put back in the pool is
+// caught twice over in the code (the failure path marks it unhealthy, and
+// the reset on the way out fails on it too), so removing one alone passes.
+func TestSessionFailure(t *testing.T) {
+	needEngine(t)
+	synctest.Test(t, func(t *testing.T) {
+		cfg := Config{PoolSize: 1}.withDefaults()
+		p := newPool(cfg.PoolSize, func() (recognizer, error) { return loadDecoder(cfg) })
+		defer p.close()
+		dec, err := p.acquire(t.Context(), cfg.AcquireTimeout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := dec.endUtterance(); err != nil {
+			t.Fatal(err)
+		}
+		s := startSession(t.Context(), cfg, dec, p.release)
+		defer s.Close()
+		sendFrames(t, s, make([]int16, 4*frame))
+		ev, ok := next(t, s)
+		if !ok || !errors.Is(ev.Err, ErrDecode) {
+			t.Fatalf("first event %+v (open %v), want ErrDecode", ev, ok)
+		}
+		if ev, ok := next(t, s); ok {
+			t.Fatalf("event %+v after the failure, want Events closed", ev)
+		}
+		if err := s.SendAudio(make([]int16, frame)); err == nil {
+			t.Error("SendAudio after the failure succeeded")
+		}
+		if loaded, idle := p.stats(); loaded != 0 || idle != 0 {
+			t.Errorf("pool after the failure: loaded %d idle %d, want 0 (freed)", loaded, idle)
+		}
+	})
+}

@@ -1,0 +1,20 @@
+// Package pocketsphinx is the offline, keyless speech-to-text engine: it
+// implements providers.STT on CMU pocketsphinx 0.8 (Debian's
+// libpocketsphinx3 with the pocketsphinx-en-us model), through cgo.
+//
+// Audio is 16 kHz PCM16 mono only; New refuses any other rate, because the
+// en-us model is a wideband model and pocketsphinx fails on 8 kHz
+// telephone audio. A session takes a decoder from a bounded pool (each
+// decoder holds its own copy of the model, tens of MB, and is not safe for
+// concurrent use), decodes on its own worker goroutine, sends an interim
+// whenever the partial hypothesis changed after each InterimInterval of
+// audio, and answers Finalize with a final (SpeechFinal, FromFinalize)
+// before starting the next utterance. SendAudio copies into a fixed queue
+// and drops (and counts) what does not fit; it never waits for the
+// decoder.
+//
+// Built without cgo (CGO_ENABLED=0), New returns ErrNoCgo. See
+// docs/providers/pocketsphinx.md for the measured accuracy, speed and
+// memory, and for why cgo rather than a pocketsphinx_continuous
+// subprocess.
+package pocketsphinx

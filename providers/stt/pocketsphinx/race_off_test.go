@@ -1,0 +1,5 @@
+//go:build !race
+
+package pocketsphinx
+
+const raceEnabled = false
