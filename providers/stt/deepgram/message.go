@@ -26,16 +26,30 @@ const (
 // message is the part of an inbound message the adapter reads. One is
 // reused per session: json.Unmarshal keeps the alternatives' capacity.
 type message struct {
-	Type    string `json:"type"`
-	Channel struct {
-		Alternatives []struct {
-			Transcript string `json:"transcript"`
-		} `json:"alternatives"`
-	} `json:"channel"`
-	IsFinal      bool   `json:"is_final"`
-	SpeechFinal  bool   `json:"speech_final"`
-	FromFinalize bool   `json:"from_finalize"`
-	Variant      string `json:"variant"` // of an Error message
+	Type         string  `json:"type"`
+	Channel      channel `json:"channel"`
+	IsFinal      bool    `json:"is_final"`
+	SpeechFinal  bool    `json:"speech_final"`
+	FromFinalize bool    `json:"from_finalize"`
+	Variant      string  `json:"variant"` // of an Error message
+}
+
+// channel is the channel object of a Results message. UtteranceEnd and
+// SpeechStarted carry "channel" as an array of indices instead; it is
+// skipped there.
+type channel struct {
+	Alternatives []struct {
+		Transcript string `json:"transcript"`
+	} `json:"alternatives"`
+}
+
+// UnmarshalJSON reads the object form and skips any other.
+func (c *channel) UnmarshalJSON(b []byte) error {
+	if len(b) == 0 || b[0] != '{' {
+		return nil
+	}
+	type plain channel
+	return json.Unmarshal(b, (*plain)(c))
 }
 
 // decode reads one text message into m and says what it is, with the

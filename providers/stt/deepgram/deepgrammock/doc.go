@@ -7,5 +7,6 @@
 // utterance, after the last interim), answers CloseStream with Metadata
 // and a normal close, and records the audio bytes and the control
 // messages it received. Results carry start and duration computed from
-// the audio received at the query's sample rate.
+// the audio received at the query's sample rate. Like the service, it
+// sends an empty interim after each Cadence of audio without a result.
 package deepgrammock

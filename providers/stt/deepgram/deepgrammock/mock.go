@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/brisvox/brisvox/providers/internal/wsmock"
 )
@@ -23,16 +24,21 @@ type Utterance struct {
 	Endpointed bool
 }
 
+// Cadence is how much audio the mock takes without sending a result
+// before it sends an empty interim, as the service does about every
+// second of audio (silence included). Those messages make no event and
+// are not counted by the faults (wsmock.Conn.SendRaw).
+const Cadence = time.Second
+
 // Server is the mock. Its methods are safe for concurrent use.
 type Server struct {
 	*wsmock.Server
 
-	mu         sync.Mutex
-	script     []Utterance
-	audio      []byte
-	frames     int
-	controls   []string
-	keepAlives int
+	mu       sync.Mutex
+	script   []Utterance
+	audio    []byte
+	frames   int
+	controls []string
 }
 
 // New starts a server; opts are wsmock's (WithListener).
@@ -104,14 +110,15 @@ func (s *Server) next() (Utterance, bool) {
 
 // sess is the state of one session.
 type sess struct {
-	c      *wsmock.Conn
-	rate   float64
-	bytes  int     // audio received
-	start  float64 // start of the unfinalized segment, seconds
-	cur    Utterance
-	have   bool
-	words  []string
-	shown  int // words sent as interims
+	c     *wsmock.Conn
+	rate  float64
+	bytes int     // audio received
+	told  int     // audio received when the last result was sent
+	start float64 // start of the unfinalized segment, seconds
+	cur   Utterance
+	have  bool
+	words []string
+	shown int // words sent as interims
 }
 
 func (s *Server) session(c *wsmock.Conn) {
@@ -133,6 +140,12 @@ func (s *Server) session(c *wsmock.Conn) {
 			ss.bytes += len(m.Data)
 			if !s.onAudio(ss) {
 				return
+			}
+			if float64(ss.bytes-ss.told)/2/ss.rate >= Cadence.Seconds() {
+				ss.told = ss.bytes
+				if c.SendRaw(false, ss.result("", false, false, false)) != nil {
+					return
+				}
 			}
 			continue
 		}
@@ -170,6 +183,7 @@ func (s *Server) onAudio(ss *sess) bool {
 	}
 	if ss.shown < len(ss.words) {
 		ss.shown++
+		ss.told = ss.bytes
 		return ss.c.Send(ss.result(strings.Join(ss.words[:ss.shown], " "), false, false, false)) == nil
 	}
 	if ss.cur.Endpointed {
@@ -186,6 +200,7 @@ func (ss *sess) final(fromFinalize bool) error {
 		text = ss.cur.Text
 	}
 	ss.have, ss.words, ss.shown = false, nil, 0
+	ss.told = ss.bytes
 	err := ss.c.Send(ss.result(text, true, true, fromFinalize))
 	ss.start = ss.now()
 	return err
