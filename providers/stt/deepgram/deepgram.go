@@ -218,8 +218,8 @@ func (s *session) onMessage(ws *wsconn.Session, _ bool, data []byte) error {
 			return nil
 		}
 	}
-	// The deadline restarts once the event was handed over: a slow reader
-	// of Events does not count against the service.
+	// The deadline restarts once the event is in Events: a reader that
+	// lets the buffer fill does not count against the service.
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sentSinceMsg = false
