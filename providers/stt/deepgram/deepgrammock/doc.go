@@ -1,0 +1,12 @@
+// Package deepgrammock is a Deepgram live transcription server for tests
+// of the deepgram adapter, built on providers/internal/wsmock: it answers
+// the websocket handshake of /v1/listen (recording its query and headers,
+// refusing it when a fault says so), sends a scripted utterance as
+// interims (one more word per audio frame received) and its final (on
+// Finalize, with from_finalize and speech_final; or, for an endpointed
+// utterance, after the last interim), answers CloseStream with Metadata
+// and a normal close, and records the audio bytes and the control
+// messages it received. Results carry start and duration computed from
+// the audio received at the query's sample rate. Like the service, it
+// sends an empty interim after each Cadence of audio without a result.
+package deepgrammock

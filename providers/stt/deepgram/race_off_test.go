@@ -1,0 +1,5 @@
+//go:build !race
+
+package deepgram
+
+const raceEnabled = false
