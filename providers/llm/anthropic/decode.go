@@ -3,6 +3,7 @@ package anthropic
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/brisvox/brisvox/providers/internal/jsonscan"
 
 	"github.com/brisvox/brisvox/providers"
 	"github.com/brisvox/brisvox/providers/llm/internal/wire"
@@ -122,8 +123,8 @@ func statusOf(typ string) int {
 
 // decoder turns event data into providers events. One per stream.
 type decoder struct {
-	sc       wire.Scanner // the event's data
-	sub      wire.Scanner // one raw string of it, when it is read
+	sc       jsonscan.Scanner // the event's data
+	sub      jsonscan.Scanner // one raw string of it, when it is read
 	ev       event
 	events   []providers.LLMEvent
 	blocks   []block
@@ -157,7 +158,7 @@ func (d *decoder) blockAt(i int) (*block, error) {
 	return &d.blocks[i], nil
 }
 
-// scan reads one event's data into d.ev; the error wraps wire.ErrJSON.
+// scan reads one event's data into d.ev; the error wraps jsonscan.ErrJSON.
 // It accepts and refuses what encoding/json does decoding into the wire
 // shapes (a value of the wrong type in a member the adapter reads is an
 // error, whatever the event's type), except that member names match
@@ -224,7 +225,7 @@ func (d *decoder) scan(data []byte) error {
 }
 
 // scanUsage reads a usage object's members into u; null keeps u.
-func scanUsage(s *wire.Scanner, u *usage) {
+func scanUsage(s *jsonscan.Scanner, u *usage) {
 	if !s.Object() {
 		return
 	}
@@ -243,7 +244,7 @@ func scanUsage(s *wire.Scanner, u *usage) {
 }
 
 // scanBlock reads a content_block's members into b; null keeps b.
-func scanBlock(s *wire.Scanner, b *blockFields) {
+func scanBlock(s *jsonscan.Scanner, b *blockFields) {
 	if !s.Object() {
 		return
 	}
@@ -270,7 +271,7 @@ func scanBlock(s *wire.Scanner, b *blockFields) {
 }
 
 // scanDelta reads a delta's members into dl; null keeps dl.
-func scanDelta(s *wire.Scanner, dl *deltaFields) {
+func scanDelta(s *jsonscan.Scanner, dl *deltaFields) {
 	if !s.Object() {
 		return
 	}
@@ -296,7 +297,7 @@ func scanDelta(s *wire.Scanner, dl *deltaFields) {
 
 // rawStr reads a string member as its raw JSON into p; null keeps p, any
 // other value is an error.
-func rawStr(s *wire.Scanner, p *[]byte) {
+func rawStr(s *jsonscan.Scanner, p *[]byte) {
 	switch s.Peek() {
 	case '"':
 		*p = s.Raw()
@@ -308,7 +309,7 @@ func rawStr(s *wire.Scanner, p *[]byte) {
 }
 
 // intField reads an integer member into p; null keeps p.
-func intField(s *wire.Scanner, p *int) {
+func intField(s *jsonscan.Scanner, p *int) {
 	if !s.Null() {
 		*p = s.Int()
 	}

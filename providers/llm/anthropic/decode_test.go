@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/internal/jsonscan"
 	m "github.com/brisvox/brisvox/providers/llm/anthropic/anthropicmock"
-	"github.com/brisvox/brisvox/providers/llm/internal/wire"
 )
 
 // oracleCases are data sequences (one event's data a line) on which the
@@ -120,7 +120,7 @@ var fieldNames = []string{"type", "index", "message", "content_block", "delta", 
 // differently by design: a member name that matches a field only folding
 // case, or nesting deeper than the scanner skips.
 func beyondScanner(data []byte) bool {
-	var s wire.Scanner
+	var s jsonscan.Scanner
 	s.Reset(data)
 	s.Skip()
 	if err := s.Err(); err != nil && strings.Contains(err.Error(), "less nesting") {
@@ -132,7 +132,7 @@ func beyondScanner(data []byte) bool {
 
 // foldedKey walks any value and tells whether one of its member names
 // folds to a field name without being it.
-func foldedKey(s *wire.Scanner) bool {
+func foldedKey(s *jsonscan.Scanner) bool {
 	switch s.Peek() {
 	case '{':
 		if s.Object() {

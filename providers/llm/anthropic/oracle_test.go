@@ -1,6 +1,6 @@
 package anthropic
 
-// The decoder as it was before it moved to wire.Scanner: encoding/json
+// The decoder as it was before it moved to jsonscan.Scanner: encoding/json
 // into the wire shapes below. It is kept here, and only here, as the
 // oracle of FuzzDecoderMatchesOracle: the scanner decoder must give the
 // same events and the same kinds of error for every data sequence.

@@ -3,6 +3,7 @@ package gemini
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/brisvox/brisvox/providers/internal/jsonscan"
 	"strconv"
 
 	"github.com/brisvox/brisvox/providers"
@@ -91,8 +92,8 @@ type decoder struct {
 	stop     string // the finishReason, normalised
 	key      string
 
-	sc  wire.Scanner // the chunk
-	str wire.Scanner // one string token of the chunk
+	sc  jsonscan.Scanner // the chunk
+	str jsonscan.Scanner // one string token of the chunk
 	in  chunkIn
 	buf []byte // a call's ID, name and arguments, made one string
 }

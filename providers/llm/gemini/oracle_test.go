@@ -54,7 +54,7 @@ type (
 )
 
 // oracleDecoder is the encoding/json decoder the adapter had before the
-// wire.Scanner one: FuzzDecoderMatchesOracle holds decoder to its events
+// jsonscan.Scanner one: FuzzDecoderMatchesOracle holds decoder to its events
 // and error kinds. One per stream.
 type oracleDecoder struct {
 	events   []providers.LLMEvent

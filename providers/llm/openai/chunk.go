@@ -2,6 +2,7 @@ package openai
 
 import (
 	"fmt"
+	"github.com/brisvox/brisvox/providers/internal/jsonscan"
 	"strconv"
 
 	"github.com/brisvox/brisvox/providers"
@@ -9,11 +10,11 @@ import (
 )
 
 // decoder turns chunk data into events. It reads each chunk in place with
-// a wire.Scanner: fields the adapter does not use are skipped (checked,
+// a jsonscan.Scanner: fields the adapter does not use are skipped (checked,
 // not kept) and nothing is allocated but the strings of the events. Its
 // buffers are reused from chunk to chunk.
 type decoder struct {
-	scan   wire.Scanner
+	scan   jsonscan.Scanner
 	events []providers.LLMEvent
 	finish string // the last finish_reason seen
 	key    string // redacted from error details
@@ -192,7 +193,7 @@ func (d *decoder) toolCall() (index int, bad bool) {
 }
 
 // readUsage reads a usage object (entered).
-func readUsage(s *wire.Scanner, u *providers.Usage) {
+func readUsage(s *jsonscan.Scanner, u *providers.Usage) {
 	for s.More() {
 		switch string(s.Key()) {
 		case "prompt_tokens":

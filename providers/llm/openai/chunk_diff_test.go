@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/brisvox/brisvox/providers"
-	"github.com/brisvox/brisvox/providers/llm/internal/wire"
+	"github.com/brisvox/brisvox/providers/internal/jsonscan"
 	m "github.com/brisvox/brisvox/providers/llm/openai/openaimock"
 )
 
@@ -23,7 +23,7 @@ var chunkKeys = []string{"choices", "usage", "error", "message", "code", "index"
 // one object (encoding/json merges a repeated object into the first), and
 // on nesting deeper than the Scanner walks.
 func comparable(data []byte) bool {
-	var s wire.Scanner
+	var s jsonscan.Scanner
 	s.Reset(data)
 	ok := true
 	var walk func()

@@ -1,5 +1,5 @@
 //go:build race
 
-package wire
+package jsonscan
 
 const raceEnabled = true
