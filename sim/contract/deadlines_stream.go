@@ -11,7 +11,7 @@ import (
 // connectWithin calls connect under d.Connect as WithDeadlines does for
 // the LLM: the returned context lives as long as the session (cancel ends
 // it); a connect that outlasts the deadline fails with *providers.Timeout.
-func connectWithin[S any](ctx context.Context, limit time.Duration, connect func(context.Context) (S, error), closeS func(S)) (S, context.CancelFunc, error) {
+func connectWithin[S any](ctx context.Context, limit time.Duration, connect func(context.Context) (S, error), closeS func(S)) (S, context.Context, context.CancelFunc, error) {
 	sctx, cancel := context.WithCancel(ctx)
 	var t *time.Timer
 	if limit > 0 {
@@ -24,13 +24,13 @@ func connectWithin[S any](ctx context.Context, limit time.Duration, connect func
 			closeS(s)
 		}
 		cancel()
-		return zero, nil, &providers.Timeout{Op: "connect"}
+		return zero, nil, nil, &providers.Timeout{Op: "connect"}
 	}
 	if err != nil {
 		cancel()
-		return zero, nil, err
+		return zero, nil, nil, err
 	}
-	return s, cancel, nil
+	return s, sctx, cancel, nil
 }
 
 // warmWithin calls warm under the connect deadline.
@@ -78,12 +78,12 @@ var _ providers.STT = (*deadlineSTT)(nil)
 func (l *deadlineSTT) Warm(ctx context.Context) error { return warmWithin(ctx, l.d.Connect, l.p.Warm) }
 
 func (l *deadlineSTT) Connect(ctx context.Context) (providers.STTSession, error) {
-	s, cancel, err := connectWithin(ctx, l.d.Connect, l.p.Connect, func(s providers.STTSession) { _ = s.Close() })
+	s, sctx, cancel, err := connectWithin(ctx, l.d.Connect, l.p.Connect, func(s providers.STTSession) { _ = s.Close() })
 	if err != nil {
 		return nil, err
 	}
-	w := newWatchdog(l.d, s.Events(), func() { _ = s.Close() }, cancel,
-		func(providers.STTEvent) bool { return false },
+	w := newWatchdog(l.d, s.Events(), func() { _ = s.Close() }, sctx, cancel,
+		func(providers.STTEvent) (bool, bool) { return true, false },
 		func(op string) providers.STTEvent { return providers.STTEvent{Err: &providers.Timeout{Op: op}} })
 	return &deadlineSTTSession{s: s, w: w}, nil
 }
@@ -147,30 +147,36 @@ var _ providers.TTS = (*deadlineTTS)(nil)
 func (l *deadlineTTS) Warm(ctx context.Context) error { return warmWithin(ctx, l.d.Connect, l.p.Warm) }
 
 func (l *deadlineTTS) Connect(ctx context.Context) (providers.TTSSession, error) {
-	s, cancel, err := connectWithin(ctx, l.d.Connect, l.p.Connect, func(s providers.TTSSession) { _ = s.Close() })
+	s, sctx, cancel, err := connectWithin(ctx, l.d.Connect, l.p.Connect, func(s providers.TTSSession) { _ = s.Close() })
 	if err != nil {
 		return nil, err
 	}
-	ds := &deadlineTTSSession{s: s, open: map[string]bool{}, acks: map[string]int{}}
-	ds.w = newWatchdog(l.d, s.Events(), func() { _ = s.Close() }, cancel, ds.owesAfterLocked,
+	ds := &deadlineTTSSession{s: s, open: map[string]bool{}, acks: map[string]int{}, cancelled: map[string]bool{}}
+	ds.w = newWatchdog(l.d, s.Events(), func() { _ = s.Close() }, sctx, cancel, ds.owesAfterLocked,
 		func(op string) providers.TTSEvent {
 			return providers.TTSEvent{Kind: providers.TTSError, Err: &providers.Timeout{Op: op}}
 		})
 	return ds, nil
 }
 
-// deadlineTTSSession tracks what the session owes: open contexts and
-// unacknowledged cancels, guarded by the watchdog's lock.
+// deadlineTTSSession tracks what the session owes (open contexts and
+// unacknowledged cancels) and the cancelled contexts, guarded by the
+// watchdog's lock. The relay is a buffer of its own between the service
+// and the caller, so it drops what a cancelled context still had in it,
+// as an adapter must: the caller is owed at most a couple of events of a
+// cancelled context, not a relay's worth.
 type deadlineTTSSession struct {
-	s    providers.TTSSession
-	w    *watchdog[providers.TTSEvent]
-	open map[string]bool
-	acks map[string]int
+	s         providers.TTSSession
+	w         *watchdog[providers.TTSEvent]
+	open      map[string]bool
+	acks      map[string]int
+	cancelled map[string]bool
 }
 
 var _ providers.TTSSession = (*deadlineTTSSession)(nil)
 
-func (s *deadlineTTSSession) owesAfterLocked(ev providers.TTSEvent) bool {
+func (s *deadlineTTSSession) owesAfterLocked(ev providers.TTSEvent) (keep, owes bool) {
+	keep = ev.Kind == providers.TTSCancelled || ev.Kind == providers.TTSError || !s.cancelled[ev.ContextID]
 	switch ev.Kind {
 	case providers.TTSFlushed:
 		delete(s.open, ev.ContextID)
@@ -180,7 +186,7 @@ func (s *deadlineTTSSession) owesAfterLocked(ev providers.TTSEvent) bool {
 			delete(s.acks, ev.ContextID)
 		}
 	}
-	return len(s.open) > 0 || len(s.acks) > 0
+	return keep, len(s.open) > 0 || len(s.acks) > 0
 }
 
 func (s *deadlineTTSSession) Push(contextID, text string) error {
@@ -203,7 +209,7 @@ func (s *deadlineTTSSession) Cancel(contextID string) error {
 	if err := s.s.Cancel(contextID); err != nil {
 		return err
 	}
-	s.w.owe(func() { s.acks[contextID]++ })
+	s.w.owe(func() { s.acks[contextID]++; s.cancelled[contextID] = true })
 	return nil
 }
 

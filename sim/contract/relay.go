@@ -9,6 +9,7 @@ import "sync"
 // closed, so a caller that stopped reading cannot keep it alive.
 type relay[E any] struct {
 	out    chan E
+	extra  chan E // events injected by the double, emitted as they come
 	stop   chan struct{}
 	exited chan struct{}
 	once   sync.Once
@@ -16,7 +17,7 @@ type relay[E any] struct {
 
 // newRelay starts the relay of in through step.
 func newRelay[E any](in <-chan E, step func(ev E, emit func(E) bool) bool) *relay[E] {
-	r := &relay[E]{out: make(chan E, relayBuffer), stop: make(chan struct{}), exited: make(chan struct{})}
+	r := &relay[E]{out: make(chan E, relayBuffer), extra: make(chan E, relayBuffer), stop: make(chan struct{}), exited: make(chan struct{})}
 	go func() {
 		defer close(r.exited)
 		defer close(r.out)
@@ -24,6 +25,10 @@ func newRelay[E any](in <-chan E, step func(ev E, emit func(E) bool) bool) *rela
 			select {
 			case ev, ok := <-in:
 				if !ok || !step(ev, r.emit) {
+					return
+				}
+			case ev := <-r.extra:
+				if !r.emit(ev) {
 					return
 				}
 			case <-r.stop:
@@ -41,6 +46,15 @@ func (r *relay[E]) emit(ev E) bool {
 		return true
 	case <-r.stop:
 		return false
+	}
+}
+
+// inject emits ev among the relayed events; it never blocks (beyond
+// relayBuffer pending injections it drops ev).
+func (r *relay[E]) inject(ev E) {
+	select {
+	case r.extra <- ev:
+	default:
 	}
 }
 

@@ -13,18 +13,21 @@ import (
 // session still owes one after it), and a session that misses it ends
 // with a Timeout event. What is owed is the kind's business: owesAfter
 // says it after each event, and the session's inputs arm the watchdog
-// with owe.
+// with owe. owesAfter may also drop an event (keep false) that the caller
+// must not see, as a TTS adapter drops what is left of a cancelled
+// context in its own pipeline.
 type watchdog[E any] struct {
 	d         Deadlines
 	in        <-chan E
 	out       chan E
-	closeIn   func()             // closes the inner session
-	cancel    context.CancelFunc // the inner session's context
-	owesAfter func(ev E) bool    // under mu: does the session still owe an event after ev?
-	timeout   func(op string) E  // the failure event
-	done      chan struct{}      // closed by close
-	exited    chan struct{}      // closed when run returns
-	kick      chan struct{}      // one slot: an input armed the deadline
+	closeIn   func()                       // closes the inner session
+	cancel    context.CancelFunc           // the inner session's context
+	ended     <-chan struct{}              // that context's Done: the caller's context ended
+	owesAfter func(ev E) (keep, owes bool) // under mu: is ev for the caller, is an event still owed after it?
+	timeout   func(op string) E            // the failure event
+	done      chan struct{}                // closed by close
+	exited    chan struct{}                // closed when run returns
+	kick      chan struct{}                // one slot: an input armed the deadline
 	once      sync.Once
 
 	mu      sync.Mutex
@@ -34,10 +37,10 @@ type watchdog[E any] struct {
 }
 
 // newWatchdog starts the relay of in; close stops it.
-func newWatchdog[E any](d Deadlines, in <-chan E, closeIn func(), cancel context.CancelFunc,
-	owesAfter func(E) bool, timeout func(string) E) *watchdog[E] {
+func newWatchdog[E any](d Deadlines, in <-chan E, closeIn func(), ctx context.Context, cancel context.CancelFunc,
+	owesAfter func(E) (keep, owes bool), timeout func(string) E) *watchdog[E] {
 	w := &watchdog[E]{
-		d: d, in: in, out: make(chan E, relayBuffer), closeIn: closeIn, cancel: cancel,
+		d: d, in: in, out: make(chan E, relayBuffer), closeIn: closeIn, cancel: cancel, ended: ctx.Done(),
 		owesAfter: owesAfter, timeout: timeout,
 		done: make(chan struct{}), exited: make(chan struct{}), kick: make(chan struct{}, 1),
 	}
@@ -102,25 +105,36 @@ func (w *watchdog[E]) run() {
 			}
 			w.mu.Lock()
 			w.gotSome = true
-			w.armed = w.owesAfter(ev)
-			w.since = time.Now()
+			keep, owes := w.owesAfter(ev)
+			w.armed, w.since = owes, time.Now()
 			w.mu.Unlock()
+			if !keep {
+				continue
+			}
 			select {
 			case w.out <- ev:
 			case <-w.done:
 				return
+			case <-w.ended:
+				return
 			}
 		case <-fire:
-			w.cancel()
+			// The inner session ends before its context, so that the
+			// context's end does not pre-empt the Timeout event.
 			w.closeIn()
 			select {
 			case w.out <- w.timeout(op):
 			case <-w.done:
+			case <-w.ended:
 			}
+			w.cancel()
 			return
 		case <-w.kick:
 			t.Stop()
 		case <-w.done:
+			t.Stop()
+			return
+		case <-w.ended:
 			t.Stop()
 			return
 		}
