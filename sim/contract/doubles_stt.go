@@ -45,6 +45,25 @@ func (n *noInterims) Connect(ctx context.Context) (providers.STTSession, error) 
 	}), nil
 }
 
+// InterimsAsFinals marks every interim Final, as an adapter that reads the
+// service's finality flag wrongly; finals of a Finalize are unchanged.
+func InterimsAsFinals(p providers.STT) providers.STT { return &interimsAsFinals{p} }
+
+type interimsAsFinals struct{ providers.STT }
+
+func (n *interimsAsFinals) Connect(ctx context.Context) (providers.STTSession, error) {
+	s, err := n.STT.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return newRelaySTT(s, func(ev providers.STTEvent, emit func(providers.STTEvent) bool) bool {
+		if ev.Err == nil {
+			ev.Final = true
+		}
+		return emit(ev)
+	}), nil
+}
+
 // MisMappedSTT turns a refusal with status 429 into a *providers.Protocol,
 // from Connect and in the events.
 func MisMappedSTT(p providers.STT) providers.STT { return &misMappedSTT{p} }

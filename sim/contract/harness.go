@@ -45,8 +45,10 @@ type LLMHarness interface {
 
 // STTHarness drives the service behind an STT adapter under test: the
 // sim's MockSTT (MockSTTHarness) or an adapter's mock server. The suite
-// sends speech as a square wave well above any speech threshold (see
-// SpeechFrame); the service recognizes the scripted utterances from it.
+// sends speech as a 250 Hz square wave at amplitude 8000, PCM16 mono at
+// SampleRate, far above any speech threshold: in 20 ms frames every 20 ms
+// while it streams, or as one 100 ms burst followed by Finalize. The
+// service recognizes the scripted utterances from it.
 type STTHarness interface {
 	// Reset drops what is scripted or injected and not yet used; the suite
 	// calls it at the start of every check (and between the cases of

@@ -61,7 +61,12 @@ func TestMockSTTPassesTheSuite(t *testing.T) {
 }
 
 // Each broken STT double must fail exactly the checks it targets: the
-// check can fail, and the other checks do not fail by accident.
+// check can fail, and the other checks do not fail by accident. Mutations
+// seen failing this test (applied, run, reverted): the lower bound of
+// judgeTimeout (deadline_1500ms, deadline_500ms), its upper bound
+// (deadline_3s), streaming's demand that the first event is an interim
+// (interims_as_finals). TestMockSTTPassesTheSuite fails when cancel counts
+// the events buffered before the hang-up.
 func TestBrokenSTTDoublesFailExactlyTheirChecks(t *testing.T) {
 	timeoutStalls := []string{CheckTimeoutConnect, CheckTimeoutFirst, CheckTimeoutIdle}
 	allTimeouts := []string{CheckTimeoutConnect, CheckTimeoutConnectSlow, CheckTimeoutFirst, CheckTimeoutFirstSlow, CheckTimeoutIdle}
@@ -73,6 +78,13 @@ func TestBrokenSTTDoublesFailExactlyTheirChecks(t *testing.T) {
 		{
 			name:  "no_interims",
 			build: func(t *testing.T, h *MockSTTHarness) providers.STT { return NoInterims(referenceSTT(h)) },
+			want:  []string{CheckStreaming},
+		},
+		{
+			// Mutation caught: without streaming's demand that the first
+			// event is not final, this double passes.
+			name:  "interims_as_finals",
+			build: func(t *testing.T, h *MockSTTHarness) providers.STT { return InterimsAsFinals(referenceSTT(h)) },
 			want:  []string{CheckStreaming},
 		},
 		{

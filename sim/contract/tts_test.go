@@ -54,6 +54,11 @@ func runTTSSuite(t *testing.T, p providers.TTS, h TTSHarness) Report {
 // The paced mock (a real-time synthesizer) and the unpaced one (a burst of
 // audio queued when the first chunk is read) both pass the whole suite,
 // cancel included: what is buffered at the cancel is not counted.
+// Mutations caught (unpaced): counting the buffered events in cancel;
+// TTSWithDeadlines relaying a cancelled context's events from its own
+// buffer (66 events after the cancel); its relay not ending with the
+// caller's context (the abandoned session of no_goroutine_leak leaks it,
+// and the bubble deadlocks).
 func TestMockTTSPassesTheSuite(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
@@ -75,7 +80,16 @@ func TestMockTTSPassesTheSuite(t *testing.T) {
 
 // Each broken TTS double must fail exactly the checks it targets, and the
 // conformant variations (LeadingSilence, an adapter that connects on its
-// first push under a harness that says so) pass everything.
+// first push under a harness that says so) pass everything. Mutations
+// seen failing this test (applied, run, reverted): cancel without its
+// CancelSlackEvents limit (stragglers_3); the quiet window after Flushed
+// (late_audio); the audio-past-the-last-word demand (truncated); the
+// no-made-up-words demand (declares_no_words); the demand that Connect
+// fails when faults act at connect (connects_on_first_push_undeclared);
+// the quiet window after the ack together with the follow-up context
+// (ack_then_keeps_streaming, dies_after_cancel; either alone still
+// catches both: the quiet window sees DiesAfterCancel's events close, the
+// follow-up sees AckThenKeepsStreaming's stale events).
 func TestBrokenTTSDoublesFailExactlyTheirChecks(t *testing.T) {
 	timeoutStalls := []string{CheckTimeoutConnect, CheckTimeoutFirst, CheckTimeoutIdle}
 	allTimeouts := []string{CheckTimeoutConnect, CheckTimeoutConnectSlow, CheckTimeoutFirst, CheckTimeoutFirstSlow, CheckTimeoutIdle}
