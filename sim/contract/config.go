@@ -30,6 +30,14 @@ type Config struct {
 	// MaxEvents caps the events read from one stream (default 10000), so
 	// a provider that never ends a response fails instead of looping.
 	MaxEvents int
+	// CancelSettle is the pause of the STT and TTS cancel checks between
+	// the last read and the hang-up or cancel (default 50ms); what the
+	// provider has buffered in the events channel by then was handed over
+	// and is not counted against it.
+	CancelSettle time.Duration
+	// QuietWindow is how long nothing of a context may follow its Flushed
+	// or its Cancelled ack (default 500ms).
+	QuietWindow time.Duration
 }
 
 // The defaults of Config.
@@ -41,12 +49,14 @@ const (
 	DefaultLeakBound         = 2 * time.Second
 	DefaultLongResponseWords = 200
 	DefaultMaxEvents         = 10000
+	DefaultCancelSettle      = 50 * time.Millisecond
+	DefaultQuietWindow       = 500 * time.Millisecond
 )
 
 // Validate rejects negative values.
 func (c Config) Validate() error {
 	if c.TimeoutSlack < 0 || c.CancelPrompt < 0 || c.CancelSlackEvents < 0 || c.WarmSlack < 0 ||
-		c.LeakBound < 0 || c.LongResponseWords < 0 || c.MaxEvents < 0 {
+		c.LeakBound < 0 || c.LongResponseWords < 0 || c.MaxEvents < 0 || c.CancelSettle < 0 || c.QuietWindow < 0 {
 		return fmt.Errorf("%w: %+v", ErrInvalidConfig, c)
 	}
 	return nil
@@ -74,6 +84,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxEvents == 0 {
 		c.MaxEvents = DefaultMaxEvents
+	}
+	if c.CancelSettle == 0 {
+		c.CancelSettle = DefaultCancelSettle
+	}
+	if c.QuietWindow == 0 {
+		c.QuietWindow = DefaultQuietWindow
 	}
 	return c
 }

@@ -14,3 +14,7 @@ var (
 	// ErrBroken: a broken double failed on purpose (WarmFails).
 	ErrBroken = errors.New("contract: broken double")
 )
+
+// ErrEnded: a session's events channel closed while the suite still
+// waited for an event.
+var ErrEnded = errors.New("contract: events channel closed")

@@ -420,18 +420,7 @@ func (r *llmRun) errorMapping() error {
 // judgeTimeout demands a *providers.Timeout within TimeoutSlack of the io
 // timeout, either way.
 func (r *llmRun) judgeTimeout(err error, elapsed time.Duration) error {
-	var to *providers.Timeout
-	switch {
-	case err == nil:
-		return fmt.Errorf("no error after %v, want *providers.Timeout", elapsed)
-	case !errors.As(err, &to):
-		return fmt.Errorf("got %v after %v, want *providers.Timeout", err, elapsed)
-	case elapsed > r.io+r.cfg.TimeoutSlack:
-		return fmt.Errorf("a Timeout after %v, later than the deadline %v + %v", elapsed, r.io, r.cfg.TimeoutSlack)
-	case elapsed < r.io-r.cfg.TimeoutSlack:
-		return fmt.Errorf("a Timeout after %v, earlier than the deadline %v - %v", elapsed, r.io, r.cfg.TimeoutSlack)
-	}
-	return nil
+	return judgeTimeout(err, elapsed, r.io, r.cfg.TimeoutSlack)
 }
 
 // timeoutConnectStalled: a connect stalled for an hour fails with Timeout

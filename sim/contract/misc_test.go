@@ -150,3 +150,77 @@ func TestWithDeadlinesIdle(t *testing.T) {
 		}
 	})
 }
+
+func TestRunSTTAndRunTTSRejectInvalidArguments(t *testing.T) {
+	sh, err := NewMockSTTHarness(MockSTTHarnessConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, err := NewMockTTSHarness(MockTTSHarnessConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		run  func() error
+	}{
+		{"stt nil provider", func() error { _, err := RunSTT(t.Context(), nil, sh, Config{}); return err }},
+		{"stt nil harness", func() error { _, err := RunSTT(t.Context(), sh.Provider(), nil, Config{}); return err }},
+		{"stt negative settle", func() error { _, err := RunSTT(t.Context(), sh.Provider(), sh, Config{CancelSettle: -1}); return err }},
+		{"tts nil provider", func() error { _, err := RunTTS(t.Context(), nil, th, Config{}); return err }},
+		{"tts nil harness", func() error { _, err := RunTTS(t.Context(), th.Provider(), nil, Config{}); return err }},
+		{"tts negative quiet window", func() error { _, err := RunTTS(t.Context(), th.Provider(), th, Config{QuietWindow: -1}); return err }},
+		{"stt harness negative io timeout", func() error { _, err := NewMockSTTHarness(MockSTTHarnessConfig{IOTimeout: -1}); return err }},
+		{"tts harness invalid mock", func() error {
+			_, err := NewMockTTSHarness(MockTTSHarnessConfig{TTS: sim.TTSConfig{Rate: 10}})
+			return err
+		}},
+		{"stt deadlines nil", func() error { _, err := STTWithDeadlines(nil, Deadlines{}); return err }},
+		{"tts deadlines negative", func() error { _, err := TTSWithDeadlines(th.Provider(), Deadlines{Idle: -1}); return err }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.run(); !errors.Is(err, ErrInvalidConfig) {
+				t.Fatalf("err %v, want ErrInvalidConfig", err)
+			}
+		})
+	}
+}
+
+// The STT mock harness hands a fault injected after the first connect to
+// the live mock, and makes a fresh mock for an utterance scripted after
+// it. Mutation caught: Inject that only queues for the next fresh mock
+// loses the fault (the second connect is not refused).
+func TestMockSTTHarnessLateScriptAndInject(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h, err := NewMockSTTHarness(MockSTTHarnessConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Script("first")
+		s, err := h.Provider().Connect(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		h.Inject(sim.Fault{Kind: sim.FaultReject, Status: 503})
+		var rej *providers.Rejected
+		if _, err := h.Provider().Connect(t.Context()); !errors.As(err, &rej) || rej.Status != 503 {
+			t.Fatalf("connect after a late Inject: %v, want Rejected 503", err)
+		}
+		h.Script("second")
+		s, err = h.Provider().Connect(t.Context())
+		if err != nil {
+			t.Fatalf("connect after a late Script: %v", err)
+		}
+		defer s.Close()
+		if err := s.SendAudio(speechFrame(h.SampleRate(), 100*time.Millisecond)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Finalize(); err != nil {
+			t.Fatal(err)
+		}
+		if ev := <-s.Events(); ev.Text != "second" || !ev.Final {
+			t.Fatalf("event %+v, want the final of the late script", ev)
+		}
+	})
+}
