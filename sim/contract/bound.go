@@ -1,9 +1,8 @@
 package contract
 
 import (
-	"bytes"
 	"fmt"
-	"runtime"
+	"github.com/brisvox/brisvox/internal/goroutines"
 	"time"
 )
 
@@ -59,10 +58,10 @@ const goroutinePoll = 50 * time.Millisecond
 // window (at most 10 x window) and returns it: goroutines of earlier checks
 // still winding down are not counted as the baseline.
 func stableGoroutines(window time.Duration) int {
-	n, since, start := countGoroutines(), time.Now(), time.Now()
+	n, since, start := goroutines.Count(), time.Now(), time.Now()
 	for time.Since(start) < 10*window {
 		time.Sleep(goroutinePoll)
-		if m := countGoroutines(); m != n {
+		if m := goroutines.Count(); m != n {
 			n, since = m, time.Now()
 			continue
 		}
@@ -78,49 +77,10 @@ func stableGoroutines(window time.Duration) int {
 func settleGoroutines(baseline int, bound time.Duration) int {
 	start := time.Now()
 	for {
-		n := countGoroutines()
+		n := goroutines.Count()
 		if n <= baseline || time.Since(start) >= bound {
 			return n
 		}
 		time.Sleep(goroutinePoll)
 	}
-}
-
-// countGoroutines counts the goroutines of the caller's synctest bubble
-// when it runs in one (goroutines outside it come and go in real time,
-// while the suite's clock stands still), and all goroutines otherwise. It
-// reads the bubble from the headers of runtime.Stack ("goroutine 7 [select,
-// synctest bubble 2]:"); should that format change, it counts all.
-func countGoroutines() int {
-	self := make([]byte, 256)
-	self = self[:runtime.Stack(self, false)]
-	line, _, _ := bytes.Cut(self, []byte("\n"))
-	_, bubble, ok := bytes.Cut(line, []byte("synctest bubble "))
-	if !ok {
-		return runtime.NumGoroutine()
-	}
-	id, _, _ := bytes.Cut(bubble, []byte("]"))
-	id, _, _ = bytes.Cut(id, []byte(","))
-	tag := []byte("synctest bubble " + string(id))
-	buf := make([]byte, 1<<16)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	count := 0
-	for rest := buf; len(rest) > 0; {
-		var l []byte
-		l, rest, _ = bytes.Cut(rest, []byte("\n"))
-		if !bytes.HasPrefix(l, []byte("goroutine ")) {
-			continue
-		}
-		if _, after, ok := bytes.Cut(l, tag); ok && (len(after) == 0 || after[0] == ']' || after[0] == ',') {
-			count++
-		}
-	}
-	return count
 }

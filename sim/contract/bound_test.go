@@ -2,33 +2,10 @@ package contract
 
 import (
 	"errors"
-	"runtime"
 	"testing"
 	"testing/synctest"
 	"time"
 )
-
-// countGoroutines must see exactly the bubble's goroutines (the test's
-// and synctest's own two). Mutation caught: counting process-wide
-// (runtime.NumGoroutine) counts the test runner's goroutines outside the
-// bubble too.
-func TestCountGoroutinesCountsTheBubble(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		base := countGoroutines()
-		if all := runtime.NumGoroutine(); base >= all || base < 1 {
-			t.Fatalf("bubble count %d, process count %d: the bubble is not told apart", base, all)
-		}
-		stop := make(chan struct{})
-		done := make(chan struct{})
-		go func() { <-stop; close(done) }()
-		synctest.Wait()
-		if n := countGoroutines(); n != base+1 {
-			t.Fatalf("with one more goroutine: %d, want %d", n, base+1)
-		}
-		close(stop)
-		<-done
-	})
-}
 
 // A call that hangs is reported as ErrHang after the bound, aborted, and
 // a late result goes to drop. Mutation caught: not calling abort leaves
