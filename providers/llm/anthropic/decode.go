@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/internal/httpx"
 	"github.com/brisvox/brisvox/providers/llm/internal/wire"
 )
 
@@ -394,7 +395,7 @@ func (d *decoder) decode(data []byte) error {
 			return &providers.Protocol{Detail: "error event without an error"}
 		}
 		typ := d.stringOf(ev.errType)
-		msg := wire.Excerpt([]byte(typ+": "+d.stringOf(ev.errMsg)), d.key)
+		msg := httpx.Excerpt([]byte(typ+": "+d.stringOf(ev.errMsg)), d.key)
 		status := statusOf(typ)
 		if status == 0 {
 			return &providers.Protocol{Detail: "error event of unknown type: " + msg}

@@ -1,7 +1,6 @@
 // Package wire holds what the LLM adapters (providers/llm/openai,
 // anthropic, gemini) share on the wire: a bounded reader of server-sent
-// events, a JSON Scanner that reads a streamed chunk in place (the
+// events, and a JSON Scanner that reads a streamed chunk in place (the
 // adapters' per-delta decoders walk it and allocate only the text they
-// keep), and the short, key-free excerpt of an error body that goes into a
-// providers.Rejected.
+// keep). The key-free excerpt of an error body is providers/internal/httpx's.
 package wire
