@@ -46,7 +46,7 @@ func decodeAll(body []byte, isWAV bool, step int) ([]int16, int, error) {
 // TestDecoder: raw PCM and WAV bodies, whole and split at every size,
 // give the same samples; bad headers are Protocol errors. Mutations seen
 // failing: the pad byte of an odd-sized chunk not skipped (the LIST case);
-// extensible PCM refused; the fmt check of channels removed.
+// extensible PCM refused; the fmt check reduced to the format tag.
 func TestDecoder(t *testing.T) {
 	pcm := []byte{1, 0, 2, 0, 0xff, 0xff, 0x00, 0x80}
 	want := []int16{1, 2, -1, -32768}

@@ -65,7 +65,7 @@ func TestRequestWire(t *testing.T) {
 
 // TestStreamsBeforeTheBodyEnds: the first audio is handed out while the
 // paced response still has most words to send. Mutation seen failing:
-// the body read whole (io.ReadAll) before decoding.
+// reads that fill the whole buffer (io.ReadFull) before decoding.
 func TestStreamsBeforeTheBodyEnds(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		leakCheck(t)
@@ -94,9 +94,9 @@ func TestStreamsBeforeTheBodyEnds(t *testing.T) {
 
 // TestJoinedPieces: pieces pushed while a request is in flight are joined
 // into the next request, in order; the context's audio follows the pieces
-// in order, and Flushed comes after the last audio. Mutation seen
-// failing: a request per piece (the queue not joined: three requests);
-// Flushed sent as soon as the queue is empty (before the last audio).
+// in order, and Flushed comes after the last audio. Mutations seen
+// failing: a later piece replacing the queued one (c.queued = text); a
+// flushed context's queued text dropped (Flushed before its last audio).
 func TestJoinedPieces(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		leakCheck(t)
@@ -144,8 +144,8 @@ func TestLongTextIsRequestedInParts(t *testing.T) {
 }
 
 // TestConnectionReuse: Warm opens the one connection that the requests of
-// two sessions then reuse. Mutation seen failing: the body closed before
-// its end (the connection cannot go back to the pool); DisableKeepAlives.
+// two sessions then reuse. Mutation seen failing: DisableKeepAlives in
+// the transport.
 func TestConnectionReuse(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		leakCheck(t)
@@ -171,17 +171,20 @@ func TestConnectionReuse(t *testing.T) {
 	})
 }
 
-// TestCancel: a cancel in flight, before the headers and of queued text is
-// acknowledged at once (no virtual time passes), no audio of the context
-// follows the ack, the request ends on the server, and the session serves
-// the next context. Mutations seen failing: Cancel not ending the request
-// in flight (the ack waits for the body: time passes); audio of the
-// cancelled context not dropped in send.
+// TestCancel: a cancel in flight (with an audio event of the context
+// waiting for the reader), before the headers and before the first byte
+// is acknowledged at once (no virtual time passes) and before any further
+// audio of the context, the request ends on the server, queued text of
+// the context is dropped, and the session serves the next context.
+// Mutations seen failing: Cancel not ending the request in flight (the ack
+// waits for the body, or the stalled request times out); the waiting
+// audio of the cancelled context not dropped in send.
 func TestCancel(t *testing.T) {
 	cases := []struct {
 		name string
 		def  speechmock.Response
-		// audioFirst reads the first audio before the cancel.
+		// audioFirst reads the first audio, then lets the next one wait
+		// for the reader, before the cancel.
 		audioFirst bool
 	}{
 		{"in flight", speechmock.Response{Pace: wordPace}, true},
@@ -199,6 +202,7 @@ func TestCancel(t *testing.T) {
 					if ev := next(t, s); ev.Kind != providers.TTSAudio {
 						t.Fatalf("%+v", ev)
 					}
+					time.Sleep(2 * wordPace)
 				}
 				synctest.Wait()
 				_ = s.Push("a", " eleven") // queued behind the request
@@ -206,12 +210,9 @@ func TestCancel(t *testing.T) {
 				if err := s.Cancel("a"); err != nil {
 					t.Fatal(err)
 				}
-				var ack providers.TTSEvent
-				for ack.Kind != providers.TTSCancelled {
-					ack = next(t, s)
-					if ack.ContextID != "a" || (ack.Kind != providers.TTSAudio && ack.Kind != providers.TTSCancelled) {
-						t.Fatalf("%+v", ack)
-					}
+				synctest.Wait()
+				if ack := next(t, s); ack.Kind != providers.TTSCancelled || ack.ContextID != "a" {
+					t.Fatalf("after the cancel: %+v", ack)
 				}
 				if d := time.Since(at); d != 0 {
 					t.Fatalf("ack after %v", d)
@@ -236,7 +237,8 @@ func TestCancel(t *testing.T) {
 
 // TestCancelQueuedContext: a context queued behind another is cancelled
 // without a request; the one in flight goes on to its Flushed. Mutation
-// seen failing: Cancel ending whatever request is in flight.
+// seen failing: Cancel ending whatever request is in flight (a's audio
+// cut short).
 func TestCancelQueuedContext(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		leakCheck(t)
@@ -250,9 +252,11 @@ func TestCancelQueuedContext(t *testing.T) {
 		}
 		_ = s.Cancel("b")
 		var kinds []providers.TTSEventKind
+		samples := 0
 		for {
 			ev := next(t, s)
 			if ev.Kind == providers.TTSAudio && ev.ContextID == "a" {
+				samples += len(ev.PCM)
 				continue
 			}
 			kinds = append(kinds, ev.Kind)
@@ -265,16 +269,16 @@ func TestCancelQueuedContext(t *testing.T) {
 		if !slices.Equal(kinds, []providers.TTSEventKind{providers.TTSCancelled, providers.TTSFlushed}) {
 			t.Fatalf("kinds %v", kinds)
 		}
-		if n := len(r.srv.Requests()); n != 1 {
-			t.Fatalf("%d requests", n)
+		if n := len(r.srv.Requests()); n != 1 || samples != 2*speechmock.DefaultSamplesPerWord {
+			t.Fatalf("%d requests, %d samples of a after its first audio", n, samples)
 		}
 	})
 }
 
 // TestBodyShapes: odd-sized chunks (samples split between reads), a WAV
 // header split byte by byte, and both together give the words whole.
-// Mutations seen failing: the odd byte dropped between reads; the WAV
-// header expected in one read.
+// Mutations seen failing: the odd byte dropped between reads; a header
+// field split between reads refused.
 func TestBodyShapes(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -315,8 +319,9 @@ func TestBodyShapes(t *testing.T) {
 // typed error, then Events closes, and the session refuses more text.
 // Refusals carry the status and an excerpt without the key; a stall is a
 // Timeout at its deadline, not before, not after. Mutations seen failing:
-// the idle timer not re-armed after the first read (the idle stall waits
-// an hour); the excerpt not redacted; a cut read as a clean end.
+// the timer not re-armed after the first read (the idle stall waits an
+// hour); the excerpt not redacted; a cut (unexpected EOF) read as a clean
+// end.
 func TestFailures(t *testing.T) {
 	echo := `{"error":{"message":"bad key ` + testKey + `"}}`
 	cases := []struct {
