@@ -168,3 +168,11 @@ func (c Config) withDefaults() Config {
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
 	return c
 }
+
+// WithIOTimeout is c with one deadline for every wait of a request (the
+// headers, the first byte, the gap between reads), as a contract harness
+// sets it.
+func (c Config) WithIOTimeout(d time.Duration) Config {
+	c.ConnectTimeout, c.FirstByteTimeout, c.IdleTimeout = d, d, d
+	return c
+}

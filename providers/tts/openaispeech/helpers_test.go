@@ -38,7 +38,7 @@ func newRig(t *testing.T, def speechmock.Response, mutate func(*Config)) *rig {
 	srv := speechmock.NewWithListener(l, def)
 	cfg := OpenAI("tts-1", "alloy")
 	cfg.BaseURL, cfg.APIKeyEnv, cfg.DialContext = srv.URL(), testKeyEnv, l.DialContext
-	cfg.ConnectTimeout, cfg.FirstByteTimeout, cfg.IdleTimeout = testTimeout, testTimeout, testTimeout
+	cfg = cfg.WithIOTimeout(testTimeout)
 	if mutate != nil {
 		mutate(&cfg)
 	}
