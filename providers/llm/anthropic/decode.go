@@ -6,7 +6,7 @@ import (
 	"github.com/brisvox/brisvox/providers/internal/jsonscan"
 
 	"github.com/brisvox/brisvox/providers"
-	"github.com/brisvox/brisvox/providers/llm/internal/wire"
+	"github.com/brisvox/brisvox/providers/internal/httpx"
 )
 
 // maxBlocks bounds the content block index of a response: a higher index
@@ -395,7 +395,7 @@ func (d *decoder) decode(data []byte) error {
 			return &providers.Protocol{Detail: "error event without an error"}
 		}
 		typ := d.stringOf(ev.errType)
-		msg := wire.Excerpt([]byte(typ+": "+d.stringOf(ev.errMsg)), d.key)
+		msg := httpx.Excerpt([]byte(typ+": "+d.stringOf(ev.errMsg)), d.key)
 		status := statusOf(typ)
 		if status == 0 {
 			return &providers.Protocol{Detail: "error event of unknown type: " + msg}

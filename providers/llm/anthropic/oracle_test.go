@@ -10,7 +10,7 @@ import (
 	"fmt"
 
 	"github.com/brisvox/brisvox/providers"
-	"github.com/brisvox/brisvox/providers/llm/internal/wire"
+	"github.com/brisvox/brisvox/providers/internal/httpx"
 )
 
 // Wire shapes of one streamed event. Fields the adapter does not use are
@@ -155,9 +155,9 @@ func (d *oracle) decode(data []byte) error {
 		}
 		status := statusOf(ev.Error.Type)
 		if status == 0 {
-			return &providers.Protocol{Detail: "error event of unknown type: " + wire.Excerpt([]byte(ev.Error.Type+": "+ev.Error.Message), d.key)}
+			return &providers.Protocol{Detail: "error event of unknown type: " + httpx.Excerpt([]byte(ev.Error.Type+": "+ev.Error.Message), d.key)}
 		}
-		return &providers.Rejected{Status: status, Detail: wire.Excerpt([]byte(ev.Error.Type+": "+ev.Error.Message), d.key)}
+		return &providers.Rejected{Status: status, Detail: httpx.Excerpt([]byte(ev.Error.Type+": "+ev.Error.Message), d.key)}
 	}
 	return nil
 }

@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/brisvox/brisvox/providers"
-	"github.com/brisvox/brisvox/providers/llm/internal/wire"
+	"github.com/brisvox/brisvox/providers/internal/httpx"
 )
 
 // maxCalls bounds the function calls of one response: more is a protocol
@@ -119,7 +119,7 @@ func (d *decoder) decode(data []byte) error {
 		return &providers.Protocol{Detail: "chunk is not valid JSON: " + err.Error()}
 	}
 	if in.hasErr {
-		msg := wire.Excerpt([]byte(d.text(in.errStat)+": "+d.text(in.errMsg)), d.key)
+		msg := httpx.Excerpt([]byte(d.text(in.errStat)+": "+d.text(in.errMsg)), d.key)
 		if in.errCode < 400 || in.errCode > 599 {
 			return &providers.Protocol{Detail: "error object without a valid code: " + msg}
 		}

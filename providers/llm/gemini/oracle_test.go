@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/brisvox/brisvox/providers"
-	"github.com/brisvox/brisvox/providers/llm/internal/wire"
+	"github.com/brisvox/brisvox/providers/internal/httpx"
 )
 
 // This file keeps the adapter's first decoder, on encoding/json, as the
@@ -84,7 +84,7 @@ func (d *oracleDecoder) decode(data []byte) error {
 		return &providers.Protocol{Detail: "chunk is not valid JSON: " + err.Error()}
 	}
 	if c.Error != nil {
-		msg := wire.Excerpt([]byte(c.Error.Status+": "+c.Error.Message), d.key)
+		msg := httpx.Excerpt([]byte(c.Error.Status+": "+c.Error.Message), d.key)
 		if c.Error.Code < 400 || c.Error.Code > 599 {
 			return &providers.Protocol{Detail: "error object without a valid code: " + msg}
 		}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/brisvox/brisvox/providers"
-	"github.com/brisvox/brisvox/providers/llm/internal/wire"
+	"github.com/brisvox/brisvox/providers/internal/httpx"
 )
 
 // decoder turns chunk data into events. It reads each chunk in place with
@@ -81,7 +81,7 @@ func (d *decoder) decode(data []byte) error {
 		if c, err := strconv.Atoi(string(n.errCode)); err == nil && c >= 400 && c <= 599 {
 			status = c
 		}
-		return &providers.Rejected{Status: status, Detail: wire.Excerpt(n.errMsg, d.key)}
+		return &providers.Rejected{Status: status, Detail: httpx.Excerpt(n.errMsg, d.key)}
 	}
 	if n.hasBad {
 		return &providers.Protocol{Detail: fmt.Sprintf("tool call index %d", n.badIndex)}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/brisvox/brisvox/providers"
-	"github.com/brisvox/brisvox/providers/llm/internal/wire"
+	"github.com/brisvox/brisvox/providers/internal/httpx"
 )
 
 // Wire shapes of one streamed chunk. Fields the adapter does not use are
@@ -74,7 +74,7 @@ func (d *oracleDecoder) decode(data []byte) error {
 		if n, err := strconv.Atoi(string(e.Code)); err == nil && n >= 400 && n <= 599 {
 			status = n
 		}
-		return &providers.Rejected{Status: status, Detail: wire.Excerpt([]byte(e.Message), d.key)}
+		return &providers.Rejected{Status: status, Detail: httpx.Excerpt([]byte(e.Message), d.key)}
 	}
 	for i := range d.chunk.Choices {
 		c := &d.chunk.Choices[i]

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/internal/httpx"
 	"github.com/brisvox/brisvox/providers/llm/internal/httpllm"
 )
 
@@ -27,7 +28,7 @@ func New(cfg Config) (*Adapter, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	key, err := httpllm.KeyFromEnv(cfg.APIKeyEnv, ErrMissingKey)
+	key, err := httpx.KeyFromEnv(cfg.APIKeyEnv, ErrMissingKey)
 	if err != nil {
 		return nil, err
 	}

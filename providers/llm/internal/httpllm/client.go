@@ -7,16 +7,12 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/brisvox/brisvox/providers"
-	"github.com/brisvox/brisvox/providers/llm/internal/wire"
+	"github.com/brisvox/brisvox/providers/internal/httpx"
 )
-
-// maxErrorBody bounds what is read of an error response.
-const maxErrorBody = 2 << 10
 
 // maxWarmBody bounds what Warm reads of the model list.
 const maxWarmBody = 1 << 20
@@ -65,46 +61,8 @@ type Client struct {
 
 // NewClient builds the transport and the client. It does no I/O.
 func NewClient(cfg ClientConfig) *Client {
-	dial := cfg.DialContext
-	if dial == nil {
-		dial = (&net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext
-	}
-	tr := &http.Transport{
-		Proxy:               http.ProxyFromEnvironment,
-		DialContext:         dial,
-		ForceAttemptHTTP2:   true,
-		TLSHandshakeTimeout: cfg.ConnectTimeout,
-		MaxIdleConnsPerHost: 8,
-		IdleConnTimeout:     90 * time.Second,
-		// A compressed event stream would hold deltas back in the
-		// decompressor; ask for none.
-		DisableCompression: true,
-	}
-	return &Client{
-		cfg:       cfg,
-		transport: tr,
-		http: &http.Client{
-			Transport: tr,
-			// A redirect is an answer, not a hop: the key goes to the
-			// configured host only.
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		},
-	}
-}
-
-// KeyFromEnv reads the API key from the environment variable named env,
-// trimmed; an empty env means no key. An unset or empty variable is
-// missing (the adapter's sentinel) wrapped with the variable's name, never
-// a value.
-func KeyFromEnv(env string, missing error) (string, error) {
-	if env == "" {
-		return "", nil
-	}
-	key := strings.TrimSpace(os.Getenv(env))
-	if key == "" {
-		return "", fmt.Errorf("%w: %s", missing, env)
-	}
-	return key, nil
+	hc, tr := httpx.NewClient(httpx.ClientConfig{ConnectTimeout: cfg.ConnectTimeout, DialContext: cfg.DialContext})
+	return &Client{cfg: cfg, transport: tr, http: hc}
 }
 
 // String names the client without its key.
@@ -154,10 +112,7 @@ func (c *Client) Warm(ctx context.Context, url string) error {
 }
 
 // rejected reads a short, key-free excerpt of an error response.
-func (c *Client) rejected(resp *http.Response) error {
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	return &providers.Rejected{Status: resp.StatusCode, Detail: wire.Excerpt(b, c.cfg.Key)}
-}
+func (c *Client) rejected(resp *http.Response) error { return httpx.Rejected(resp, c.cfg.Key) }
 
 // Open posts the JSON body to url and readies s (the zero Stream, which
 // the caller allocates, often inside its own stream type) to read the

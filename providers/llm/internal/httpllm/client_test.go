@@ -180,33 +180,6 @@ func TestWarm(t *testing.T) {
 	}
 }
 
-// TestKeyFromEnv: no variable named, a set one (trimmed), an empty one.
-// Mutation seen failing: the value not trimmed (a key with its newline).
-func TestKeyFromEnv(t *testing.T) {
-	errMissing := errors.New("missing")
-	const env = "BRISVOX_TEST_HTTPLLM_KEY"
-	cases := []struct {
-		name, env, value, want string
-		err                    error
-	}{
-		{"no variable", "", "", "", nil},
-		{"set", env, " k-1\n", "k-1", nil},
-		{"empty", env, "  ", "", errMissing},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Setenv(env, c.value)
-			key, err := KeyFromEnv(c.env, errMissing)
-			if key != c.want || !errors.Is(err, c.err) || (c.err == nil) != (err == nil) {
-				t.Fatalf("%q, %v", key, err)
-			}
-			if err != nil && !strings.Contains(err.Error(), env) {
-				t.Fatalf("error %v does not name the variable", err)
-			}
-		})
-	}
-}
-
 // TestClientPrintsNoKey: %v, %+v and %#v of a Client hold no key.
 // Mutation seen failing: String removed (%+v prints the header).
 func TestClientPrintsNoKey(t *testing.T) {

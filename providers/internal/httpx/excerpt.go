@@ -1,4 +1,4 @@
-package wire
+package httpx
 
 import (
 	"encoding/json"

@@ -1,0 +1,5 @@
+//go:build !race
+
+package openaispeech
+
+const raceEnabled = false
