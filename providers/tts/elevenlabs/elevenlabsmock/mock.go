@@ -23,6 +23,8 @@ type Style struct {
 	// WordsPerChunk is how many words one audio message carries (default
 	// 1).
 	WordsPerChunk int
+	// Latency is the time from a flush to its first audio message.
+	Latency time.Duration
 	// Pace is the time between two audio messages of a context (0: all at
 	// once, as a synthesizer faster than real time).
 	Pace time.Duration
@@ -357,7 +359,7 @@ func (ss *sess) speak(x *mctx) {
 		return
 	}
 	if len(x.queue) == 0 {
-		x.due = time.Now()
+		x.due = time.Now().Add(x.style.Latency)
 	}
 	st := x.style
 	for i := 0; i < len(words); i += st.WordsPerChunk {
