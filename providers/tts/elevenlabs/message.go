@@ -160,6 +160,7 @@ func (m *message) decode(data []byte) error {
 	for sc.More() {
 		switch string(sc.Key()) {
 		case "audio":
+			m.hasAudio, m.audio = false, m.audio[:0]
 			if sc.Null() {
 				continue
 			}
@@ -180,7 +181,7 @@ func (m *message) decode(data []byte) error {
 		case "isFinal":
 			m.final = sc.Bool()
 		case "contextId":
-			m.contextID = append(m.contextID, sc.StrBytes()...)
+			m.contextID = append(m.contextID[:0], sc.StrBytes()...) // the last of duplicates wins
 		case "alignment":
 			if !m.readAlignment(&m.align) && bad == "" {
 				bad = "alignment arrays differ in length"
@@ -219,6 +220,7 @@ func (m *message) decode(data []byte) error {
 // arrays differ in length (a JSON error sticks in the scanner instead).
 func (m *message) readAlignment(a *alignment) bool {
 	sc := &m.sc
+	a.reset() // the last of duplicates wins
 	if sc.Null() {
 		return true
 	}
@@ -227,6 +229,7 @@ func (m *message) readAlignment(a *alignment) bool {
 	for sc.More() {
 		switch string(sc.Key()) {
 		case "chars":
+			a.chars, a.ends = a.chars[:0], a.ends[:0]
 			if sc.Null() {
 				continue
 			}
@@ -236,9 +239,9 @@ func (m *message) readAlignment(a *alignment) bool {
 				a.ends = append(a.ends, len(a.chars))
 			}
 		case "charStartTimesMs":
-			a.starts = m.readMsArray(a.starts)
+			a.starts = m.readMsArray(a.starts[:0])
 		case "charDurationsMs":
-			a.durs = m.readMsArray(a.durs)
+			a.durs = m.readMsArray(a.durs[:0])
 		default:
 			sc.Skip()
 		}
