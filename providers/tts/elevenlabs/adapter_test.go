@@ -111,6 +111,7 @@ func TestMessagesSent(t *testing.T) {
 			untilFlushed(t, s, id)
 		}
 		_ = s.Close()
+		synctest.Wait() // the mock has read all
 		var got []string
 		for _, m := range srv.Messages() {
 			got = append(got, m.Raw)
@@ -170,6 +171,7 @@ func TestWordsAndAudio(t *testing.T) {
 		{"samples cut between messages", 16000, elevenlabsmock.Style{WordsPerChunk: 2, SplitWords: true, OddSplit: true}},
 		{"leading silence, 24 kHz", 24000, elevenlabsmock.Style{LeadingSilence: 130 * time.Millisecond, CharDuration: 30 * time.Millisecond}},
 		{"8 kHz, paced", 8000, elevenlabsmock.Style{Pace: 50 * time.Millisecond, WordsPerChunk: 2}},
+		{"no space after the last word", 16000, elevenlabsmock.Style{WordsPerChunk: 4, NoTrailingSpace: true}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -197,7 +199,11 @@ func TestWordsAndAudio(t *testing.T) {
 				if want := wordOffsets(text, per, tc.style.LeadingSilence); !slices.Equal(sm.offsets, want) {
 					t.Errorf("offsets %v, want %v", sm.offsets, want)
 				}
-				total := tc.style.LeadingSilence + time.Duration(len([]rune(text))+1)*per
+				chars := len([]rune(text)) + 1
+				if tc.style.NoTrailingSpace {
+					chars--
+				}
+				total := tc.style.LeadingSilence + time.Duration(chars)*per
 				if want := int(int64(total) * int64(tc.rate) / int64(time.Second)); len(sm.pcm) != want {
 					t.Errorf("%d samples, want %d", len(sm.pcm), want)
 				}
@@ -301,8 +307,9 @@ func TestCancel(t *testing.T) {
 	})
 }
 
-// Catches: a Cancel of a context never opened left without its ack, an
-// ack before its own context's queued events not dropped.
+// Catches: a Cancel of a context never opened left without its ack, the
+// cancelled context's queued events not dropped, the ack queued behind
+// the events of another context (it must come first).
 func TestCancelUnknownAndQueued(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := newPipe(t, nil)
@@ -314,9 +321,11 @@ func TestCancelUnknownAndQueued(t *testing.T) {
 		if ev, _ := next(t, s, time.Second); ev.Kind != providers.TTSCancelled || ev.ContextID != "never" {
 			t.Fatalf("got %v for %q", ev.Kind, ev.ContextID)
 		}
+		_ = s.Push("x", "one two three four five six")
 		_ = s.Push("b", "one two three four five six")
+		_ = s.Flush("x")
 		_ = s.Flush("b")
-		synctest.Wait() // every event of b is queued
+		synctest.Wait() // every event of x and b is queued
 		_ = s.Cancel("b")
 		n := 0
 		for {
@@ -327,7 +336,12 @@ func TestCancelUnknownAndQueued(t *testing.T) {
 			n++
 		}
 		if n > 1 {
-			t.Errorf("%d queued events of b came before its ack", n)
+			t.Errorf("%d queued events came before the ack, want it ahead of the queue", n)
+		}
+		// x is whole and b is gone.
+		sm := summarize(t, untilFlushed(t, s, "x"), DefaultSampleRate)
+		if len(sm.words)+n < 6 {
+			t.Errorf("x lost words: %q", sm.words)
 		}
 	})
 }
@@ -558,6 +572,8 @@ func TestReplyDeadlines(t *testing.T) {
 	}{
 		{"first audio stalled", wsmock.Fault{Kind: wsmock.FaultStall, Before: 0}, testReply},
 		{"gap after the first audio", wsmock.Fault{Kind: wsmock.FaultStall, Before: 1}, testReply},
+		// The first audio a second after the flush: a deadline left where
+		// the flush armed it fires a second early.
 		{"slow first audio", wsmock.Fault{Kind: wsmock.FaultDelay, Before: 0, Duration: testReply / 2}, 0},
 	}
 	for _, tc := range cases {
@@ -565,6 +581,7 @@ func TestReplyDeadlines(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				a, srv := newPipe(t, nil)
 				srv.Inject(tc.fault)
+				srv.SetStyle(elevenlabsmock.Style{Latency: time.Second})
 				s := connect(t, a)
 				_ = s.Push("a", "one two three")
 				time.Sleep(time.Minute) // unflushed text owes nothing
@@ -579,7 +596,7 @@ func TestReplyDeadlines(t *testing.T) {
 				}
 				if tc.fault.Before == 1 {
 					for {
-						ev, _ := next(t, s, time.Second)
+						ev, _ := next(t, s, 2*time.Second)
 						if ev.Kind == providers.TTSAudio {
 							break
 						}

@@ -37,6 +37,9 @@ type Style struct {
 	// OddSplit, with SplitWords, moves the last byte of the first half's
 	// audio to the second half, so a sample is cut between two messages.
 	OddSplit bool
+	// NoTrailingSpace leaves out the space after the last word of a flush,
+	// so only the end of the context ends that word.
+	NoTrailingSpace bool
 	// LoseEarlyClose plays the service's race: a close_context that comes
 	// before the context's first audio drops its text, and isFinal comes
 	// with no audio at all.
@@ -370,6 +373,9 @@ func (ss *sess) speak(x *mctx) {
 				chars = append(chars, string(r))
 			}
 			chars = append(chars, " ")
+		}
+		if st.NoTrailingSpace && i+st.WordsPerChunk >= len(words) {
+			chars = chars[:len(chars)-1]
 		}
 		lead := time.Duration(0)
 		if x.samples == 0 {
