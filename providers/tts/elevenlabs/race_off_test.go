@@ -1,0 +1,5 @@
+//go:build !race
+
+package elevenlabs
+
+const raceEnabled = false
