@@ -356,7 +356,16 @@ func (r *sttRun) reconnect() error {
 		return err
 	}
 	defer ss.close()
-	if _, err = ss.sayAndFinalize(); err == nil {
+	// A service that answers the burst at once can drop the session before
+	// the Finalize (or the burst) is through, which the session then
+	// refuses: how the session ended is what its events say.
+	if err := ss.send(r.burst); errors.Is(err, ErrHang) {
+		return err
+	}
+	if err := ss.finalize(); errors.Is(err, ErrHang) {
+		return err
+	}
+	if _, err = ss.readUntilFinal(); err == nil {
 		f := ss.feed()
 		for range r.cfg.MaxEvents {
 			if _, err = ss.recv(); err != nil {

@@ -21,6 +21,17 @@ const contractIO = 2 * time.Second
 // contractRate is the sample rate of the adapter and of the suite's speech.
 const contractRate = 16000
 
+// contractLatency is the mock's time from an audio frame or Finalize to
+// the result it causes, as the service's recognition latency: the
+// starting points of the adapter's deadlines (the audio sent, the last
+// result received) are then apart by more than the suite's 100 ms slack,
+// so a deadline armed at the wrong one is caught. A multiple of the
+// suite's 20 ms frame: the cancel check hangs up 350 ms after its first
+// frame, and a result falling due at that very instant would race the
+// hang-up (at 250 ms the frame of 100 ms did, failing cancel about one run
+// in ten).
+const contractLatency = 240 * time.Millisecond
+
 const contractKeyEnv = "BRISVOX_TEST_DEEPGRAM_CONTRACT_KEY"
 
 // mockHarness is the contract suite's STTHarness over deepgrammock: a
@@ -72,6 +83,7 @@ func newContractRig(t *testing.T, io time.Duration, mutate func(*deepgram.Config
 	l := wsmock.NewPipeListener()
 	srv := deepgrammock.New(wsmock.WithListener(l))
 	t.Cleanup(srv.Close)
+	srv.SetLatency(contractLatency)
 	t.Setenv(contractKeyEnv, "dg-contract-key")
 	cfg := deepgram.Config{
 		URL:            srv.URL(),
@@ -94,7 +106,16 @@ func newContractRig(t *testing.T, io time.Duration, mutate func(*deepgram.Config
 
 // TestContractSuiteOverTheMock runs the STT contract suite over the
 // adapter and deepgrammock, joined by an in-memory pipe inside a synctest
-// bubble, so every deadline is judged in virtual time.
+// bubble, so every deadline is judged in virtual time (13.5-15.7 s of it,
+// a few real milliseconds); the bubble fails the test if a goroutine is
+// left. Mutations seen failing it (applied, run, reverted): the result
+// deadline not re-armed after each result (timeout/idle: a Timeout 1.76 s
+// after the last event; caught only thanks to the mock's latency), re-armed
+// on every audio frame (timeout/idle: no Timeout while speech streams in),
+// from_finalize not decoded (streaming, reconnect, the slow checks and the
+// leak check: no final), the failure event swallowed at the session's end
+// (error_mapping, reconnect, the stall checks), the mock's final without
+// speech_final (streaming).
 func TestContractSuiteOverTheMock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, h := newContractRig(t, contractIO, nil)
