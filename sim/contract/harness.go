@@ -58,6 +58,8 @@ type STTHarness interface {
 	// from the speech it hears, one interim with a growing prefix of it per
 	// stretch of speech (the mock: one word more per 200 ms of speech), and
 	// the whole text as the final of the next Finalize that follows speech.
+	// Whether a 100 ms burst yields an interim before its final is the
+	// service's business: the suite accepts both.
 	// The suite calls it after Reset and before the check's first Connect.
 	Script(text string)
 	// Inject queues f for the next session: FaultReject refuses its

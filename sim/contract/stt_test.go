@@ -188,3 +188,23 @@ func TestBrokenSTTDoublesFailExactlyTheirChecks(t *testing.T) {
 		})
 	}
 }
+
+// A service that answers a short burst of speech with an interim before
+// the final (the mock with a 50 ms interim step, under the 100 ms burst;
+// deepgrammock sends one per audio frame) is conformant: the streaming
+// check even demands interims. Mutations caught: reconnect demanding the
+// burst's final before the drop at event 1 (the drop takes that final:
+// "before the drop", every run); reconnect failing on a Finalize that the
+// session refuses because its two interims and the drop came at once
+// (14 of 20 runs under -race, where the mock's goroutine more often runs
+// before the Finalize).
+func TestSTTInterimOnTheBurstPassesTheSuite(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newSTTHarness(t)
+		h.cfg.STT.InterimEvery = 50 * time.Millisecond
+		rep := runSTTSuite(t, referenceSTT(h), h)
+		if !rep.Passed() {
+			t.Fatalf("a service with an interim per 50 ms of speech fails:\n%v", rep)
+		}
+	})
+}

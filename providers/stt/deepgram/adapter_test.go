@@ -204,6 +204,10 @@ func TestKeepAliveFinalizeCloseStream(t *testing.T) {
 		if _, ok := next(t, s, time.Second); ok {
 			t.Fatal("Events not closed after Close")
 		}
+		// The mock records CloseStream on its session goroutine, which may
+		// not have run yet when Close returns (without this wait the check
+		// below failed about one run in 40).
+		synctest.Wait()
 		c := srv.Controls()
 		ka := 0
 		for _, x := range c {

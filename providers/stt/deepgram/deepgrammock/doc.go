@@ -9,4 +9,9 @@
 // messages it received. Results carry start and duration computed from
 // the audio received at the query's sample rate. Like the service, it
 // sends an empty interim after each Cadence of audio without a result.
+// SetLatency delays every message by the service's recognition latency,
+// pipelined (each one that long after the client message that caused it,
+// on a sender goroutine the session owns), as the contract suite's harness
+// needs: an adapter deadline armed at the wrong moment is then off by that
+// latency.
 package deepgrammock

@@ -39,6 +39,7 @@ type Server struct {
 	audio    []byte
 	frames   int
 	controls []string
+	latency  time.Duration
 }
 
 // New starts a server; opts are wsmock's (WithListener).
@@ -64,6 +65,19 @@ func (s *Server) ScriptText(texts ...string) {
 	for _, t := range texts {
 		s.Script(Utterance{Text: t})
 	}
+}
+
+// SetLatency makes the sessions that connect after it send each message
+// (results, the cadence's empty interims, the Metadata that answers
+// CloseStream) d after the client message that caused it, as the service's
+// recognition latency: pipelined, so a stream of audio frames is answered
+// at the pace it came in, in order. The faults act when a message falls
+// due; a stalled message holds the ones after it. 0, the default, answers
+// at once.
+func (s *Server) SetLatency(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.latency = max(d, 0)
 }
 
 // Reset drops the script and the faults not yet used.
@@ -111,6 +125,7 @@ func (s *Server) next() (Utterance, bool) {
 // sess is the state of one session.
 type sess struct {
 	c     *wsmock.Conn
+	out   *pacer // nil: messages go out at once
 	rate  float64
 	bytes int     // audio received
 	told  int     // audio received when the last result was sent
@@ -127,6 +142,13 @@ func (s *Server) session(c *wsmock.Conn) {
 		rate = 16000
 	}
 	ss := &sess{c: c, rate: float64(rate)}
+	s.mu.Lock()
+	latency := s.latency
+	s.mu.Unlock()
+	if latency > 0 {
+		ss.out = startPacer(c, latency)
+		defer ss.out.stop()
+	}
 	for {
 		m, err := c.Next()
 		if err != nil {
@@ -143,7 +165,7 @@ func (s *Server) session(c *wsmock.Conn) {
 			}
 			if float64(ss.bytes-ss.told)/2/ss.rate >= Cadence.Seconds() {
 				ss.told = ss.bytes
-				if c.SendRaw(false, ss.result("", false, false, false)) != nil {
+				if ss.send(true, ss.result("", false, false, false)) != nil {
 					return
 				}
 			}
@@ -164,7 +186,10 @@ func (s *Server) session(c *wsmock.Conn) {
 				return
 			}
 		case "CloseStream":
-			_ = c.SendRaw(false, []byte(`{"type":"Metadata","request_id":"mock","duration":`+seconds(ss.now())+`,"channels":1}`))
+			_ = ss.send(true, []byte(`{"type":"Metadata","request_id":"mock","duration":`+seconds(ss.now())+`,"channels":1}`))
+			if ss.out != nil {
+				ss.out.stop()
+			}
 			_ = c.CloseWith(1000, "")
 			return
 		}
@@ -184,7 +209,7 @@ func (s *Server) onAudio(ss *sess) bool {
 	if ss.shown < len(ss.words) {
 		ss.shown++
 		ss.told = ss.bytes
-		return ss.c.Send(ss.result(strings.Join(ss.words[:ss.shown], " "), false, false, false)) == nil
+		return ss.send(false, ss.result(strings.Join(ss.words[:ss.shown], " "), false, false, false)) == nil
 	}
 	if ss.cur.Endpointed {
 		return ss.final(false) == nil
@@ -201,9 +226,23 @@ func (ss *sess) final(fromFinalize bool) error {
 	}
 	ss.have, ss.words, ss.shown = false, nil, 0
 	ss.told = ss.bytes
-	err := ss.c.Send(ss.result(text, true, true, fromFinalize))
+	err := ss.send(false, ss.result(text, true, true, fromFinalize))
 	ss.start = ss.now()
 	return err
+}
+
+// send sends one message: counted (Conn.Send, where the faults act) or
+// raw; through the pacer when the session has one, and then the error of
+// a failed send ends the session through Conn.Next instead.
+func (ss *sess) send(raw bool, msg []byte) error {
+	if ss.out != nil {
+		ss.out.push(raw, msg)
+		return nil
+	}
+	if raw {
+		return ss.c.SendRaw(false, msg)
+	}
+	return ss.c.Send(msg)
 }
 
 // now is the end of the audio received, in seconds.

@@ -1,0 +1,192 @@
+package deepgram_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/brisvox/brisvox/providers/internal/wsmock"
+	"github.com/brisvox/brisvox/providers/stt/deepgram"
+	"github.com/brisvox/brisvox/providers/stt/deepgram/deepgrammock"
+	"github.com/brisvox/brisvox/sim"
+	"github.com/brisvox/brisvox/sim/contract"
+)
+
+// contractIO is the adapter's connect and result deadline, as the suite
+// judges it.
+const contractIO = 2 * time.Second
+
+// contractRate is the sample rate of the adapter and of the suite's speech.
+const contractRate = 16000
+
+// contractLatency is the mock's time from an audio frame or Finalize to
+// the result it causes, as the service's recognition latency: the
+// starting points of the adapter's deadlines (the audio sent, the last
+// result received) are then apart by more than the suite's 100 ms slack,
+// so a deadline armed at the wrong one is caught. A multiple of the
+// suite's 20 ms frame: the cancel check hangs up 350 ms after its first
+// frame, and a result falling due at that very instant would race the
+// hang-up (at 250 ms the frame of 100 ms did, failing cancel about one run
+// in ten).
+const contractLatency = 240 * time.Millisecond
+
+const contractKeyEnv = "BRISVOX_TEST_DEEPGRAM_CONTRACT_KEY"
+
+// mockHarness is the contract suite's STTHarness over deepgrammock: a
+// scripted text is the next utterance, a sim.Fault the wsmock fault of the
+// next handshake.
+type mockHarness struct {
+	srv *deepgrammock.Server
+	io  time.Duration
+}
+
+var _ contract.STTHarness = (*mockHarness)(nil)
+
+func (h *mockHarness) Reset()                   { h.srv.Reset() }
+func (h *mockHarness) Script(text string)       { h.srv.ScriptText(text) }
+func (h *mockHarness) Inject(f sim.Fault)       { h.srv.Inject(wsFault(f)) }
+func (h *mockHarness) IOTimeout() time.Duration { return h.io }
+func (h *mockHarness) SampleRate() int          { return contractRate }
+
+// wsFault maps a suite fault to the mock's: BeforeEvent counts the
+// messages sent with Conn.Send (every interim and final, one event each;
+// the empty keep-alive interims are not sent that way), and a protocol
+// violation is a text message that is not JSON.
+func wsFault(f sim.Fault) wsmock.Fault {
+	w := wsmock.Fault{Before: max(f.BeforeEvent, 0), Duration: f.Duration}
+	switch f.Kind {
+	case sim.FaultReject:
+		w.Kind, w.Status = wsmock.FaultRefuse, f.Status
+		w.RefuseBody = `{"err_code":"CONTRACT","err_msg":"refused by the contract suite"}`
+	case sim.FaultConnectStall:
+		w.Kind = wsmock.FaultConnectStall
+	case sim.FaultDisconnect:
+		w.Kind = wsmock.FaultDrop
+	case sim.FaultStall:
+		w.Kind = wsmock.FaultStall
+	case sim.FaultDelay:
+		w.Kind = wsmock.FaultDelay
+	case sim.FaultProtocol:
+		w.Kind, w.Violation = wsmock.FaultViolate, wsmock.ViolateMalformed
+	}
+	return w
+}
+
+// newContractRig starts the mock on an in-memory listener and an adapter
+// dialing it with io as its connect and result deadline (then mutate, if
+// not nil, changes the config); the harness declares io. It must run in a
+// synctest bubble. Both are closed at the end of the test.
+func newContractRig(t *testing.T, io time.Duration, mutate func(*deepgram.Config)) (*deepgram.Adapter, *mockHarness) {
+	t.Helper()
+	l := wsmock.NewPipeListener()
+	srv := deepgrammock.New(wsmock.WithListener(l))
+	t.Cleanup(srv.Close)
+	srv.SetLatency(contractLatency)
+	t.Setenv(contractKeyEnv, "dg-contract-key")
+	cfg := deepgram.Config{
+		URL:            srv.URL(),
+		APIKeyEnv:      contractKeyEnv,
+		SampleRate:     contractRate,
+		ConnectTimeout: io,
+		ResultTimeout:  io,
+		DialContext:    l.DialContext,
+	}
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	a, err := deepgram.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	return a, &mockHarness{srv: srv, io: io}
+}
+
+// TestContractSuiteOverTheMock runs the STT contract suite over the
+// adapter and deepgrammock, joined by an in-memory pipe inside a synctest
+// bubble, so every deadline is judged in virtual time (13.5-15.7 s of it,
+// a few real milliseconds); the bubble fails the test if a goroutine is
+// left. Mutations seen failing it (applied, run, reverted): the result
+// deadline not re-armed after each result (timeout/idle: a Timeout 1.76 s
+// after the last event; caught only thanks to the mock's latency), re-armed
+// on every audio frame (timeout/idle: no Timeout while speech streams in),
+// from_finalize not decoded (streaming, reconnect, the slow checks and the
+// leak check: no final), the failure event swallowed at the session's end
+// (error_mapping, reconnect, the stall checks), the mock's final without
+// speech_final (streaming).
+func TestContractSuiteOverTheMock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a, h := newContractRig(t, contractIO, nil)
+		start := time.Now()
+		rep, err := contract.RunSTT(context.Background(), a, h, contract.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s\nvirtual %v", rep, time.Since(start))
+		if !rep.Passed() {
+			t.Fatalf("the adapter breaks the contract:\n%s", rep)
+		}
+		if got, want := len(rep.Checks), len(contract.STTCheckNames()); got != want {
+			t.Fatalf("%d checks ran, want %d", got, want)
+		}
+	})
+}
+
+// The suite bites on this adapter: one whose deadlines are not the ones
+// its harness declares fails exactly the timeout checks those deadlines
+// govern, and nothing else.
+func TestContractSuiteCatchesWrongDeadlines(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		mutate func(*deepgram.Config)
+		want   []string
+	}{
+		{
+			// A result deadline of 3 s: the stalled first event and the
+			// idle gap time out 1 s late.
+			name:   "result_deadline_3s",
+			mutate: func(c *deepgram.Config) { c.ResultTimeout = 3 * time.Second },
+			want:   []string{contract.CheckTimeoutFirst, contract.CheckTimeoutIdle},
+		},
+		{
+			// A result deadline of 1.5 s: the stalls time out 500 ms
+			// early; the events late by 1 s still come in time.
+			name:   "result_deadline_1500ms",
+			mutate: func(c *deepgram.Config) { c.ResultTimeout = 1500 * time.Millisecond },
+			want:   []string{contract.CheckTimeoutFirst, contract.CheckTimeoutIdle},
+		},
+		{
+			// A connect deadline of 3 s: the stalled connect gives up
+			// 1 s late.
+			name:   "connect_deadline_3s",
+			mutate: func(c *deepgram.Config) { c.ConnectTimeout = 3 * time.Second },
+			want:   []string{contract.CheckTimeoutConnect},
+		},
+		{
+			// A connect deadline of 800 ms: the stalled connect gives up
+			// early and the connect slow by 1 s is cut off.
+			name:   "connect_deadline_800ms",
+			mutate: func(c *deepgram.Config) { c.ConnectTimeout = 800 * time.Millisecond },
+			want:   []string{contract.CheckTimeoutConnect, contract.CheckTimeoutConnectSlow},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				a, h := newContractRig(t, contractIO, tc.mutate)
+				rep, err := contract.RunSTT(context.Background(), a, h, contract.Config{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var failed []string
+				for _, c := range rep.Failures() {
+					failed = append(failed, c.Name)
+				}
+				if !slices.Equal(failed, tc.want) {
+					t.Fatalf("failed checks %q, want %q\n%s", failed, tc.want, rep)
+				}
+			})
+		})
+	}
+}
