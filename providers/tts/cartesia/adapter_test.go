@@ -277,16 +277,18 @@ func TestCancelAckAndNextContext(t *testing.T) {
 	})
 }
 
-// Catches: a service that goes on sending the cancelled context (the real
-// one may: the cancel only stops what it has not started) getting its
-// audio through after the ack; events not yet handed over not taken back.
-func TestCancelDropsWhatTheServiceStillSends(t *testing.T) {
+// Catches: events not yet handed over not taken back at the Cancel (the
+// service had sent the whole context already).
+func TestCancelTakesBackWhatIsQueued(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := newPipe(t, func(c *Config) { c.EventBuffer = 2 })
 		s := connect(t, a)
 		_ = s.Push("a", strings.Repeat("word ", 30))
 		_ = s.Flush("a")
 		synctest.Wait() // every message of the context has been read
+		if n := srv.Sent(); n != 61 {
+			t.Fatalf("mock sent %d messages, want 61 (30 words, their audio, done)", n)
+		}
 		_ = s.Cancel("a")
 		var before int
 		for {
@@ -300,18 +302,69 @@ func TestCancelDropsWhatTheServiceStillSends(t *testing.T) {
 		if before > 3 {
 			t.Errorf("%d events reached Events after the Cancel, want at most 3 (the rest taken back)", before)
 		}
-		st, _ := StatsOf(s)
-		if st.Retracted == 0 {
-			t.Errorf("stats %+v: nothing taken back", st)
+		if st, _ := StatsOf(s); st.Retracted < 58 {
+			t.Errorf("stats %+v: want at least 58 taken back", st)
 		}
 		select {
 		case ev := <-s.Events():
 			t.Errorf("event after the ack: %+v", ev)
 		case <-time.After(time.Second):
 		}
-		if n := srv.Sent(); n != 61 {
-			t.Errorf("mock sent %d messages, want 61 (30 words, their audio, done)", n)
+	})
+}
+
+// Catches: a service that goes on sending the cancelled context (the real
+// one may, for a generation it has begun) getting its audio through after
+// the ack: the reader must drop the context's later messages.
+func TestCancelDropsWhatTheServiceStillSends(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a, srv := newPipe(t, nil)
+		srv.SetVoice(cartesiamock.Voice{Pace: 40 * time.Millisecond, IgnoreCancel: true})
+		s := connect(t, a)
+		_ = s.Push("a", strings.Repeat("word ", 10))
+		_ = s.Flush("a")
+		until(t, s, providers.TTSAudio, "a")
+		_ = s.Cancel("a")
+		until(t, s, providers.TTSCancelled, "a")
+		select {
+		case ev := <-s.Events():
+			t.Errorf("event after the ack: %+v", ev)
+		case <-time.After(2 * time.Second):
 		}
+		if st, _ := StatsOf(s); st.Dropped < 15 {
+			t.Errorf("stats %+v: the mock's later messages were not dropped", st)
+		}
+		// The done of the cancelled context owed nothing: no timeout.
+		time.Sleep(2 * testReply)
+		select {
+		case ev := <-s.Events():
+			t.Errorf("event after the quiet: %+v", ev)
+		default:
+		}
+	})
+}
+
+// Catches: the debt of a text sent to a context that is then cancelled
+// surviving the cancel: the service sends nothing for it, and the session
+// would time out.
+func TestCancelBeforeAnyAnswerOwesNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a, srv := newPipe(t, nil)
+		srv.SetVoice(cartesiamock.Voice{Pace: time.Hour})
+		s := connect(t, a)
+		_ = s.Push("a", "Never spoken.")
+		_ = s.Cancel("a")
+		until(t, s, providers.TTSCancelled, "a")
+		time.Sleep(2 * testReply)
+		select {
+		case ev := <-s.Events():
+			t.Fatalf("event after the cancel: %+v", ev)
+		default:
+		}
+		srv.SetVoice(cartesiamock.Voice{})
+		_ = s.Push("b", "Spoken.")
+		_ = s.Flush("b")
+		until(t, s, providers.TTSFlushed, "b")
 	})
 }
 
@@ -505,26 +558,31 @@ func TestConnectDeadline(t *testing.T) {
 }
 
 // Catches: no deadline on the first audio, a deadline armed only for the
-// first message (the idle gap after it), a deadline started at the
-// connect instead of the text, a hard-coded deadline (a slow answer
-// inside it must get through whole).
+// first message or not moved by each message (the idle gap after it), a
+// deadline started at the connect instead of the text, a hard-coded
+// deadline (a slow answer inside it must get through whole).
 func TestReplyDeadlines(t *testing.T) {
 	cases := []struct {
 		name  string
+		pace  time.Duration
 		fault wsmock.Fault
 		fails bool
 	}{
-		{"first message stalled", wsmock.Fault{Kind: wsmock.FaultStall, Before: 0}, true},
-		{"gap after the first message", wsmock.Fault{Kind: wsmock.FaultStall, Before: 1}, true},
-		{"gap before done", wsmock.Fault{Kind: wsmock.FaultStall, Before: 4}, true},
-		{"slow first message", wsmock.Fault{Kind: wsmock.FaultStall, Before: 0, Duration: testReply / 2}, false},
-		{"slow gap", wsmock.Fault{Kind: wsmock.FaultStall, Before: 2, Duration: testReply - time.Millisecond}, false},
+		{"first message stalled", 0, wsmock.Fault{Kind: wsmock.FaultStall, Before: 0}, true},
+		{"gap after the first message", time.Second, wsmock.Fault{Kind: wsmock.FaultStall, Before: 1}, true},
+		{"gap before done", time.Second, wsmock.Fault{Kind: wsmock.FaultStall, Before: 4}, true},
+		{"slow first message", 0, wsmock.Fault{Kind: wsmock.FaultStall, Before: 0, Duration: testReply / 2}, false},
+		{"slow gap", 0, wsmock.Fault{Kind: wsmock.FaultStall, Before: 2, Duration: testReply - time.Millisecond}, false},
+		{"paced answer longer than the deadline", time.Second, wsmock.Fault{}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				a, srv := newPipe(t, nil)
-				srv.Inject(tc.fault)
+				srv.SetVoice(cartesiamock.Voice{Pace: tc.pace})
+				if tc.fault.Kind != 0 {
+					srv.Inject(tc.fault)
+				}
 				s := connect(t, a)
 				time.Sleep(5 * time.Second) // connected, nothing owed yet
 				start := time.Now()
@@ -538,7 +596,7 @@ func TestReplyDeadlines(t *testing.T) {
 					return
 				}
 				for range tc.fault.Before {
-					if ev, _ := next(t, s, time.Second); ev.Err != nil {
+					if ev, _ := next(t, s, 2*time.Second); ev.Err != nil {
 						t.Fatal(ev.Err)
 					}
 					start = time.Now()
@@ -552,6 +610,24 @@ func TestReplyDeadlines(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// Catches: the pending queue's array growing for good while it is never
+// empty (a long answer read a little behind the service).
+func TestPendingQueueStaysSmall(t *testing.T) {
+	s := &session{wake: make(chan struct{}, 1)}
+	for range 10 {
+		s.queueLocked(providers.TTSEvent{Kind: providers.TTSAudio})
+	}
+	for i := range 100000 {
+		s.queueLocked(providers.TTSEvent{Kind: providers.TTSWord, Offset: time.Duration(i)})
+		if ev, ok := s.popLocked(); !ok || (i >= 10 && ev.Offset != time.Duration(i-10)) {
+			t.Fatalf("pop %d: %+v %v", i, ev, ok)
+		}
+	}
+	if c := cap(s.pending); c > 512 {
+		t.Errorf("queue array of %d for 11 live events", c)
 	}
 }
 

@@ -355,6 +355,26 @@ func (s *session) queueLocked(ev providers.TTSEvent) {
 	s.signal(s.wake)
 }
 
+// popLocked takes the first pending event.
+func (s *session) popLocked() (providers.TTSEvent, bool) {
+	if s.head == len(s.pending) {
+		return providers.TTSEvent{}, false
+	}
+	ev := s.pending[s.head]
+	s.pending[s.head] = providers.TTSEvent{}
+	s.head++
+	switch {
+	case s.head == len(s.pending):
+		s.pending, s.head = s.pending[:0], 0
+	case s.head >= 64 && 2*s.head >= len(s.pending):
+		// A queue never empty would grow its array for good.
+		n := copy(s.pending, s.pending[s.head:])
+		clear(s.pending[n:])
+		s.pending, s.head = s.pending[:n], 0
+	}
+	return ev, true
+}
+
 // onMessage decodes one message on the reader goroutine and queues its
 // events; it waits (deadline disarmed) while PendingEvents are queued.
 func (s *session) onMessage(ws *wsconn.Session, _ bool, data []byte) error {
@@ -486,19 +506,7 @@ func (s *session) pump() {
 	defer close(s.events)
 	for {
 		s.mu.Lock()
-		if s.head < len(s.pending) {
-			ev := s.pending[s.head]
-			s.pending[s.head] = providers.TTSEvent{}
-			s.head++
-			switch {
-			case s.head == len(s.pending):
-				s.pending, s.head = s.pending[:0], 0
-			case s.head >= 64 && 2*s.head >= len(s.pending):
-				// A queue never empty would grow its array for good.
-				n := copy(s.pending, s.pending[s.head:])
-				clear(s.pending[n:])
-				s.pending, s.head = s.pending[:n], 0
-			}
+		if ev, ok := s.popLocked(); ok {
 			s.mu.Unlock()
 			s.signal(s.space)
 			select {

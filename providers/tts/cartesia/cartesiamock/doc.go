@@ -8,7 +8,8 @@
 // its audio as "chunk" messages (base64 PCM16 little-endian at the
 // request's sample_rate, WordDuration per word); "done" after a
 // continue=false request; "flush_done" after a manual flush; nothing for
-// a cancel (as the service), whose queued output it drops. It checks what
+// a cancel (as the service), whose queued output it drops (or, with
+// Voice.IgnoreCancel, sends all the same). It checks what
 // the service checks (model_id, voice, output_format and context_id
 // present, the fields unchanged within a context, no input after a
 // context ended) and answers a violation with an "error" message. It can

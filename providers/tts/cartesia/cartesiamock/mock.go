@@ -30,6 +30,9 @@ type Voice struct {
 	// Pace is the wait before each message; zero sends as fast as the
 	// connection takes them.
 	Pace time.Duration
+	// IgnoreCancel goes on sending what was queued for a cancelled
+	// context, as the service may for a generation it has begun.
+	IgnoreCancel bool
 }
 
 // Request is one client message as the mock read it.
@@ -260,6 +263,9 @@ func (ss *sess) handle(m wsmock.Message) {
 	if req.Cancel {
 		if mc := ss.contexts[req.ContextID]; mc != nil {
 			mc.ended = true
+			if ss.srv.currentVoice().IgnoreCancel {
+				return
+			}
 			kept := ss.queue[:0]
 			for _, o := range ss.queue {
 				if o.ctx != req.ContextID {
