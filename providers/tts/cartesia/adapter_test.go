@@ -92,6 +92,7 @@ func TestRequestShapes(t *testing.T) {
 				_ = s.Flush("turn-1")
 				_ = s.Flush("turn-2")
 				until(t, s, providers.TTSFlushed, "turn-1")
+				until(t, s, providers.TTSFlushed, "turn-2") // the mock queues done in flush order
 				reqs := srv.Requests()
 				if len(reqs) != 5 {
 					t.Fatalf("%d requests, want 5: %+v", len(reqs), reqs)
