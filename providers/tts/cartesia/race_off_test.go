@@ -1,0 +1,5 @@
+//go:build !race
+
+package cartesia
+
+const raceEnabled = false
