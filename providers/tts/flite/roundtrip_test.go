@@ -86,8 +86,9 @@ func normalize(w string) string {
 }
 
 // TestRoundTripThroughPocketsphinx speaks a context pushed in pieces,
-// writes its audio to a WAV file and has pocketsphinx recognize it: most
-// words must come back in order, and where a word comes back, our Word
+// writes its audio to a WAV file and has pocketsphinx recognize it: 70%
+// of the words must come back in order (measured: 18 of 22; the flite CLI
+// on the whole text gets 17), and where a word comes back, our Word
 // offset must be within 150 ms of where the recognizer heard it start.
 // Mutations caught: offsets taken from the end of a word's first segment
 // instead of its start, or not shifted by the trimmed lead (each more

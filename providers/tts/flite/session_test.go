@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -21,11 +22,11 @@ func TestMain(m *testing.M) {
 const sentence = "Hello there, how are you today? I am fine, thank you."
 
 // TestAudioAndWords speaks one context per voice and rate and checks the
-// audio rate, the words against the text and the offsets against the
-// audio. Mutations caught: offsets read in seconds of the voice's rate
-// after resampling (the 24 kHz case: words past their audio); a word event
-// sent after its audio (announced-before check); the trimmed lead not
-// subtracted from the offsets (words a chunk late).
+// audio rate, the words against the text (one event per word: every word
+// of the sentence is heard) and the offsets against the audio. Mutations
+// caught: token starts converted to samples at 16 kHz whatever the rate
+// (the 8 kHz case: the later words fall past the audio and merge); a word
+// event sent after its audio (the announced-before check).
 func TestAudioAndWords(t *testing.T) {
 	cases := []struct {
 		name string
@@ -53,6 +54,9 @@ func TestAudioAndWords(t *testing.T) {
 			}
 			sp := readContext(t, s, "c1", tc.rate)
 			checkWords(t, sp, sentence, tc.rate, e.Config().Chunk)
+			if len(sp.words) != len(strings.Fields(sentence)) {
+				t.Errorf("%d word events %q for %d words", len(sp.words), sp.words, len(strings.Fields(sentence)))
+			}
 			// About 3.5 s of speech; silence or a truncated wave fails.
 			if d := sp.duration(tc.rate); d < 2*time.Second || d > 8*time.Second {
 				t.Errorf("audio lasts %v", d)
@@ -65,6 +69,36 @@ func TestAudioAndWords(t *testing.T) {
 				t.Errorf("audio RMS %.0f: not speech", r)
 			}
 		})
+	}
+}
+
+// TestResamplingKeepsOffsets: the same text at 16 kHz and resampled to
+// 24 kHz has the same word offsets and length, within 10 ms (libflite's
+// resampler rounds each phrase's length by a few ms). Mutation caught: token starts converted to samples at the
+// voice's rate instead of the output rate (offsets at two thirds).
+func TestResamplingKeepsOffsets(t *testing.T) {
+	speak := func(rate int) *spoken {
+		e := newEngine(t, Config{Rate: rate})
+		s := connect(t, e)
+		if err := s.Push("r", sentence); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Flush("r"); err != nil {
+			t.Fatal(err)
+		}
+		return readContext(t, s, "r", rate)
+	}
+	native, resampled := speak(16000), speak(24000)
+	if len(native.offsets) != len(resampled.offsets) {
+		t.Fatalf("%d words at 16 kHz, %d at 24 kHz", len(native.offsets), len(resampled.offsets))
+	}
+	for i := range native.offsets {
+		if d := (native.offsets[i] - resampled.offsets[i]).Abs(); d > 10*time.Millisecond {
+			t.Errorf("word %d %q at %v at 16 kHz, %v at 24 kHz", i, native.words[i], native.offsets[i], resampled.offsets[i])
+		}
+	}
+	if d := (native.duration(16000) - resampled.duration(24000)).Abs(); d > 10*time.Millisecond {
+		t.Errorf("audio %v at 16 kHz, %v at 24 kHz", native.duration(16000), resampled.duration(24000))
 	}
 }
 
@@ -93,11 +127,9 @@ func TestWordsContinueAcrossPieces(t *testing.T) {
 
 // TestCancelMidContext cancels a long context after its first audio: the
 // ack comes within 500 ms with at most 2 of its events before it, nothing
-// of it after it, and the session speaks the next context. Mutations
+// of it after it, and the session speaks the next context. Mutation
 // caught: Cancel that only queues the ack (the context keeps streaming
-// after it); run not woken by Cancel (the ack waits for the reader to take
-// the offered chunk, then the rest of the piece); acks queued behind
-// audio.
+// after it).
 func TestCancelMidContext(t *testing.T) {
 	e := newEngine(t, Config{})
 	s := connect(t, e)
@@ -182,10 +214,76 @@ func TestCancelBeforeAudio(t *testing.T) {
 	readContext(t, s, "c", e.Rate())
 }
 
+// TestCancelIdleContext cancels a context that has nothing to offer (its
+// phrase is not complete) while run is parked: the ack is offered at once.
+// The session runs in a synctest bubble, so synctest.Wait tells when its
+// goroutines are parked. Mutation caught: Cancel that does not wake run
+// (the ack waits for some other event).
+func TestCancelIdleContext(t *testing.T) {
+	e := newEngine(t, Config{})
+	synctest.Test(t, func(t *testing.T) {
+		s, err := e.Connect(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if err := s.Push("a", "waiting for the rest of"); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		select {
+		case ev := <-s.Events():
+			t.Fatalf("event %v before anything is owed", ev.Kind)
+		default:
+		}
+		if err := s.Cancel("a"); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		select {
+		case ev := <-s.Events():
+			if ev.Kind != providers.TTSCancelled || ev.ContextID != "a" {
+				t.Fatalf("event %v of %q, want the ack", ev.Kind, ev.ContextID)
+			}
+		default:
+			t.Fatal("no ack offered once the session settled")
+		}
+	})
+}
+
+// TestCancelOvertakesAudio cancels a queued context while another one
+// streams: its ack overtakes the streaming context's audio (at most the
+// event on offer comes first). Mutation caught: acks sent only when no
+// context has audio to offer.
+func TestCancelOvertakesAudio(t *testing.T) {
+	e := newEngine(t, Config{})
+	s := connect(t, e)
+	if err := s.Push("a", strings.Repeat("A long answer that streams for a while. ", 4)); err != nil {
+		t.Fatal(err)
+	}
+	<-s.Events()
+	if err := s.Push("b", "Queued behind a."); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Cancel("b"); err != nil {
+		t.Fatal(err)
+	}
+	for n := 0; ; n++ {
+		ev := <-s.Events()
+		if ev.Kind == providers.TTSCancelled && ev.ContextID == "b" {
+			break
+		}
+		if ev.ContextID != "a" || n >= 2 {
+			t.Fatalf("event %d (%v of %q) before b's ack", n, ev.Kind, ev.ContextID)
+		}
+	}
+}
+
 // TestTwoContextsInSequence opens two contexts before reading: the second
 // is spoken only after the first's Flushed, and its offsets start again
-// from zero. Mutation caught: synthesizing any open context instead of the
-// head (b's events interleave with a's).
+// from zero. Mutations caught: synthesizing the newest open context
+// instead of the oldest (a is never spoken); an offset carried over from
+// the context before.
 func TestTwoContextsInSequence(t *testing.T) {
 	e := newEngine(t, Config{})
 	s := connect(t, e)
@@ -245,20 +343,24 @@ func TestUnflushedTextWaits(t *testing.T) {
 	}
 }
 
-// TestCloseDuringSynthesis closes a session while a long phrase is being
-// synthesized and its reader is away: Close returns after both goroutines
-// end, Events closes, and a second Close is fine (the leak check of
-// TestMain sees any goroutine left). Mutation caught: run not selecting on
-// the session's end while offering an event (Close hangs).
+// TestCloseDuringSynthesis closes a session whose reader went away while
+// run offers an event and a long phrase is being synthesized: Close
+// returns after both goroutines end, Events closes, a second Close is
+// fine, and requests fail with ErrClosed (the leak check of TestMain sees
+// any goroutine left). Mutation caught: run not watching the session's end
+// while it offers an event (Close hangs).
 func TestCloseDuringSynthesis(t *testing.T) {
 	e := newEngine(t, Config{})
 	s, err := e.Connect(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Push("a", strings.Repeat("word ", 39)+"end."); err != nil {
+	if err := s.Push("a", "Hi. "+strings.Repeat("word ", 39)+"end."); err != nil {
 		t.Fatal(err)
 	}
+	// "Hi." is ready when its first event comes; the long phrase was handed
+	// to the synthesizer on the way, and run offers the next event.
+	<-s.Events()
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -297,9 +399,8 @@ func TestConnectContextEndsSession(t *testing.T) {
 }
 
 // TestBadInput: odd text never fails the session; requests it cannot take
-// fail with typed errors and leave it usable. Mutations caught: non-ASCII
-// given to libflite as is (garbage tokens break the word mapping); the
-// size check after the split (the huge push is half taken).
+// fail with typed errors and leave it usable. Mutation caught: the size
+// check after the split (the refused push is spoken all the same).
 func TestBadInput(t *testing.T) {
 	e := newEngine(t, Config{MaxContextBytes: 1024, MaxOpenContexts: 2})
 	cases := []struct {
@@ -360,17 +461,21 @@ func TestBadInput(t *testing.T) {
 			}
 		})
 	}
-	// Still usable: the huge push took nothing.
-	if err := s.Cancel("big"); err != nil {
+	// Still usable, and the huge push took nothing.
+	if err := s.Push("big", "small"); err != nil {
 		t.Fatal(err)
+	}
+	if err := s.Flush("big"); err != nil {
+		t.Fatal(err)
+	}
+	if sp := readContext(t, s, "big", e.Rate()); strings.Join(sp.words, " ") != "small" {
+		t.Errorf("after the refused push, words %q", sp.words)
 	}
 	if err := s.Cancel("open2"); err != nil {
 		t.Fatal(err)
 	}
-	for range 2 {
-		if ev := <-s.Events(); ev.Kind != providers.TTSCancelled {
-			t.Fatalf("event %v %q, want the acks", ev.Kind, ev.ContextID)
-		}
+	if ev := <-s.Events(); ev.Kind != providers.TTSCancelled || ev.ContextID != "open2" {
+		t.Fatalf("event %v %q, want the ack of open2", ev.Kind, ev.ContextID)
 	}
 }
 

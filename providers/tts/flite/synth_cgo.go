@@ -139,9 +139,6 @@ type voice struct {
 	v *C.cst_voice
 }
 
-// cgoEnabled tells whether libflite is linked.
-const cgoEnabled = true
-
 // loadVoice registers the named voice once per process.
 func loadVoice(name string) (*voice, error) {
 	var which C.int

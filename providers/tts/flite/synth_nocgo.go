@@ -6,9 +6,6 @@ package flite
 // be loaded.
 type voice struct{}
 
-// cgoEnabled tells whether libflite is linked.
-const cgoEnabled = false
-
 // loadVoice fails: libflite is not linked without cgo.
 func loadVoice(string) (*voice, error) { return nil, ErrNoCgo }
 
