@@ -491,3 +491,31 @@ func TestWarm(t *testing.T) {
 		t.Errorf("Warm on a done context: %v", err)
 	}
 }
+
+// TestSessionInBubble speaks a context inside a synctest bubble, as the
+// contract suite runs providers: the session works there, and since it
+// has no timers the whole context arrives at one virtual instant.
+// Mutation caught: audio paced in real time (a sleep of one chunk per
+// audio event moves virtual time).
+func TestSessionInBubble(t *testing.T) {
+	e := newEngine(t, Config{})
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		s, err := e.Connect(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if err := s.Push("b", sentence); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Flush("b"); err != nil {
+			t.Fatal(err)
+		}
+		sp := readContext(t, s, "b", e.Rate())
+		checkWords(t, sp, sentence, e.Rate(), e.Config().Chunk)
+		if d := time.Since(start); d != 0 {
+			t.Errorf("virtual time moved by %v", d)
+		}
+	})
+}
