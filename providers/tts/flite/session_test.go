@@ -5,6 +5,7 @@ package flite
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -99,6 +100,33 @@ func TestResamplingKeepsOffsets(t *testing.T) {
 	}
 	if d := (native.duration(16000) - resampled.duration(24000)).Abs(); d > 10*time.Millisecond {
 		t.Errorf("audio %v at 16 kHz, %v at 24 kHz", native.duration(16000), resampled.duration(24000))
+	}
+}
+
+// TestDeterministicAudio: the same text makes the same audio, in another
+// session and after other text. Mutation caught: no reseeding of libc's
+// rand() per call (every clustergen synthesis differs).
+func TestDeterministicAudio(t *testing.T) {
+	e := newEngine(t, Config{})
+	pcmOf := func(sp *spoken) []int16 {
+		var pcm []int16
+		for _, ev := range sp.events {
+			pcm = append(pcm, ev.PCM...)
+		}
+		return pcm
+	}
+	s1 := connect(t, e)
+	_ = s1.Push("a", sentence)
+	_ = s1.Flush("a")
+	first := pcmOf(readContext(t, s1, "a", e.Rate()))
+	s2 := connect(t, e)
+	_ = s2.Push("x", "Something else first.")
+	_ = s2.Flush("x")
+	readContext(t, s2, "x", e.Rate())
+	_ = s2.Push("a", sentence)
+	_ = s2.Flush("a")
+	if second := pcmOf(readContext(t, s2, "a", e.Rate())); !slices.Equal(first, second) {
+		t.Errorf("the same text made different audio (%d and %d samples)", len(first), len(second))
 	}
 }
 

@@ -63,6 +63,9 @@ static int bv_synth(cst_voice *v, const char *text, int rate, bv_result *r) {
 		return -1;
 	}
 	cst_errjmp = &jb;
+	// The clustergen voices excite unvoiced sounds with libc's rand():
+	// a fixed seed per call makes a text's audio the same every time.
+	srand(1);
 	r->utt = flite_synth_text(text, v);
 	cst_wave *w = r->utt ? utt_wave(r->utt) : NULL;
 	if (w == NULL) {
@@ -125,7 +128,8 @@ import (
 // lib serializes every call into libflite. The library keeps process-wide
 // state: the error jump buffer cst_errjmp, and one voice object per voice
 // that every register_cmu_us_* call returns, which synthesis reads and
-// whose lexicon caches it fills. It documents no thread safety, so one
+// whose lexicon caches it fills; the clustergen voices also draw on libc's
+// rand(), which each call reseeds. It documents no thread safety, so one
 // synthesis runs at a time in the process (at a real-time factor near
 // 0.02, one core serves about 50 live contexts). voices caches the
 // registered voices for the life of the process, as libflite does.
