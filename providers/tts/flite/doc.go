@@ -15,8 +15,9 @@
 // A session runs two goroutines, both stopped and awaited by Close: one
 // owns Events and sends every event, the other makes the libflite calls.
 // Cancel is therefore acknowledged between two events even while a phrase
-// is being synthesized. libflite's voices and error handling are process
-// globals, so its calls are serialized in the process.
+// is being synthesized. libflite's voices, error handling and random
+// source (libc rand(), reseeded per call so a text always makes the same
+// audio) are process globals, so its calls are serialized in the process.
 //
 // In a build without cgo, New fails with ErrNoCgo.
 package flite
