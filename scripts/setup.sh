@@ -13,6 +13,7 @@ APT_PACKAGES=(
   libopus-dev
   libopusfile-dev
   flite
+  flite1-dev # libflite headers and link libraries (providers/tts/flite, cgo)
   pocketsphinx
   pocketsphinx-en-us
   libpocketsphinx-dev # headers of providers/stt/pocketsphinx (cgo)
