@@ -125,6 +125,9 @@ type session struct {
 	interimOpen     bool // an interim with text awaits its final
 	finalizeOwed    bool // a Finalize after audio awaits a final
 	audioSinceFinal bool
+	// delivering: the reader is blocked handing an event to a caller who
+	// is not reading; no deadline runs meanwhile (onMessage re-arms it).
+	delivering bool
 }
 
 var _ providers.STTSession = (*session)(nil)
@@ -155,7 +158,7 @@ func (s *session) SendAudio(pcm []int16) error {
 	}
 	owed := s.owedLocked()
 	s.sentSinceMsg, s.audioSinceFinal = true, true
-	if !owed {
+	if !owed && !s.delivering {
 		s.ws.ExpectReplyBy(time.Now().Add(s.resultTimeout))
 	}
 	return nil
@@ -177,7 +180,7 @@ func (s *session) Finalize() error {
 	if s.audioSinceFinal {
 		owed := s.owedLocked()
 		s.finalizeOwed, s.sentSinceMsg = true, true
-		if !owed {
+		if !owed && !s.delivering {
 			s.ws.ExpectReplyBy(time.Now().Add(s.resultTimeout))
 		}
 	}
@@ -214,8 +217,22 @@ func (s *session) onMessage(ws *wsconn.Session, _ bool, data []byte) error {
 		}
 		select {
 		case s.events <- ev:
-		case <-ws.Closing():
-			return nil
+		default:
+			// The caller is behind: while the reader waits for it, the
+			// service owes nothing (its answers wait in the socket), so
+			// the deadline is off until the event is handed over.
+			s.mu.Lock()
+			s.delivering = true
+			s.mu.Unlock()
+			ws.ExpectReplyBy(time.Time{})
+			select {
+			case s.events <- ev:
+			case <-ws.Closing():
+				return nil
+			}
+			s.mu.Lock()
+			s.delivering = false
+			s.mu.Unlock()
 		}
 	}
 	// The deadline restarts once the event is in Events: a reader that
