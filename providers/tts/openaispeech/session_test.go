@@ -344,6 +344,11 @@ func TestFailures(t *testing.T) {
 		{"cut mid-body", speechmock.Response{Cut: true, CutAfter: 2}, false, disconnected, 0, true},
 		{"not pcm16 mono", speechmock.Response{BadWAV: true}, true, protocol, 0, false},
 		{"json instead of audio", speechmock.Response{ContentType: "application/json"}, false, protocol, 0, false},
+		// A body ending inside a sample, after two words and after all
+		// four (speechmock's Violate, the contract harness's protocol
+		// fault): mutation seen failing both, end() ignoring the odd byte.
+		{"half sample mid-body", speechmock.Response{Violate: true, ViolateAfter: 2}, false, protocol, 0, true},
+		{"half sample at the end", speechmock.Response{Violate: true, ViolateAfter: 4}, false, protocol, 0, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

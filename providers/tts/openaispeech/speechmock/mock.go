@@ -37,6 +37,11 @@ type Response struct {
 	// chunked body's terminator.
 	Cut      bool
 	CutAfter int
+	// Violate ends the body cleanly after ViolateAfter audio chunks (when
+	// the next chunk would fall due) with one stray byte: audio that ends
+	// inside a sample, a protocol violation mid-body.
+	Violate      bool
+	ViolateAfter int
 	// SplitHeader sends a WAV header one byte per chunk.
 	SplitHeader bool
 	// OddChunks re-cuts the whole body into chunks of 1, 3, 5, ... 31
@@ -290,6 +295,10 @@ func (s *Server) speak(w http.ResponseWriter, r *http.Request, resp Response, fo
 		if !s.hold(r, resp.Pace) {
 			return
 		}
+		if resp.Violate && i == resp.ViolateAfter {
+			_ = write([]byte{0})
+			return
+		}
 		s.chunks.Add(1)
 		if !write(wordPCM(word, per)) {
 			return
@@ -297,6 +306,9 @@ func (s *Server) speak(w http.ResponseWriter, r *http.Request, resp Response, fo
 	}
 	if resp.Cut {
 		cut(w)
+	}
+	if resp.Violate && resp.ViolateAfter >= len(strings.Fields(input)) {
+		_ = write([]byte{0})
 	}
 }
 
