@@ -62,8 +62,8 @@ type Config struct {
 	// ConnectTimeout bounds the wait for the response headers of a
 	// request (dial, TLS, request, headers), and Warm.
 	ConnectTimeout time.Duration
-	// FirstByteTimeout bounds the wait from the headers to the first
-	// bytes of the body.
+	// FirstByteTimeout bounds the wait from the request (the text) to
+	// the first bytes of the body, the wait for the headers included.
 	FirstByteTimeout time.Duration
 	// IdleTimeout bounds the gap between two reads of the body.
 	IdleTimeout time.Duration

@@ -171,12 +171,13 @@ func TestContractSuiteCatchesBrokenVariants(t *testing.T) {
 			want:   []string{contract.CheckTimeoutIdle},
 		},
 		{
-			// A first-byte deadline of 1 s: the stalled first chunk
-			// times out 1 s early and the chunk late by 1 s (plus its
-			// 160 ms pace) is cut off.
+			// A first-audio deadline of 1 s (it runs from the text,
+			// headers included): the stalled first chunk times out 1 s
+			// early, the chunk late by 1 s (plus its 160 ms pace) is cut
+			// off, and so is the audio after headers slow by 1 s.
 			name:   "first_byte_deadline_1s",
 			mutate: func(c *openaispeech.Config) { c.FirstByteTimeout = time.Second },
-			want:   []string{contract.CheckTimeoutFirst, contract.CheckTimeoutFirstSlow},
+			want:   []string{contract.CheckTimeoutConnectSlow, contract.CheckTimeoutFirst, contract.CheckTimeoutFirstSlow},
 		},
 		{
 			// A header deadline of 800 ms: the stalled headers give up

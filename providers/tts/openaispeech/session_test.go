@@ -339,6 +339,12 @@ func TestFailures(t *testing.T) {
 		{"503", speechmock.Response{Status: 503}, false, rejected(503), 0, false},
 		{"headers stall", speechmock.Response{StallHeaders: time.Hour}, false, timeout("speech response headers"), testTimeout, false},
 		{"first byte stall", speechmock.Response{StallFor: time.Hour}, false, timeout("first audio byte"), testTimeout, false},
+		// Slow headers (inside their deadline), then no audio: the first
+		// audio is owed testTimeout after the text, headers included (the
+		// contract suite times it from the text). Mutation seen failing:
+		// the first-byte deadline counted from the headers (the error
+		// comes at 1.6 testTimeout).
+		{"slow headers then first byte stall", speechmock.Response{StallHeaders: testTimeout * 6 / 10, StallFor: time.Hour}, false, timeout("first audio byte"), testTimeout, false},
 		{"idle stall", speechmock.Response{StallBefore: 1, StallFor: time.Hour}, false, timeout("gap between audio reads"), testTimeout, true},
 		{"cut before audio", speechmock.Response{Cut: true}, false, disconnected, 0, false},
 		{"cut mid-body", speechmock.Response{Cut: true, CutAfter: 2}, false, disconnected, 0, true},

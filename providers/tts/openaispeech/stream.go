@@ -39,8 +39,8 @@ func (r *requestState) init(*Adapter) {
 // speak makes one request for input of context c and sends its audio as
 // it arrives. It is nil when the body was read whole or Cancel ended the
 // request; a failure is a typed provider error. One timer bounds each
-// phase: ConnectTimeout to the headers, FirstByteTimeout to the first
-// bytes, IdleTimeout between reads; it is stopped while an event waits
+// phase: ConnectTimeout to the headers, FirstByteTimeout from the request
+// to the first bytes, IdleTimeout between reads; it is stopped while an event waits
 // for the reader, whose pace is not the service's fault.
 func (s *session) speak(c *ttsContext, input string) error {
 	cfg := &s.a.cfg
@@ -51,6 +51,7 @@ func (s *session) speak(c *ttsContext, input string) error {
 	rctx, cancel := context.WithCancelCause(s.ctx)
 	defer cancel(nil)
 	var phase atomic.Int32
+	start := time.Now()
 	timer := time.AfterFunc(cfg.ConnectTimeout, func() { cancel(s.req.timeouts[phase.Load()]) })
 	defer timer.Stop()
 
@@ -89,7 +90,10 @@ func (s *session) speak(c *ttsContext, input string) error {
 
 	s.dec.reset(cfg.Format == FormatWAV, cfg.PCMRate)
 	phase.Store(phaseFirstByte)
-	wait := cfg.FirstByteTimeout
+	// The first audio is owed FirstByteTimeout after the request went
+	// out, the wait for the headers included: the caller waits from its
+	// text, whatever the phases.
+	wait := max(cfg.FirstByteTimeout-time.Since(start), 0)
 	for {
 		timer.Reset(wait)
 		n, rerr := resp.Body.Read(s.buf)
