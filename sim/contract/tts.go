@@ -457,7 +457,9 @@ func (r *ttsRun) connectFault(what string) (start time.Time, err error) {
 	ss, err := r.connect(what)
 	if err != nil {
 		if !r.atConnect {
-			return start, fmt.Errorf("Connect failed (%w), but the harness says the adapter opens nothing at connect", err)
+			// %v, not %w: the checks look for the Rejected or Timeout
+			// with errors.As, which must not find it in this failure.
+			return start, fmt.Errorf("Connect failed (%v), but the harness says the adapter opens nothing at connect", err)
 		}
 		return start, err
 	}

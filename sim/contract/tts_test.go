@@ -125,6 +125,19 @@ func TestBrokenTTSDoublesFailExactlyTheirChecks(t *testing.T) {
 			want: []string{CheckErrorMapping, CheckTimeoutConnect},
 		},
 		{
+			// The other way round: an adapter that connects at Connect
+			// under a harness that says it opens nothing there. Its
+			// refusals and stalled connect come from Connect instead of
+			// after the first text. Catches: the Connect error wrapped
+			// with %w into the failure, where errors.As still finds the
+			// Rejected and the Timeout (nothing failed).
+			name: "opens_at_connect_declared_lazy",
+			build: func(t *testing.T, h *MockTTSHarness) built {
+				return built{referenceTTS(h), OpensNothingAtConnect(h)}
+			},
+			want: []string{CheckErrorMapping, CheckTimeoutConnect},
+		},
+		{
 			// The FaultsAtConnect-false branch can fail: the first request
 			// has no deadline.
 			name: "connects_on_first_push_connect_hangs",
