@@ -457,7 +457,9 @@ func (r *ttsRun) connectFault(what string) (start time.Time, err error) {
 	ss, err := r.connect(what)
 	if err != nil {
 		if !r.atConnect {
-			return start, fmt.Errorf("Connect failed (%w), but the harness says the adapter opens nothing at connect", err)
+			// %v, not %w: the checks look for the Rejected or Timeout
+			// with errors.As, which must not find it in this failure.
+			return start, fmt.Errorf("Connect failed (%v), but the harness says the adapter opens nothing at connect", err)
 		}
 		return start, err
 	}
@@ -610,17 +612,20 @@ func (r *ttsRun) timeToAudio(what string) (time.Duration, error) {
 	if err := ss.say(id, speechText(3)); err != nil {
 		return 0, err
 	}
+	// seen, not first == 0: an instant service (no connect latency, in a
+	// synctest bubble) has its first audio at 0.
 	var first time.Duration
+	seen := false
 	for range r.cfg.MaxEvents {
 		ev, err := ss.recv()
 		if err != nil {
 			return 0, err
 		}
-		if ev.Kind == providers.TTSAudio && first == 0 {
-			first = time.Since(start)
+		if ev.Kind == providers.TTSAudio && !seen {
+			first, seen = time.Since(start), true
 		}
 		if ev.Kind == providers.TTSFlushed {
-			if first == 0 {
+			if !seen {
 				return 0, errors.New("no audio before Flushed")
 			}
 			return first, nil

@@ -1,7 +1,9 @@
 package contract
 
 import (
+	"context"
 	"slices"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -119,6 +121,19 @@ func TestBrokenTTSDoublesFailExactlyTheirChecks(t *testing.T) {
 			name: "connects_on_first_push_undeclared",
 			build: func(t *testing.T, h *MockTTSHarness) built {
 				return built{ConnectsOnFirstPush(referenceTTS(h)), h}
+			},
+			want: []string{CheckErrorMapping, CheckTimeoutConnect},
+		},
+		{
+			// The other way round: an adapter that connects at Connect
+			// under a harness that says it opens nothing there. Its
+			// refusals and stalled connect come from Connect instead of
+			// after the first text. Catches: the Connect error wrapped
+			// with %w into the failure, where errors.As still finds the
+			// Rejected and the Timeout (nothing failed).
+			name: "opens_at_connect_declared_lazy",
+			build: func(t *testing.T, h *MockTTSHarness) built {
+				return built{referenceTTS(h), OpensNothingAtConnect(h)}
 			},
 			want: []string{CheckErrorMapping, CheckTimeoutConnect},
 		},
@@ -279,4 +294,51 @@ func TestBrokenTTSDoublesFailExactlyTheirChecks(t *testing.T) {
 			})
 		})
 	}
+}
+
+// instantTTS answers at once, in no virtual time: Connect returns at
+// once and a Flush queues one audio chunk and the Flushed.
+type instantTTS struct{}
+
+func (instantTTS) Connect(context.Context) (providers.TTSSession, error) {
+	return &instantSession{events: make(chan providers.TTSEvent, 2)}, nil
+}
+
+func (instantTTS) Warm(context.Context) error { return nil }
+
+type instantSession struct {
+	events chan providers.TTSEvent
+	once   sync.Once
+}
+
+func (s *instantSession) Push(string, string) error { return nil }
+
+func (s *instantSession) Flush(id string) error {
+	s.events <- providers.TTSEvent{Kind: providers.TTSAudio, ContextID: id, Rate: 16000, PCM: make([]int16, 320)}
+	s.events <- providers.TTSEvent{Kind: providers.TTSFlushed, ContextID: id}
+	return nil
+}
+
+func (s *instantSession) Cancel(string) error               { return nil }
+func (s *instantSession) Events() <-chan providers.TTSEvent { return s.events }
+
+func (s *instantSession) Close() error {
+	s.once.Do(func() { close(s.events) })
+	return nil
+}
+
+// A service whose first audio comes in no virtual time (an unpaced mock
+// on an in-memory pipe) passes warm: its time to audio is 0, which is a
+// time, not "no audio". Catches: timeToAudio using first == 0 as "no
+// audio seen yet" (warm then fails with "cold session: no audio before
+// Flushed").
+func TestWarmAcceptsAnInstantService(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newTTSHarness(t, false)
+		r := &ttsRun{ctx: t.Context(), p: instantTTS{}, h: h, cfg: Config{}.withDefaults(),
+			io: h.IOTimeout(), bound: boundFactor * h.IOTimeout(), words: true, atConnect: true}
+		if err := r.warm(); err != nil {
+			t.Fatalf("warm over an instant service: %v", err)
+		}
+	})
 }

@@ -614,6 +614,84 @@ func TestReplyDeadlines(t *testing.T) {
 	}
 }
 
+// A Flush after the service has answered every push arms the reply
+// deadline: the common case of an LLM whose text was spoken while it
+// streamed, flushed at the end of its answer. Catches: the flushing count
+// raised before the deadline is armed (it then looks as if an answer were
+// already owed, nothing arms it, and a service that never sends the done
+// is waited for forever); found by the contract suite's idle check over
+// the unpaced mock.
+func TestFlushAfterAnAnsweredPushArmsTheDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a, srv := newPipe(t, nil)
+		// "one two " is spoken without a flush: two timestamps and two
+		// chunks; the done that answers the Flush is message 4.
+		srv.Inject(wsmock.Fault{Kind: wsmock.FaultStall, Before: 4})
+		s := connect(t, a)
+		_ = s.Push("a", "one two ")
+		for i := range 4 {
+			if ev, _ := next(t, s, time.Second); ev.Err != nil || ev.ContextID != "a" {
+				t.Fatalf("event %d: %+v", i, ev)
+			}
+		}
+		time.Sleep(2 * testReply) // nothing owed: the LLM may think
+		start := time.Now()
+		if err := s.Flush("a"); err != nil {
+			t.Fatal(err)
+		}
+		err := failure(t, s)
+		if tm := asType[*providers.Timeout](t, err); tm.Op != "reply" {
+			t.Errorf("op %q", tm.Op)
+		}
+		if took := time.Since(start); took != testReply {
+			t.Errorf("timed out %v after the Flush, want %v", took, testReply)
+		}
+	})
+}
+
+// Push, Flush and Cancel on a session that failed return ErrClosed
+// wrapping the failure; after Close, plain ErrClosed. Catches: the bare
+// ErrClosed after a failure (the caller, and the contract suite's
+// error_mapping when the failure falls between a Push and its Flush, then
+// sees no Protocol or Disconnected), and a Close reported as a failure.
+func TestCallsOnAnEndedSessionSayWhy(t *testing.T) {
+	calls := []struct {
+		name string
+		call func(providers.TTSSession) error
+	}{
+		{"Push", func(s providers.TTSSession) error { return s.Push("b", "more ") }},
+		{"Flush", func(s providers.TTSSession) error { return s.Flush("a") }},
+		{"Cancel", func(s providers.TTSSession) error { return s.Cancel("a") }},
+	}
+	for _, c := range calls {
+		t.Run(c.name+" after a failure", func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				a, srv := newPipe(t, nil)
+				srv.Inject(wsmock.Fault{Kind: wsmock.FaultViolate, Violation: wsmock.ViolateMalformed, Before: 1})
+				s := connect(t, a)
+				_ = s.Push("a", "one two ")
+				asType[*providers.Protocol](t, failure(t, s))
+				err := c.call(s)
+				asType[*providers.Protocol](t, err)
+				if !errors.Is(err, providers.ErrClosed) {
+					t.Errorf("%v is not ErrClosed", err)
+				}
+			})
+		})
+		t.Run(c.name+" after Close", func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				a, _ := newPipe(t, nil)
+				s := connect(t, a)
+				_ = s.Push("a", "one ")
+				_ = s.Close()
+				if err := c.call(s); err != providers.ErrClosed {
+					t.Errorf("got %v, want providers.ErrClosed itself", err)
+				}
+			})
+		})
+	}
+}
+
 // Catches: the pending queue's array growing for good while it is never
 // empty (a long answer read a little behind the service).
 func TestPendingQueueStaysSmall(t *testing.T) {

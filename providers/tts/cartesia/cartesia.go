@@ -193,6 +193,17 @@ func (s *session) closingLocked() bool {
 	}
 }
 
+// closedErr is the error of a call on a session that is ending:
+// providers.ErrClosed, wrapping the failure when the session failed (as
+// Events reports it), so the caller sees why without reading Events.
+func (s *session) closedErr() error {
+	err := s.ws.Err()
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return providers.ErrClosed
+	}
+	return fmt.Errorf("%w: %w", providers.ErrClosed, err)
+}
+
 // owedLocked tells whether the service owes an answer.
 func (s *session) owedLocked() bool { return len(s.sentSinceMsg) > 0 || s.flushing > 0 }
 
@@ -200,11 +211,15 @@ func (s *session) owedLocked() bool { return len(s.sentSinceMsg) > 0 || s.flushi
 // scratch buffer; a full queue is ErrTextDropped.
 func (s *session) sendLocked(build func([]byte) []byte) error {
 	s.buf = build(s.buf[:0])
-	err := s.ws.Send(false, s.buf)
-	if errors.Is(err, wsconn.ErrQueueFull) {
+	switch err := s.ws.Send(false, s.buf); {
+	case errors.Is(err, wsconn.ErrQueueFull):
 		return ErrTextDropped
+	case errors.Is(err, providers.ErrClosed):
+		// The session ended since closingLocked looked.
+		return s.closedErr()
+	default:
+		return err
 	}
-	return err
 }
 
 // sentLocked records that an answer is owed for a message just sent to
@@ -221,12 +236,12 @@ func (s *session) sentLocked(c *tctx) {
 // Push sends text to the context with continue=true, opening the context
 // on first use. Empty text sends nothing. It never blocks: a full send
 // queue is ErrTextDropped, a context being flushed ErrContextClosed, an
-// ended session providers.ErrClosed.
+// ended session providers.ErrClosed (wrapping the failure if it failed).
 func (s *session) Push(contextID, text string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closingLocked() {
-		return providers.ErrClosed
+		return s.closedErr()
 	}
 	if text == "" {
 		return nil
@@ -260,7 +275,7 @@ func (s *session) Flush(contextID string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closingLocked() {
-		return providers.ErrClosed
+		return s.closedErr()
 	}
 	c := s.byID[contextID]
 	switch {
@@ -273,9 +288,11 @@ func (s *session) Flush(contextID string) error {
 	if err := s.sendLocked(func(b []byte) []byte { return appendRequest(b, s.fields, c.wire, "", false) }); err != nil {
 		return err
 	}
+	// sentLocked first: it arms the deadline only when nothing was owed,
+	// which a flushing count already raised would hide.
+	s.sentLocked(c)
 	c.state = stateFlushing
 	s.flushing++
-	s.sentLocked(c)
 	return nil
 }
 
@@ -288,7 +305,7 @@ func (s *session) Cancel(contextID string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closingLocked() {
-		return providers.ErrClosed
+		return s.closedErr()
 	}
 	if c := s.byID[contextID]; c != nil {
 		delete(s.byID, contextID)
@@ -303,6 +320,8 @@ func (s *session) Cancel(contextID string) error {
 		switch err := s.ws.Send(false, s.buf); {
 		case errors.Is(err, wsconn.ErrQueueFull):
 			s.cancelsUnsent.Add(1)
+		case errors.Is(err, providers.ErrClosed):
+			return s.closedErr()
 		case err != nil:
 			return err
 		}

@@ -1,0 +1,255 @@
+package cartesia_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/brisvox/brisvox/providers/internal/wsmock"
+	"github.com/brisvox/brisvox/providers/tts/cartesia"
+	"github.com/brisvox/brisvox/providers/tts/cartesia/cartesiamock"
+	"github.com/brisvox/brisvox/sim"
+	"github.com/brisvox/brisvox/sim/contract"
+)
+
+// contractIO is the adapter's connect and reply deadline, as the suite
+// judges it.
+const contractIO = 2 * time.Second
+
+// contractPace is the mock's wait before each message, as a synthesizer
+// speaking about real time: the starting points of the reply deadline (the
+// text sent, the last message received) are then apart by more than the
+// suite's 100 ms slack, so a deadline armed at the wrong one is caught.
+// Not a multiple of the cancel check's 50 ms settle, so no message falls
+// due at the very instant of the cancel.
+const contractPace = 240 * time.Millisecond
+
+const contractKeyEnv = "BRISVOX_TEST_CARTESIA_CONTRACT_KEY"
+
+// mockHarness is the contract suite's TTSHarness over cartesiamock: a
+// sim.Fault is the wsmock fault of the next handshake. The adapter opens
+// its websocket at Connect and the mock reports word times, so the
+// defaults of TTSDefaults hold.
+type mockHarness struct {
+	contract.TTSDefaults
+	srv   *cartesiamock.Server
+	io    time.Duration
+	voice cartesiamock.Voice
+}
+
+var _ contract.TTSHarness = (*mockHarness)(nil)
+
+// Reset drops the faults not yet used and restores the harness's voice
+// (the mock's Reset sets the default one).
+func (h *mockHarness) Reset() {
+	h.srv.Reset()
+	h.srv.SetVoice(h.voice)
+}
+
+func (h *mockHarness) Inject(f sim.Fault)       { h.srv.Inject(wsFault(f)) }
+func (h *mockHarness) IOTimeout() time.Duration { return h.io }
+
+// wsFault maps a suite fault to the mock's: BeforeEvent counts the
+// messages sent with Conn.Send (a word's timestamps and its audio chunk are
+// separate messages, one event each; done is the Flushed), and a protocol
+// violation is a text message that is not JSON.
+func wsFault(f sim.Fault) wsmock.Fault {
+	w := wsmock.Fault{Before: max(f.BeforeEvent, 0), Duration: f.Duration}
+	switch f.Kind {
+	case sim.FaultReject:
+		w.Kind, w.Status = wsmock.FaultRefuse, f.Status
+		w.RefuseBody = `{"error_code":"contract","title":"Refused by the contract suite"}`
+	case sim.FaultConnectStall:
+		w.Kind = wsmock.FaultConnectStall
+	case sim.FaultDisconnect:
+		w.Kind = wsmock.FaultDrop
+	case sim.FaultStall:
+		w.Kind = wsmock.FaultStall
+	case sim.FaultDelay:
+		w.Kind = wsmock.FaultDelay
+	case sim.FaultProtocol:
+		w.Kind, w.Violation = wsmock.FaultViolate, wsmock.ViolateMalformed
+	}
+	return w
+}
+
+// newContractRig starts the mock on an in-memory listener, speaking with
+// voice, and an adapter dialing it with io as its connect and reply
+// deadline (then mutate, if not nil, changes the config); the harness
+// declares io. It must run in a synctest bubble. Both are closed at the
+// end of the test.
+func newContractRig(t *testing.T, io time.Duration, voice cartesiamock.Voice, mutate func(*cartesia.Config)) (*cartesia.Adapter, *mockHarness) {
+	t.Helper()
+	l := wsmock.NewPipeListener()
+	srv := cartesiamock.New(wsmock.WithListener(l))
+	t.Cleanup(srv.Close)
+	t.Setenv(contractKeyEnv, "sk_car_contract-key")
+	cfg := cartesia.Config{
+		URL:            srv.URL(),
+		APIKeyEnv:      contractKeyEnv,
+		ConnectTimeout: io,
+		ReplyTimeout:   io,
+		DialContext:    l.DialContext,
+	}
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	a, err := cartesia.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	return a, &mockHarness{srv: srv, io: io, voice: voice}
+}
+
+// runContract runs the TTS suite over a rig and returns its report and the
+// virtual time it took.
+func runContract(t *testing.T, a *cartesia.Adapter, h *mockHarness) (contract.Report, time.Duration) {
+	t.Helper()
+	start := time.Now()
+	rep, err := contract.RunTTS(context.Background(), a, h, contract.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(rep.Checks), len(contract.TTSCheckNames()); got != want {
+		t.Fatalf("%d checks ran, want %d", got, want)
+	}
+	return rep, time.Since(start)
+}
+
+// TestContractSuiteOverTheMock runs the TTS contract suite over the
+// adapter and cartesiamock, joined by an in-memory pipe inside a synctest
+// bubble, so every deadline is judged in virtual time (47-49 s of it
+// paced, 11.6-13.7 s unpaced, the spread all in the leak check's wait for
+// a stable count; 60-80 real ms each); the bubble fails the test if a
+// goroutine is left. Paced (one message per 240 ms, as a
+// synthesizer, each word's audio in two chunks), unpaced (the whole
+// context at once, as a synthesizer faster than real time: the pending
+// queue is full at the cancel). Not run here: the mock's IgnoreCancel,
+// whose one queue per session would serve the next context only after
+// the 40 cancelled words (TestCancelDropsWhatTheServiceStillSends
+// covers it). Mutations of the adapter seen failing it (applied, run,
+// reverted): the reply deadline not moved by each message (paced:
+// timeout/idle, a Timeout 1.76 s after the last event read, seen thanks to
+// the pace; and every context longer than 2 s cut off); the cancelled
+// context's pending events not taken back (unpaced: cancel, 15 events
+// after it); no Cancelled ack (cancel); the failure event not delivered
+// before Events closes (error_mapping, reconnect, the stall checks). Not
+// seen by the suite over this mock, which honours the cancel: the reader
+// not dropping the messages of a cancelled context (the adapter's own
+// TestCancelDropsWhatTheServiceStillSends catches it).
+func TestContractSuiteOverTheMock(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		voice cartesiamock.Voice
+	}{
+		{"paced", cartesiamock.Voice{Pace: contractPace, ChunksPerWord: 2}},
+		{"unpaced", cartesiamock.Voice{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				a, h := newContractRig(t, contractIO, tc.voice, nil)
+				rep, virtual := runContract(t, a, h)
+				t.Logf("%s\nvirtual %v", rep, virtual)
+				if !rep.Passed() {
+					t.Fatalf("the adapter breaks the contract:\n%s", rep)
+				}
+			})
+		})
+	}
+}
+
+// The suite bites on this adapter: one whose deadlines are not the ones
+// its harness declares fails exactly the timeout checks those deadlines
+// govern, and nothing else.
+func TestContractSuiteCatchesWrongDeadlines(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		mutate func(*cartesia.Config)
+		want   []string
+	}{
+		{
+			// A reply deadline of 3 s: the stalled first event and the
+			// idle gap time out 1 s late.
+			name:   "reply_deadline_3s",
+			mutate: func(c *cartesia.Config) { c.ReplyTimeout = 3 * time.Second },
+			want:   []string{contract.CheckTimeoutFirst, contract.CheckTimeoutIdle},
+		},
+		{
+			// A reply deadline of 1.5 s: the stalls time out 500 ms
+			// early; the first event late by 1 s still comes in time.
+			name:   "reply_deadline_1500ms",
+			mutate: func(c *cartesia.Config) { c.ReplyTimeout = 1500 * time.Millisecond },
+			want:   []string{contract.CheckTimeoutFirst, contract.CheckTimeoutIdle},
+		},
+		{
+			// A connect deadline of 800 ms: the stalled connect gives up
+			// early and the connect slow by 1 s is cut off.
+			name:   "connect_deadline_800ms",
+			mutate: func(c *cartesia.Config) { c.ConnectTimeout = 800 * time.Millisecond },
+			want:   []string{contract.CheckTimeoutConnect, contract.CheckTimeoutConnectSlow},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				a, h := newContractRig(t, contractIO, cartesiamock.Voice{Pace: contractPace}, tc.mutate)
+				rep, _ := runContract(t, a, h)
+				var failed []string
+				for _, c := range rep.Failures() {
+					failed = append(failed, c.Name)
+				}
+				if !slices.Equal(failed, tc.want) {
+					t.Fatalf("failed checks %q, want %q\n%s", failed, tc.want, rep)
+				}
+			})
+		})
+	}
+}
+
+// The harness must declare the adapter as it is: Cartesia opens its
+// websocket at Connect (FaultsAtConnect true) and reports word times
+// (EmitsWords true). Declared otherwise, the suite fails exactly the
+// checks that the declaration steers.
+func TestContractSuiteCatchesAWrongDeclaration(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		declare func(contract.TTSHarness) contract.TTSHarness
+		want    []string
+	}{
+		{
+			// The refusals and the stalled connect come from Connect, not
+			// as the error event after the first text. (Before the suite's
+			// fix 60f642d nothing failed here: the Connect error was
+			// wrapped with %w into the failure and still matched.)
+			name:    "opens_nothing_at_connect",
+			declare: contract.OpensNothingAtConnect,
+			want:    []string{contract.CheckErrorMapping, contract.CheckTimeoutConnect},
+		},
+		{
+			// The words the adapter reports are made up for a service
+			// declared to have none.
+			name:    "declares_no_words",
+			declare: contract.DeclaresNoWords,
+			want:    []string{contract.CheckAudioAndWords, contract.CheckFlush},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				a, h := newContractRig(t, contractIO, cartesiamock.Voice{Pace: contractPace}, nil)
+				rep, err := contract.RunTTS(context.Background(), a, tc.declare(h), contract.Config{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var failed []string
+				for _, c := range rep.Failures() {
+					failed = append(failed, c.Name)
+				}
+				if !slices.Equal(failed, tc.want) {
+					t.Fatalf("failed checks %q, want %q\n%s", failed, tc.want, rep)
+				}
+			})
+		})
+	}
+}
