@@ -39,3 +39,24 @@ func TestCountOutsideABubble(t *testing.T) {
 		t.Fatalf("Count %d, NumGoroutine %d", got, want)
 	}
 }
+
+// TestNewSinceIsNotMaskedByAnExit: one goroutine of the base ends while a
+// new one starts: the counts are equal, NewSince still sees the new one.
+// Mutation caught: NewSince as a difference of counts (0).
+func TestNewSinceIsNotMaskedByAnExit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		stopOld := make(chan struct{})
+		go func() { <-stopOld }()
+		synctest.Wait()
+		base := Snapshot()
+		close(stopOld)
+		stopNew := make(chan struct{})
+		go func() { <-stopNew }()
+		synctest.Wait()
+		now := Snapshot()
+		if len(now) != len(base) || now.NewSince(base) != 1 {
+			t.Fatalf("counts %d -> %d, new %d; want equal counts and 1 new", len(base), len(now), now.NewSince(base))
+		}
+		close(stopNew)
+	})
+}

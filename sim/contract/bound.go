@@ -54,31 +54,34 @@ func callBounded[T any](what string, bound time.Duration, f func() (T, error), a
 // goroutinePoll is how often the leak check reads the goroutine count.
 const goroutinePoll = 50 * time.Millisecond
 
-// stableGoroutines waits until the goroutine count has not changed for
+// stableGoroutines waits until the set of goroutines has not changed for
 // window (at most 10 x window) and returns it: goroutines of earlier checks
-// still winding down are not counted as the baseline.
-func stableGoroutines(window time.Duration) int {
-	n, since, start := goroutines.Count(), time.Now(), time.Now()
+// still winding down are not taken as the baseline.
+func stableGoroutines(window time.Duration) goroutines.Set {
+	set, since, start := goroutines.Snapshot(), time.Now(), time.Now()
 	for time.Since(start) < 10*window {
 		time.Sleep(goroutinePoll)
-		if m := goroutines.Count(); m != n {
-			n, since = m, time.Now()
+		if now := goroutines.Snapshot(); len(now) != len(set) || now.NewSince(set) != 0 {
+			set, since = now, time.Now()
 			continue
 		}
 		if time.Since(since) >= window {
 			break
 		}
 	}
-	return n
+	return set
 }
 
-// settleGoroutines waits up to bound for the goroutine count to fall to
-// baseline and returns the last count.
-func settleGoroutines(baseline int, bound time.Duration) int {
+// settleGoroutines waits up to bound for every goroutine started since
+// baseline to end and returns how many are left. A goroutine of the
+// baseline that ends meanwhile cannot hide a new one (a difference of
+// counts could: the KeepAlive double passed the leak check now and then
+// when an earlier check's generation ended inside the window).
+func settleGoroutines(baseline goroutines.Set, bound time.Duration) int {
 	start := time.Now()
 	for {
-		n := goroutines.Count()
-		if n <= baseline || time.Since(start) >= bound {
+		n := goroutines.Snapshot().NewSince(baseline)
+		if n == 0 || time.Since(start) >= bound {
 			return n
 		}
 		time.Sleep(goroutinePoll)

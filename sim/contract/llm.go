@@ -545,9 +545,9 @@ func (r *llmRun) warm() error {
 // goroutineLeak: the goroutine count returns to its baseline within
 // LeakBound after a finished stream and after one abandoned mid-way
 // through a long response (its context cancelled, never closed). The
-// baseline is the count once stable for LeakBound. Limitation: the count
-// is process-wide, so a goroutine of someone else that exits within the
-// window can offset a leaked one.
+// baseline is the set of the bubble's goroutines once stable for
+// LeakBound; a leak is a goroutine started since that is still alive
+// LeakBound after the stream (one that ended meanwhile cannot hide it).
 func (r *llmRun) goroutineLeak() error {
 	baseline := stableGoroutines(r.cfg.LeakBound)
 
@@ -555,8 +555,8 @@ func (r *llmRun) goroutineLeak() error {
 	if _, err := r.whole("finished stream"); err != nil {
 		return fmt.Errorf("finished stream: %w", err)
 	}
-	if n := settleGoroutines(baseline, r.cfg.LeakBound); n > baseline {
-		return fmt.Errorf("after a finished stream: %d goroutines %v later, baseline %d", n, r.cfg.LeakBound, baseline)
+	if n := settleGoroutines(baseline, r.cfg.LeakBound); n > 0 {
+		return fmt.Errorf("after a finished stream: %d goroutines started since the baseline still alive %v later", n, r.cfg.LeakBound)
 	}
 
 	r.h.Script(Response{Text: words("a", r.cfg.LongResponseWords)})
@@ -569,8 +569,8 @@ func (r *llmRun) goroutineLeak() error {
 		return fmt.Errorf("abandoned stream: %w", err)
 	}
 	st.cancel()
-	if n := settleGoroutines(baseline, r.cfg.LeakBound); n > baseline {
-		return fmt.Errorf("after an abandoned stream: %d goroutines %v later, baseline %d", n, r.cfg.LeakBound, baseline)
+	if n := settleGoroutines(baseline, r.cfg.LeakBound); n > 0 {
+		return fmt.Errorf("after an abandoned stream: %d goroutines started since the baseline still alive %v later", n, r.cfg.LeakBound)
 	}
 	return nil
 }

@@ -636,8 +636,8 @@ func (r *sttRun) goroutineLeak() error {
 		return fmt.Errorf("finished session: %w", err)
 	}
 	ss.close()
-	if n := settleGoroutines(baseline, r.cfg.LeakBound); n > baseline {
-		return fmt.Errorf("after a finished session: %d goroutines %v later, baseline %d", n, r.cfg.LeakBound, baseline)
+	if n := settleGoroutines(baseline, r.cfg.LeakBound); n > 0 {
+		return fmt.Errorf("after a finished session: %d goroutines started since the baseline still alive %v later", n, r.cfg.LeakBound)
 	}
 
 	ss, err = r.connect("abandoned session")
@@ -655,8 +655,8 @@ func (r *sttRun) goroutineLeak() error {
 		return err
 	}
 	ss.cancel()
-	if n := settleGoroutines(baseline, r.cfg.LeakBound); n > baseline {
-		return fmt.Errorf("after an abandoned session: %d goroutines %v later, baseline %d", n, r.cfg.LeakBound, baseline)
+	if n := settleGoroutines(baseline, r.cfg.LeakBound); n > 0 {
+		return fmt.Errorf("after an abandoned session: %d goroutines started since the baseline still alive %v later", n, r.cfg.LeakBound)
 	}
 	return nil
 }

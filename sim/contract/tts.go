@@ -663,8 +663,8 @@ func (r *ttsRun) goroutineLeak() error {
 	if err := r.whole("finished session"); err != nil {
 		return fmt.Errorf("finished session: %w", err)
 	}
-	if n := settleGoroutines(baseline, r.cfg.LeakBound); n > baseline {
-		return fmt.Errorf("after a finished session: %d goroutines %v later, baseline %d", n, r.cfg.LeakBound, baseline)
+	if n := settleGoroutines(baseline, r.cfg.LeakBound); n > 0 {
+		return fmt.Errorf("after a finished session: %d goroutines started since the baseline still alive %v later", n, r.cfg.LeakBound)
 	}
 
 	ss, err := r.connect("abandoned session")
@@ -686,8 +686,8 @@ func (r *ttsRun) goroutineLeak() error {
 		}
 	}
 	ss.cancel()
-	if n := settleGoroutines(baseline, r.cfg.LeakBound); n > baseline {
-		return fmt.Errorf("after an abandoned session: %d goroutines %v later, baseline %d", n, r.cfg.LeakBound, baseline)
+	if n := settleGoroutines(baseline, r.cfg.LeakBound); n > 0 {
+		return fmt.Errorf("after an abandoned session: %d goroutines started since the baseline still alive %v later", n, r.cfg.LeakBound)
 	}
 	return nil
 }
