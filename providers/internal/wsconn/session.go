@@ -190,11 +190,17 @@ func (s *Session) ExpectReplyBy(t time.Time) {
 // so none is seen while OnMessage blocks. A pong not in time is ctx's
 // error (the connection stays open), an ended session providers.ErrClosed,
 // a failed write *providers.Disconnected. It may run concurrently with
-// everything else; each call costs the caller's goroutine its wait.
+// everything else; each call costs the caller's goroutine its wait. Let
+// ctx end by its deadline only: coder/websocket closes the connection
+// when the context of a write ends while the ping is being written, so a
+// cancel to "stop waiting" may cut a healthy session.
 func (s *Session) Ping(ctx context.Context) error {
 	if s.ending() {
 		return providers.ErrClosed
 	}
+	// The write deadline of the connection is the last frame's, maybe
+	// long past: the ping's write gets its own.
+	_ = s.raw.SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
 	err := s.c.Ping(ctx)
 	switch {
 	case err == nil:

@@ -148,7 +148,9 @@ func TestValidate(t *testing.T) {
 // Catches: a Ping that does not wait for the pong (the deaf case would
 // pass), one that ends the session when the pong is late (the Send after
 // it would fail), pongs not counted, a Ping on an ended session that
-// writes anyway instead of ErrClosed.
+// writes anyway instead of ErrClosed, a Ping written under the write
+// deadline of the last frame, long past (the second live ping fails with
+// an i/o timeout; seen with the Aura adapter's probe).
 func TestPing(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -190,6 +192,13 @@ func TestPing(t *testing.T) {
 				}
 				if err := s.Send(false, []byte("{}")); err != nil {
 					t.Errorf("Send after the ping: %v", err)
+				}
+				if !tc.noPong {
+					synctest.Wait()
+					time.Sleep(2 * DefaultWriteTimeout)
+					if err := s.Ping(context.Background()); err != nil {
+						t.Errorf("a ping %v after the last frame: %v", 2*DefaultWriteTimeout, err)
+					}
 				}
 				_ = s.Close()
 				if err := s.Ping(context.Background()); !errors.Is(err, providers.ErrClosed) {
