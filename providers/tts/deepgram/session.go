@@ -455,7 +455,9 @@ func (s *session) applyLocked(m *message) error {
 	}
 	switch m.kind {
 	case kindAudio:
-		if s.clearing > 0 || c == nil {
+		// While a Clear is unanswered no context is on the wire (the next
+		// goes out after Cleared), so the cancelled one's audio has none.
+		if c == nil {
 			s.dropped.Add(1)
 			return nil
 		}
@@ -463,7 +465,7 @@ func (s *session) applyLocked(m *message) error {
 			s.queueLocked(providers.TTSEvent{Kind: providers.TTSAudio, ContextID: c.id, Rate: s.cfg.SampleRate, PCM: pcm})
 		}
 	case kindFlushed:
-		if s.clearing > 0 || c == nil || c.owedFlushes == 0 {
+		if c == nil || c.owedFlushes == 0 {
 			s.dropped.Add(1)
 			return nil
 		}
