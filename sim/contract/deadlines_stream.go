@@ -140,6 +140,8 @@ func TTSWithDeadlines(p providers.TTS, d Deadlines) (providers.TTS, error) {
 type deadlineTTS struct {
 	p providers.TTS
 	d Deadlines
+	// flushOnly: a Push owes nothing (FlushOwesOnly).
+	flushOnly bool
 }
 
 var _ providers.TTS = (*deadlineTTS)(nil)
@@ -151,7 +153,7 @@ func (l *deadlineTTS) Connect(ctx context.Context) (providers.TTSSession, error)
 	if err != nil {
 		return nil, err
 	}
-	ds := &deadlineTTSSession{s: s, open: map[string]bool{}, acks: map[string]int{}, cancelled: map[string]bool{}}
+	ds := &deadlineTTSSession{s: s, flushOnly: l.flushOnly, open: map[string]bool{}, acks: map[string]int{}, cancelled: map[string]bool{}}
 	ds.w = newWatchdog(l.d, s.Events(), func() { _ = s.Close() }, sctx, cancel, ds.owesAfterLocked,
 		func(op string) providers.TTSEvent {
 			return providers.TTSEvent{Kind: providers.TTSError, Err: &providers.Timeout{Op: op}}
@@ -167,6 +169,7 @@ func (l *deadlineTTS) Connect(ctx context.Context) (providers.TTSSession, error)
 // cancelled context, not a relay's worth.
 type deadlineTTSSession struct {
 	s         providers.TTSSession
+	flushOnly bool
 	w         *watchdog[providers.TTSEvent]
 	open      map[string]bool
 	acks      map[string]int
@@ -192,6 +195,9 @@ func (s *deadlineTTSSession) owesAfterLocked(ev providers.TTSEvent) (keep, owes 
 func (s *deadlineTTSSession) Push(contextID, text string) error {
 	if err := s.s.Push(contextID, text); err != nil {
 		return err
+	}
+	if s.flushOnly {
+		return nil
 	}
 	s.w.owe(func() { s.open[contextID] = true })
 	return nil

@@ -234,6 +234,32 @@ type declaresNoWords struct{ TTSHarness }
 
 func (declaresNoWords) EmitsWords() bool { return false }
 
+// FlushOwesOnly wraps p with the deadlines d as TTSWithDeadlines does,
+// except that a Push owes nothing until the context's Flush: an adapter
+// that holds text on the service without probing it. With a harness that
+// holds text (HoldsText) it fails exactly timeout/held_text_stalled.
+func FlushOwesOnly(p providers.TTS, d Deadlines) (providers.TTS, error) {
+	if p == nil {
+		return nil, fmt.Errorf("%w: nil provider", ErrInvalidConfig)
+	}
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	return &deadlineTTS{p: p, d: d, flushOnly: true}, nil
+}
+
+// HoldsText is h saying that its adapter holds text on the service
+// unflushed (TTSHoldsText), which adds the held-text checks. Over the
+// reference (TTSWithDeadlines, whose Push owes an answer) the slow-LLM
+// check fails: the deadline cuts the pause of the LLM off.
+func HoldsText(h TTSHarness) TTSHarness { return holdsText{h} }
+
+type holdsText struct{ TTSHarness }
+
+var _ TTSHoldsText = holdsText{}
+
+func (holdsText) HoldsText() bool { return true }
+
 // OpensNothingAtConnect is h saying that its adapter opens nothing at
 // Connect (TTSHarness.FaultsAtConnect false), for ConnectsOnFirstPush.
 func OpensNothingAtConnect(h TTSHarness) TTSHarness { return opensNothing{h} }

@@ -18,6 +18,28 @@ const (
 	CheckFlush         = "flush"
 )
 
+// The checks RunTTS adds for a harness whose adapter holds text on the
+// service unflushed (TTSHoldsText).
+const (
+	CheckTimeoutHeldStalled = "timeout/held_text_stalled"
+	CheckHeldTextSlowLLM    = "timeout/held_text_slow_llm"
+)
+
+// TTSHoldsText is implemented by a TTSHarness whose adapter sends a pushed
+// text to a service that may keep it unspoken until the Flush (Deepgram
+// Aura flushing per turn): nothing is owed for such text, yet a service
+// that hangs meanwhile must be noticed, and a slow LLM must not be cut
+// off. When HoldsText is true RunTTS adds two checks:
+// timeout/held_text_stalled (a text pushed, not flushed, to a service
+// stalled before its first event: Timeout at the deadline counted from
+// the Push) and timeout/held_text_slow_llm (a live service: a text
+// pushed, twice the deadline without text, then the rest and the Flush:
+// the context is spoken whole). The harness's FaultStall must then stall
+// everything the service answers, pings included, as a hung server does.
+type TTSHoldsText interface {
+	HoldsText() bool
+}
+
 // ttsVocabulary is what the TTS suite says: plain lower-case words, so a
 // service has nothing to normalize.
 var ttsVocabulary = strings.Fields("the quick contract suite hears every word spoken here and now")
@@ -55,7 +77,29 @@ func ttsChecks() []ttsCheck {
 	}
 }
 
-// TTSCheckNames lists the checks RunTTS runs, in order.
+// TTSCheckNamesFor lists the checks RunTTS runs with h, in order: the
+// held-text checks follow TTSCheckNames when h holds text.
+func TTSCheckNamesFor(h TTSHarness) []string {
+	var out []string
+	for _, c := range ttsChecksFor(h) {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// ttsChecksFor is the suite for h.
+func ttsChecksFor(h TTSHarness) []ttsCheck {
+	checks := ttsChecks()
+	if ht, ok := h.(TTSHoldsText); ok && ht.HoldsText() {
+		checks = append(checks,
+			ttsCheck{CheckTimeoutHeldStalled, (*ttsRun).timeoutHeldStalled},
+			ttsCheck{CheckHeldTextSlowLLM, (*ttsRun).heldTextSlowLLM})
+	}
+	return checks
+}
+
+// TTSCheckNames lists the checks RunTTS runs for a harness that holds no
+// text (see TTSCheckNamesFor), in order.
 func TTSCheckNames() []string {
 	var out []string
 	for _, c := range ttsChecks() {
@@ -84,7 +128,7 @@ func RunTTS(ctx context.Context, p providers.TTS, h TTSHarness, cfg Config) (Rep
 	r := &ttsRun{ctx: ctx, p: p, h: h, cfg: cfg.withDefaults(), io: io, bound: boundFactor * io,
 		words: h.EmitsWords(), atConnect: h.FaultsAtConnect()}
 	rep := Report{Kind: "tts"}
-	for _, c := range ttsChecks() {
+	for _, c := range ttsChecksFor(h) {
 		h.Reset()
 		start := time.Now()
 		err := c.run(r)
@@ -566,6 +610,55 @@ func (r *ttsRun) timeoutFirstStalled() error {
 		return fmt.Errorf("%s came through a stall of the first event", describeTTS(ev))
 	}
 	return judgeTimeout(err, time.Since(start), r.io, r.cfg.TimeoutSlack)
+}
+
+// timeoutHeldStalled: a text pushed and not flushed to a service stalled
+// before its first event (pings unanswered) fails with Timeout at the
+// deadline, counted from the Push: an adapter that arms nothing for text
+// the service holds would wait for good.
+func (r *ttsRun) timeoutHeldStalled() error {
+	r.h.Inject(sim.Fault{Kind: sim.FaultStall, BeforeEvent: 0, Duration: stall})
+	ss, err := r.connect("stalled held text")
+	if err != nil {
+		return err
+	}
+	defer ss.close()
+	id := r.contextID("stalled held text")
+	if err := ss.call("Push", func() error { return ss.s.Push(id, speechText(5)) }); err != nil {
+		return err
+	}
+	start := time.Now()
+	ev, err := ss.recv()
+	if err == nil {
+		return fmt.Errorf("%s came through a stall of the first event", describeTTS(ev))
+	}
+	return judgeTimeout(err, time.Since(start), r.io, r.cfg.TimeoutSlack)
+}
+
+// heldTextSlowLLM: a live service holds a pushed text while the LLM takes
+// twice the deadline for the rest; the context, then flushed, is spoken
+// whole: an adapter that arms its reply deadline on a held text cuts the
+// answer off.
+func (r *ttsRun) heldTextSlowLLM() error {
+	pieces := []string{"the quick ", "contract suite"}
+	ss, err := r.connect("slow llm")
+	if err != nil {
+		return err
+	}
+	defer ss.close()
+	id := r.contextID("slow llm")
+	if err := ss.call("Push", func() error { return ss.s.Push(id, pieces[0]) }); err != nil {
+		return err
+	}
+	time.Sleep(2 * r.io)
+	if err := ss.say(id, pieces[1]); err != nil {
+		return err
+	}
+	sp, err := ss.untilFlushed(id)
+	if err != nil {
+		return err
+	}
+	return r.judge(sp, strings.Join(pieces, ""), true)
 }
 
 // timeoutFirstSlow: a first event late by half the deadline is delivered

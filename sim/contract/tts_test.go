@@ -341,4 +341,57 @@ func TestWarmAcceptsAnInstantService(t *testing.T) {
 			t.Fatalf("warm over an instant service: %v", err)
 		}
 	})
+// The held-text checks run only for a harness that holds text, and each
+// can fail: over the reference (its Push owes an answer) the slow LLM is
+// cut off; over FlushOwesOnly (nothing armed for held text) the stalled
+// service is waited for until the suite's bound. A harness that holds no
+// text gets the plain suite. Mutations seen failing this test (applied,
+// run, reverted): held_text_stalled without its injected stall (the
+// reference then speaks, so held_text_stalled fails for it too);
+// held_text_slow_llm without the LLM's pause (the reference passes it);
+// FlushOwesOnly owing on Push all the same (it passes held_text_stalled).
+func TestHeldTextChecksBite(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		build     func(h *MockTTSHarness) (providers.TTS, TTSHarness)
+		wantNames int
+		want      []string
+	}{
+		{
+			name:      "reference_holds_no_text",
+			build:     func(h *MockTTSHarness) (providers.TTS, TTSHarness) { return referenceTTS(h), h },
+			wantNames: len(TTSCheckNames()),
+		},
+		{
+			name:      "reference_holds_text",
+			build:     func(h *MockTTSHarness) (providers.TTS, TTSHarness) { return referenceTTS(h), HoldsText(h) },
+			wantNames: len(TTSCheckNames()) + 2,
+			want:      []string{CheckHeldTextSlowLLM},
+		},
+		{
+			name: "flush_owes_only",
+			build: func(h *MockTTSHarness) (providers.TTS, TTSHarness) {
+				return mustTTS(FlushOwesOnly(h.Provider(), Uniform(h.IOTimeout()))), HoldsText(h)
+			},
+			wantNames: len(TTSCheckNames()) + 2,
+			want:      []string{CheckTimeoutHeldStalled},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h := newTTSHarness(t, true)
+				p, hh := tt.build(h)
+				rep, err := RunTTS(t.Context(), p, hh, Config{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := len(rep.Checks); got != tt.wantNames || got != len(TTSCheckNamesFor(hh)) {
+					t.Fatalf("%d checks reported, want %d", got, tt.wantNames)
+				}
+				if got := failedNames(rep); !slices.Equal(got, tt.want) {
+					t.Fatalf("failed checks %q, want %q\n%v", got, tt.want, rep)
+				}
+			})
+		})
+	}
 }

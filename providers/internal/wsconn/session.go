@@ -44,6 +44,8 @@ type Stats struct {
 	KeepAlives int64
 	// Dropped counts the frames Send refused with ErrQueueFull.
 	Dropped int64
+	// Pongs counts the pings answered (Ping returned nil).
+	Pongs int64
 }
 
 // frame is one queued outbound message; buf is returned to the free list
@@ -75,7 +77,7 @@ type Session struct {
 	graceful bool
 	replyBy  time.Time
 
-	messagesIn, framesOut, keepAlives, dropped atomic.Int64
+	messagesIn, framesOut, keepAlives, dropped, pongs atomic.Int64
 }
 
 func newSession(ctx context.Context, cfg *Config, c *websocket.Conn, raw net.Conn, h Handler) *Session {
@@ -120,6 +122,7 @@ func (s *Session) Stats() Stats {
 		FramesOut:  s.framesOut.Load(),
 		KeepAlives: s.keepAlives.Load(),
 		Dropped:    s.dropped.Load(),
+		Pongs:      s.pongs.Load(),
 	}
 }
 
@@ -179,6 +182,36 @@ func (s *Session) ExpectReplyBy(t time.Time) {
 	case s.wake <- struct{}{}:
 	default:
 	}
+}
+
+// Ping sends a websocket ping and waits for its pong until ctx ends: an
+// adapter probes with it a service that owes no message yet but must still
+// be alive (text it holds unflushed). The session's reader reads the pong,
+// so none is seen while OnMessage blocks. A pong not in time is ctx's
+// error (the connection stays open), an ended session providers.ErrClosed,
+// a failed write *providers.Disconnected. It may run concurrently with
+// everything else; each call costs the caller's goroutine its wait. Let
+// ctx end by its deadline only: coder/websocket closes the connection
+// when the context of a write ends while the ping is being written, so a
+// cancel to "stop waiting" may cut a healthy session.
+func (s *Session) Ping(ctx context.Context) error {
+	if s.ending() {
+		return providers.ErrClosed
+	}
+	// The write deadline of the connection is the last frame's, maybe
+	// long past: the ping's write gets its own.
+	_ = s.raw.SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
+	err := s.c.Ping(ctx)
+	switch {
+	case err == nil:
+		s.pongs.Add(1)
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case s.ending():
+		return providers.ErrClosed
+	}
+	return &providers.Disconnected{Cause: fmt.Errorf("ping: %w", err)}
 }
 
 // Close sends the goodbye frames, does the close handshake (both within

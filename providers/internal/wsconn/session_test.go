@@ -144,3 +144,67 @@ func TestValidate(t *testing.T) {
 		})
 	}
 }
+
+// Catches: a Ping that does not wait for the pong (the deaf case would
+// pass), one that ends the session when the pong is late (the Send after
+// it would fail), pongs not counted, a Ping on an ended session that
+// writes anyway instead of ErrClosed, a Ping written under the write
+// deadline of the last frame, long past (the second live ping fails with
+// an i/o timeout; seen with the Aura adapter's probe).
+func TestPing(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		noPong bool
+		want   error
+	}{
+		{name: "live", want: nil},
+		{name: "deaf", noPong: true, want: context.DeadlineExceeded},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				l := wsmock.NewPipeListener()
+				srv := wsmock.New(func(c *wsmock.Conn) { <-c.Gone() }, wsmock.WithListener(l))
+				defer srv.Close()
+				srv.Inject(wsmock.Fault{Kind: wsmock.FaultStall, NoPong: tc.noPong})
+				d, err := New(Config{URL: srv.URL("/x"), DialContext: l.DialContext})
+				if err != nil {
+					t.Fatal(err)
+				}
+				s, err := d.Dial(context.Background(), Handler{OnMessage: func(*Session, bool, []byte) error { return nil }})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+				start := time.Now()
+				err = s.Ping(ctx)
+				cancel()
+				if !errors.Is(err, tc.want) || (err == nil) != (tc.want == nil) {
+					t.Fatalf("Ping: %v, want %v", err, tc.want)
+				}
+				if took := time.Since(start); tc.noPong && took != time.Second {
+					t.Errorf("gave up after %v, want the 1 s context", took)
+				}
+				if got, want := s.Stats().Pongs, int64(1); tc.noPong == (got == want) {
+					t.Errorf("%d pongs counted", got)
+				}
+				if srv.Pings() != 1 {
+					t.Errorf("the server read %d pings, want 1", srv.Pings())
+				}
+				if err := s.Send(false, []byte("{}")); err != nil {
+					t.Errorf("Send after the ping: %v", err)
+				}
+				if !tc.noPong {
+					synctest.Wait()
+					time.Sleep(2 * DefaultWriteTimeout)
+					if err := s.Ping(context.Background()); err != nil {
+						t.Errorf("a ping %v after the last frame: %v", 2*DefaultWriteTimeout, err)
+					}
+				}
+				_ = s.Close()
+				if err := s.Ping(context.Background()); !errors.Is(err, providers.ErrClosed) {
+					t.Errorf("Ping after Close: %v, want ErrClosed", err)
+				}
+			})
+		})
+	}
+}

@@ -79,4 +79,9 @@ type Fault struct {
 	Duration time.Duration
 	// Violation is what FaultViolate sends.
 	Violation Violation
+	// NoPong makes the session answer no websocket ping from its start
+	// until message Before is sent (for good under a FaultStall without
+	// Duration): a hung server, not only a slow one. Without it the
+	// session's reader answers pings whatever the fault holds.
+	NoPong bool
 }

@@ -43,7 +43,7 @@ type Server struct {
 	closing chan struct{}
 	wg      sync.WaitGroup // session handlers (hijacked, not tracked by httptest)
 
-	handshakes, sessions, sent, received atomic.Int64
+	handshakes, sessions, sent, received, pings atomic.Int64
 
 	mu        sync.Mutex
 	faults    []Fault
@@ -108,6 +108,9 @@ func (s *Server) Sent() int { return int(s.sent.Load()) }
 
 // Received counts the client messages read.
 func (s *Server) Received() int { return int(s.received.Load()) }
+
+// Pings counts the websocket pings the sessions read, answered or not.
+func (s *Server) Pings() int { return int(s.pings.Load()) }
 
 // Close releases stalled handshakes and sessions, cuts every session and
 // waits for the session functions and the server. Safe to call more than
@@ -174,7 +177,12 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(f.RefuseBody))
 		return
 	}
-	ws, err := websocket.Accept(w, r, nil)
+	deaf := &atomic.Bool{}
+	deaf.Store(f.NoPong)
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{OnPingReceived: func(context.Context, []byte) bool {
+		s.pings.Add(1)
+		return !deaf.Load()
+	}})
 	if err != nil {
 		return
 	}
@@ -182,7 +190,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	s.wg.Add(1)
 	defer s.wg.Done()
 	s.sessions.Add(1)
-	c := &Conn{srv: s, ws: ws, req: req, fault: f, gone: make(chan struct{}), wake: make(chan struct{}, 1), readerDone: make(chan struct{})}
+	c := &Conn{srv: s, ws: ws, req: req, fault: f, deaf: deaf, gone: make(chan struct{}), wake: make(chan struct{}, 1), readerDone: make(chan struct{})}
 	s.mu.Lock()
 	select {
 	case <-s.closing:
@@ -215,6 +223,7 @@ type Conn struct {
 	req   Request
 	fault Fault
 	sent  int
+	deaf  *atomic.Bool // answer no ping (Fault.NoPong, until message Before)
 
 	gone       chan struct{} // closed when the client side is gone
 	goneOnce   sync.Once
@@ -281,7 +290,13 @@ func (c *Conn) Next() (Message, error) {
 
 // Send sends one vendor message (a text frame), counted, with the
 // session's fault applied when this is message fault.Before.
-func (c *Conn) Send(text []byte) error {
+func (c *Conn) Send(text []byte) error { return c.send(false, text) }
+
+// SendBinary is Send for a binary vendor message (audio): counted, with
+// the fault applied, as Send.
+func (c *Conn) SendBinary(data []byte) error { return c.send(true, data) }
+
+func (c *Conn) send(binary bool, data []byte) error {
 	n := c.sent
 	c.sent++
 	if n == c.fault.Before {
@@ -294,12 +309,14 @@ func (c *Conn) Send(text []byte) error {
 				return ErrConnClosed
 			}
 		case FaultViolate:
+			c.deaf.Store(false)
 			c.srv.sent.Add(1)
 			return c.violate(c.fault.Violation)
 		}
+		c.deaf.Store(false)
 	}
 	c.srv.sent.Add(1)
-	return c.write(false, text)
+	return c.write(binary, data)
 }
 
 // SendRaw sends a frame as it is: not counted, no fault.

@@ -1,0 +1,194 @@
+package aura_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/brisvox/brisvox/providers/internal/wsmock"
+	aura "github.com/brisvox/brisvox/providers/tts/deepgram"
+	"github.com/brisvox/brisvox/providers/tts/deepgram/auramock"
+	"github.com/brisvox/brisvox/sim"
+	"github.com/brisvox/brisvox/sim/contract"
+)
+
+// contractIO is the adapter's connect and reply deadline, as the suite
+// judges it.
+const contractIO = 2 * time.Second
+
+const contractKeyEnv = "BRISVOX_TEST_AURA_CONTRACT_KEY"
+
+// contractVoice paces the mock like a real synthesizer: 200 ms words in
+// five 40 ms frames, one frame per 40 ms.
+var contractVoice = auramock.Voice{WordDuration: 200 * time.Millisecond, ChunksPerWord: 5, Pace: 40 * time.Millisecond}
+
+// mockHarness is the contract suite's TTSHarness over auramock. The
+// service has no word times, and its adapter holds text on the server
+// unflushed (under PerTurn; under PerText a Push is flushed at once, and
+// the held-text checks must pass all the same).
+type mockHarness struct {
+	srv *auramock.Server
+	io  time.Duration
+}
+
+var (
+	_ contract.TTSHarness   = (*mockHarness)(nil)
+	_ contract.TTSHoldsText = (*mockHarness)(nil)
+)
+
+func (h *mockHarness) Reset() {
+	h.srv.Reset()
+	h.srv.SetVoice(contractVoice)
+}
+func (h *mockHarness) Inject(f sim.Fault)       { h.srv.Inject(wsFault(f)) }
+func (h *mockHarness) IOTimeout() time.Duration { return h.io }
+func (h *mockHarness) EmitsWords() bool         { return false }
+func (h *mockHarness) FaultsAtConnect() bool    { return true }
+func (h *mockHarness) HoldsText() bool          { return true }
+
+// wsFault maps a suite fault to the mock's: BeforeEvent counts the
+// messages sent with Send or SendBinary (audio frames and Flushed; the
+// Metadata on connect is not counted), a stall is a hung server that
+// answers no ping either, a protocol violation a text message that is not
+// JSON.
+func wsFault(f sim.Fault) wsmock.Fault {
+	w := wsmock.Fault{Before: max(f.BeforeEvent, 0), Duration: f.Duration}
+	switch f.Kind {
+	case sim.FaultReject:
+		w.Kind, w.Status = wsmock.FaultRefuse, f.Status
+		w.RefuseBody = `{"err_code":"CONTRACT","err_msg":"refused by the contract suite"}`
+	case sim.FaultConnectStall:
+		w.Kind = wsmock.FaultConnectStall
+	case sim.FaultDisconnect:
+		w.Kind = wsmock.FaultDrop
+	case sim.FaultStall:
+		w.Kind, w.NoPong = wsmock.FaultStall, true
+	case sim.FaultDelay:
+		w.Kind = wsmock.FaultDelay
+	case sim.FaultProtocol:
+		w.Kind, w.Violation = wsmock.FaultViolate, wsmock.ViolateMalformed
+	}
+	return w
+}
+
+// newContractRig starts the mock on an in-memory listener and an adapter
+// dialing it with io as its connect and reply deadline under policy (then
+// mutate, if not nil, changes the config). It must run in a synctest
+// bubble; both are closed at the end of the test.
+func newContractRig(t *testing.T, policy aura.FlushPolicy, mutate func(*aura.Config)) (*aura.Adapter, *mockHarness) {
+	t.Helper()
+	l := wsmock.NewPipeListener()
+	srv := auramock.New(wsmock.WithListener(l))
+	t.Cleanup(srv.Close)
+	t.Setenv(contractKeyEnv, "dg-contract-key")
+	cfg := aura.Config{
+		URL:            srv.URL(),
+		APIKeyEnv:      contractKeyEnv,
+		FlushPolicy:    policy,
+		ConnectTimeout: contractIO,
+		ReplyTimeout:   contractIO,
+		DialContext:    l.DialContext,
+	}
+	if mutate != nil {
+		mutate(&cfg)
+	}
+	a, err := aura.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	return a, &mockHarness{srv: srv, io: contractIO}
+}
+
+func runSuite(t *testing.T, a *aura.Adapter, h *mockHarness) contract.Report {
+	t.Helper()
+	rep, err := contract.RunTTS(context.Background(), a, h, contract.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(rep.Checks), len(contract.TTSCheckNamesFor(h)); got != want || want != len(contract.TTSCheckNames())+2 {
+		t.Fatalf("%d checks ran, want %d and the two held-text checks", got, want)
+	}
+	return rep
+}
+
+// TestContractSuiteOverTheMock runs the TTS contract suite (the held-text
+// checks included) over the adapter and auramock, joined by an in-memory
+// pipe in a synctest bubble, under both flush policies; both must pass in
+// full. Mutations seen failing it (applied, run, reverted) are listed on
+// TestContractSuiteCatchesBrokenVariants and in the wire tests.
+func TestContractSuiteOverTheMock(t *testing.T) {
+	for _, policy := range []aura.FlushPolicy{aura.PerText, aura.PerTurn} {
+		t.Run(policy.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				a, h := newContractRig(t, policy, nil)
+				h.Reset()
+				start := time.Now()
+				rep := runSuite(t, a, h)
+				t.Logf("%s\nvirtual %v", rep, time.Since(start))
+				if !rep.Passed() {
+					t.Fatalf("the adapter breaks the contract:\n%s", rep)
+				}
+			})
+		})
+	}
+}
+
+// The suite bites on this adapter: a variant without the ping probe
+// (ProbeInterval and the probe off: aura.DisableProbe for tests) fails
+// exactly timeout/held_text_stalled under PerTurn (a hung server with a
+// held text is waited for until the suite's bound) and nothing under
+// PerText (every Push is flushed, so an answer is owed); wrong deadlines
+// fail exactly the timeout checks they govern.
+func TestContractSuiteCatchesBrokenVariants(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		policy aura.FlushPolicy
+		mutate func(*aura.Config)
+		want   []string
+	}{
+		{
+			name:   "per_turn_no_probe",
+			policy: aura.PerTurn,
+			mutate: aura.WithoutProbe,
+			want:   []string{contract.CheckTimeoutHeldStalled},
+		},
+		{
+			name:   "per_text_no_probe",
+			policy: aura.PerText,
+			mutate: aura.WithoutProbe,
+		},
+		{
+			// A reply deadline of 3 s: every stall times out 1 s late.
+			name:   "reply_deadline_3s",
+			policy: aura.PerTurn,
+			mutate: func(c *aura.Config) { c.ReplyTimeout = 3 * time.Second },
+			want:   []string{contract.CheckTimeoutFirst, contract.CheckTimeoutIdle, contract.CheckTimeoutHeldStalled},
+		},
+		{
+			// A connect deadline of 800 ms: the stalled connect gives up
+			// early and the connect slow by 1 s is cut off.
+			name:   "connect_deadline_800ms",
+			policy: aura.PerText,
+			mutate: func(c *aura.Config) { c.ConnectTimeout = 800 * time.Millisecond },
+			want:   []string{contract.CheckTimeoutConnect, contract.CheckTimeoutConnectSlow},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				a, h := newContractRig(t, tc.policy, tc.mutate)
+				h.Reset()
+				rep := runSuite(t, a, h)
+				var failed []string
+				for _, c := range rep.Failures() {
+					failed = append(failed, c.Name)
+				}
+				if !slices.Equal(failed, tc.want) {
+					t.Fatalf("failed checks %q, want %q\n%s", failed, tc.want, rep)
+				}
+			})
+		})
+	}
+}

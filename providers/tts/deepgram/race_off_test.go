@@ -1,0 +1,5 @@
+//go:build !race
+
+package aura
+
+const raceEnabled = false
