@@ -341,6 +341,8 @@ func TestWarmAcceptsAnInstantService(t *testing.T) {
 			t.Fatalf("warm over an instant service: %v", err)
 		}
 	})
+}
+
 // The held-text checks run only for a harness that holds text, and each
 // can fail: over the reference (its Push owes an answer) the slow LLM is
 // cut off; over FlushOwesOnly (nothing armed for held text) the stalled
