@@ -138,7 +138,7 @@ func runContract(t *testing.T, style elevenlabsmock.Style, mutate func(*elevenla
 
 // TestContractSuiteOverTheMock runs the TTS contract suite over the
 // adapter and elevenlabsmock, joined by an in-memory pipe inside a
-// synctest bubble, so every deadline is judged in virtual time (20.4 s of
+// synctest bubble, so every deadline is judged in virtual time (20.4-20.5 s of
 // it, a few real milliseconds); the bubble fails the test if a goroutine
 // is left. Mutations seen failing it (applied, run, reverted): the words
 // of a message without audio dropped (audio_and_words and flush: no
