@@ -157,7 +157,7 @@ func wordOffsets(text string, per, lead time.Duration) []time.Duration {
 // split in two or lost, the normalized alignment used (lower-cased words),
 // a sample cut between two messages lost or misassembled, big-endian
 // samples, leading silence dropped from the offsets, a word emitted after
-// Flushed.
+// Flushed, the words of a message without audio dropped.
 func TestWordsAndAudio(t *testing.T) {
 	const text = "The quick Brown fox jumps over élan 42 times."
 	cases := []struct {
@@ -172,6 +172,12 @@ func TestWordsAndAudio(t *testing.T) {
 		{"leading silence, 24 kHz", 24000, elevenlabsmock.Style{LeadingSilence: 130 * time.Millisecond, CharDuration: 30 * time.Millisecond}},
 		{"8 kHz, paced", 8000, elevenlabsmock.Style{Pace: 50 * time.Millisecond, WordsPerChunk: 2}},
 		{"no space after the last word", 16000, elevenlabsmock.Style{WordsPerChunk: 4, NoTrailingSpace: true}},
+		// Alignment in a message without audio (as the contract suite's
+		// mock sends it): its words must count from the audio delivered
+		// so far, not be dropped with the missing audio.
+		{"alignment apart from its audio", 16000, elevenlabsmock.Style{SeparateAlignment: true}},
+		{"alignment apart, words and samples cut, leading silence", 24000, elevenlabsmock.Style{SeparateAlignment: true,
+			WordsPerChunk: 2, SplitWords: true, OddSplit: true, LeadingSilence: 70 * time.Millisecond}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -190,7 +196,7 @@ func TestWordsAndAudio(t *testing.T) {
 				}
 				sm := summarize(t, untilFlushed(t, s, "a"), tc.rate)
 				if want := strings.Fields(text); !slices.Equal(sm.words, want) {
-					t.Errorf("words %q, want %q", sm.words, want)
+					t.Fatalf("words %q, want %q", sm.words, want)
 				}
 				per := tc.style.CharDuration
 				if per == 0 {
@@ -596,7 +602,14 @@ func TestReplyDeadlines(t *testing.T) {
 				}
 				if tc.fault.Before == 1 {
 					for {
-						ev, _ := next(t, s, 2*time.Second)
+						// A closed Events or a failure ends the wait: reading
+						// on would spin on the closed channel forever (the
+						// bubble's clock never moves), as it did with a
+						// deadline armed at Push.
+						ev, ok := next(t, s, 2*time.Second)
+						if !ok || ev.Kind == providers.TTSError {
+							t.Fatalf("the session ended before the first audio (%v)", ev.Err)
+						}
 						if ev.Kind == providers.TTSAudio {
 							break
 						}

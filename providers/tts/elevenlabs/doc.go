@@ -15,8 +15,9 @@
 // (sync_alignment=true), and isFinal once a closed context has sent its
 // last audio. Each audio message becomes the Word events of the words that
 // start in it (a word starts at its first character; a word cut between
-// two messages is carried over) and then one Audio event. isFinal of a
-// flushed context becomes Flushed.
+// two messages is carried over) and then one Audio event; a message with
+// alignment and no audio gives its words alone, timed from the audio
+// delivered so far. isFinal of a flushed context becomes Flushed.
 //
 // Cancel is local and prompt: the context is forgotten at once, its events
 // not yet handed over are dropped, the Cancelled ack goes to the head of

@@ -392,6 +392,9 @@ func (s *session) onMessage(ws *wsconn.Session, _ bool, data []byte) error {
 			delete(s.wires, st.wire)
 		}
 	default:
+		if m.aligned() != nil {
+			s.wordsLocked(st, m)
+		}
 		if m.hasAudio {
 			s.audioLocked(st, m)
 			if st.flushed {
@@ -413,25 +416,32 @@ func (s *session) onMessage(ws *wsconn.Session, _ bool, data []byte) error {
 	return nil
 }
 
-// audioLocked queues the Word events of the words that start in the
-// message (a word cut at its end is carried to the next) and its Audio.
-func (s *session) audioLocked(st *ctxState, m *message) {
+// wordsLocked queues the Word events of the words that start in the
+// message's alignment (a word cut at its end is carried to the next). The
+// times are relative to the message's audio, which starts where the
+// context's audio delivered so far ends. A message may carry alignment
+// without audio: its words count from there all the same.
+func (s *session) wordsLocked(st *ctxState, m *message) {
+	a := m.aligned()
 	rate := int64(s.a.cfg.SampleRate)
 	base := time.Duration(st.samples * int64(time.Second) / rate)
-	if a := m.aligned(); a != nil {
-		for i := range a.ends {
-			ch := a.char(i)
-			if isSpace(ch) {
-				s.endWordLocked(st)
-				continue
-			}
-			if !st.inWord {
-				start := max(base+time.Duration(a.starts[i])*time.Millisecond, st.lastOffset)
-				st.inWord, st.word, st.wordStart, st.lastOffset = true, st.word[:0], start, start
-			}
-			st.word = append(st.word, ch...)
+	for i := range a.ends {
+		ch := a.char(i)
+		if isSpace(ch) {
+			s.endWordLocked(st)
+			continue
 		}
+		if !st.inWord {
+			start := max(base+time.Duration(a.starts[i])*time.Millisecond, st.lastOffset)
+			st.inWord, st.word, st.wordStart, st.lastOffset = true, st.word[:0], start, start
+		}
+		st.word = append(st.word, ch...)
 	}
+}
+
+// audioLocked queues the message's Audio (a sample cut at its end is
+// carried to the next).
+func (s *session) audioLocked(st *ctxState, m *message) {
 	st.gotAudio = true
 	pcm := m.audio
 	n := len(pcm)

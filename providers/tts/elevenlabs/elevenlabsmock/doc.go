@@ -16,6 +16,8 @@
 // with 1008), and close_socket. A Style sets how a context is spoken: the
 // duration per character, words per audio message, the pace of the
 // messages, leading silence, words and samples cut between two messages,
-// and the service's race that loses a context's text when close_context
-// comes before its first audio.
+// the service's race that loses a context's text when close_context comes
+// before its first audio, and (SeparateAlignment, for the contract suite,
+// which counts its faults in events) each chunk's alignment and audio as
+// two messages.
 package elevenlabsmock

@@ -44,6 +44,12 @@ type Style struct {
 	// before the context's first audio drops its text, and isFinal comes
 	// with no audio at all.
 	LoseEarlyClose bool
+	// SeparateAlignment sends each audio message as two: its alignment
+	// (no audio) and then its audio (alignment null), paced as two
+	// messages. The service puts both in one message; the contract suite
+	// counts its faults in events and needs one message per event (a
+	// word's alignment, its audio, isFinal).
+	SeparateAlignment bool
 }
 
 func (st Style) withDefaults() Style {
@@ -382,32 +388,35 @@ func (ss *sess) speak(x *mctx) {
 			lead = st.LeadingSilence
 		}
 		if !st.SplitWords {
-			x.queue = append(x.queue, ss.audioMessage(x, chars, lead, nil))
+			x.queue = append(x.queue, ss.audioMessage(x, chars, lead, nil)...)
 			continue
 		}
 		last := chunk[len(chunk)-1]
 		cut := len(chars) - 1 - (len([]rune(last))+1)/2 // inside the last word
 		cut = max(cut, 1)
-		var first, carry []byte
+		var first [][]byte
+		var carry []byte
 		if st.OddSplit {
 			first, carry = ss.audioMessageOdd(x, chars[:cut], lead)
 		} else {
 			first = ss.audioMessage(x, chars[:cut], lead, nil)
 		}
-		x.queue = append(x.queue, first, ss.audioMessage(x, chars[cut:], 0, carry))
+		x.queue = append(x.queue, first...)
+		x.queue = append(x.queue, ss.audioMessage(x, chars[cut:], 0, carry)...)
 	}
 }
 
 // audioMessage makes the message of chars (after lead of silence): the
-// context's next samples, prefix bytes before them.
-func (ss *sess) audioMessage(x *mctx, chars []string, lead time.Duration, prefix []byte) []byte {
+// context's next samples, prefix bytes before them (two messages with
+// SeparateAlignment).
+func (ss *sess) audioMessage(x *mctx, chars []string, lead time.Duration, prefix []byte) [][]byte {
 	pcm, starts, durs := ss.render(x, chars, lead)
 	pcm = append(prefix, pcm...)
 	return ss.encode(x, chars, starts, durs, pcm)
 }
 
 // audioMessageOdd is audioMessage without the last byte, which it returns.
-func (ss *sess) audioMessageOdd(x *mctx, chars []string, lead time.Duration) ([]byte, []byte) {
+func (ss *sess) audioMessageOdd(x *mctx, chars []string, lead time.Duration) ([][]byte, []byte) {
 	pcm, starts, durs := ss.render(x, chars, lead)
 	last := []byte{pcm[len(pcm)-1]}
 	return ss.encode(x, chars, starts, durs, pcm[:len(pcm)-1]), last
@@ -432,7 +441,9 @@ func (ss *sess) render(x *mctx, chars []string, lead time.Duration) ([]byte, []i
 	return pcm, starts, durs
 }
 
-func (ss *sess) encode(x *mctx, chars []string, starts, durs []int, pcm []byte) []byte {
+// encode makes the message of a chunk: audio and alignment in one, or
+// with SeparateAlignment the alignment alone and then the audio alone.
+func (ss *sess) encode(x *mctx, chars []string, starts, durs []int, pcm []byte) [][]byte {
 	type align struct {
 		Chars  []string `json:"chars"`
 		Starts []int    `json:"charStartTimesMs"`
@@ -442,11 +453,26 @@ func (ss *sess) encode(x *mctx, chars []string, starts, durs []int, pcm []byte) 
 	for i, c := range chars {
 		lower[i] = strings.ToLower(c)
 	}
+	audio := base64.StdEncoding.EncodeToString(pcm)
+	if x.style.SeparateAlignment {
+		words, _ := json.Marshal(struct {
+			Normalized align  `json:"normalizedAlignment"`
+			Alignment  align  `json:"alignment"`
+			ContextID  string `json:"contextId"`
+		}{align{lower, starts, durs}, align{chars, starts, durs}, x.id})
+		sound, _ := json.Marshal(struct {
+			Audio      string `json:"audio"`
+			Normalized *align `json:"normalizedAlignment"`
+			Alignment  *align `json:"alignment"`
+			ContextID  string `json:"contextId"`
+		}{Audio: audio, ContextID: x.id})
+		return [][]byte{words, sound}
+	}
 	b, _ := json.Marshal(struct {
 		Audio      string `json:"audio"`
 		Normalized align  `json:"normalizedAlignment"`
 		Alignment  align  `json:"alignment"`
 		ContextID  string `json:"contextId"`
-	}{base64.StdEncoding.EncodeToString(pcm), align{lower, starts, durs}, align{chars, starts, durs}, x.id})
-	return b
+	}{audio, align{lower, starts, durs}, align{chars, starts, durs}, x.id})
+	return [][]byte{b}
 }
