@@ -10,9 +10,15 @@ import (
 type CheckResult struct {
 	// Name is the check's name ("streaming", "timeout/idle", ...).
 	Name string
-	// Passed is true when the provider met the check.
+	// Passed is true when the provider met the check; false for a skipped
+	// check, which is not a failure either.
 	Passed bool
-	// Detail says why the check failed (empty when it passed).
+	// Skipped is true when the check was not run because it does not apply
+	// to the provider as its harness declares it (an in-process engine has
+	// no service to fault); Detail then says why.
+	Skipped bool
+	// Detail says why the check failed or was skipped (empty when it
+	// passed).
 	Detail string
 	// Elapsed is the check's duration on the clock the suite ran on
 	// (virtual time in a synctest bubble).
@@ -26,16 +32,28 @@ type Report struct {
 	Checks []CheckResult
 }
 
-// Passed is true when every check passed (and there was at least one).
+// Passed is true when every check that ran passed (and at least one ran):
+// skipped checks are neither passes nor failures.
 func (r Report) Passed() bool {
-	return len(r.Checks) > 0 && len(r.Failures()) == 0
+	return len(r.Checks) > len(r.Skipped()) && len(r.Failures()) == 0
 }
 
-// Failures returns the failed checks, in order.
+// Failures returns the failed checks, in order; skipped ones are not.
 func (r Report) Failures() []CheckResult {
 	var out []CheckResult
 	for _, c := range r.Checks {
-		if !c.Passed {
+		if !c.Passed && !c.Skipped {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Skipped returns the checks that were not run, in order.
+func (r Report) Skipped() []CheckResult {
+	var out []CheckResult
+	for _, c := range r.Checks {
+		if c.Skipped {
 			out = append(out, c)
 		}
 	}
@@ -61,12 +79,15 @@ func (r Report) Elapsed() time.Duration {
 	return d
 }
 
-// String lists the checks, one a line, failures with their detail.
+// String lists the checks, one a line, failures and skips with their
+// detail.
 func (r Report) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s contract:", r.Kind)
 	for _, c := range r.Checks {
-		if c.Passed {
+		if c.Skipped {
+			fmt.Fprintf(&b, "\n  skip %-28s %v", c.Name, c.Detail)
+		} else if c.Passed {
 			fmt.Fprintf(&b, "\n  ok   %-28s %v", c.Name, c.Elapsed)
 		} else {
 			fmt.Fprintf(&b, "\n  FAIL %-28s %v: %s", c.Name, c.Elapsed, c.Detail)

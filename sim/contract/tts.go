@@ -40,6 +40,20 @@ type TTSHoldsText interface {
 	HoldsText() bool
 }
 
+// TTSInProcess is implemented by a TTSHarness whose engine runs in the
+// process (libflite over cgo): there is no service, so nothing to fault
+// and no connect or reply deadline. When InProcess is true RunTTS skips
+// the checks that fault a service (reconnect, error_mapping, the timeout
+// checks, timeout/held_text_stalled) and reports them Skipped, never
+// Passed; it never calls the harness's Inject. The other checks run as
+// for any adapter; IOTimeout still bounds them.
+type TTSInProcess interface {
+	InProcess() bool
+}
+
+// skipInProcess is the Detail of a check skipped for an in-process engine.
+const skipInProcess = "not applicable: in-process engine, no service to fault"
+
 // ttsVocabulary is what the TTS suite says: plain lower-case words, so a
 // service has nothing to normalize.
 var ttsVocabulary = strings.Fields("the quick contract suite hears every word spoken here and now")
@@ -57,28 +71,31 @@ func speechText(n int) string {
 type ttsCheck struct {
 	name string
 	run  func(*ttsRun) error
+	// faults is true for a check that injects a fault into the service.
+	faults bool
 }
 
 // ttsChecks is the TTS suite, in order.
 func ttsChecks() []ttsCheck {
 	return []ttsCheck{
-		{CheckAudioAndWords, (*ttsRun).audioAndWords},
-		{CheckFlush, (*ttsRun).flush},
-		{CheckCancel, (*ttsRun).cancel},
-		{CheckReconnect, (*ttsRun).reconnect},
-		{CheckErrorMapping, (*ttsRun).errorMapping},
-		{CheckTimeoutConnect, (*ttsRun).timeoutConnectStalled},
-		{CheckTimeoutConnectSlow, (*ttsRun).timeoutConnectSlow},
-		{CheckTimeoutFirst, (*ttsRun).timeoutFirstStalled},
-		{CheckTimeoutFirstSlow, (*ttsRun).timeoutFirstSlow},
-		{CheckTimeoutIdle, (*ttsRun).timeoutIdle},
-		{CheckWarm, (*ttsRun).warm},
-		{CheckGoroutineLeak, (*ttsRun).goroutineLeak},
+		{CheckAudioAndWords, (*ttsRun).audioAndWords, false},
+		{CheckFlush, (*ttsRun).flush, false},
+		{CheckCancel, (*ttsRun).cancel, false},
+		{CheckReconnect, (*ttsRun).reconnect, true},
+		{CheckErrorMapping, (*ttsRun).errorMapping, true},
+		{CheckTimeoutConnect, (*ttsRun).timeoutConnectStalled, true},
+		{CheckTimeoutConnectSlow, (*ttsRun).timeoutConnectSlow, true},
+		{CheckTimeoutFirst, (*ttsRun).timeoutFirstStalled, true},
+		{CheckTimeoutFirstSlow, (*ttsRun).timeoutFirstSlow, true},
+		{CheckTimeoutIdle, (*ttsRun).timeoutIdle, true},
+		{CheckWarm, (*ttsRun).warm, false},
+		{CheckGoroutineLeak, (*ttsRun).goroutineLeak, false},
 	}
 }
 
-// TTSCheckNamesFor lists the checks RunTTS runs with h, in order: the
-// held-text checks follow TTSCheckNames when h holds text.
+// TTSCheckNamesFor lists the checks RunTTS reports with h, in order: the
+// held-text checks follow TTSCheckNames when h holds text. The checks
+// skipped for an in-process engine are listed too (reported Skipped).
 func TTSCheckNamesFor(h TTSHarness) []string {
 	var out []string
 	for _, c := range ttsChecksFor(h) {
@@ -92,8 +109,8 @@ func ttsChecksFor(h TTSHarness) []ttsCheck {
 	checks := ttsChecks()
 	if ht, ok := h.(TTSHoldsText); ok && ht.HoldsText() {
 		checks = append(checks,
-			ttsCheck{CheckTimeoutHeldStalled, (*ttsRun).timeoutHeldStalled},
-			ttsCheck{CheckHeldTextSlowLLM, (*ttsRun).heldTextSlowLLM})
+			ttsCheck{CheckTimeoutHeldStalled, (*ttsRun).timeoutHeldStalled, true},
+			ttsCheck{CheckHeldTextSlowLLM, (*ttsRun).heldTextSlowLLM, false})
 	}
 	return checks
 }
@@ -109,7 +126,8 @@ func TTSCheckNames() []string {
 }
 
 // RunTTS runs the TTS contract suite against p, driven through h, and
-// reports one CheckResult per check. The error is only for invalid
+// reports one CheckResult per check (Skipped for a fault check when h is
+// an in-process TTSInProcess). The error is only for invalid
 // arguments; a provider's failures are in the Report. Run it inside a
 // testing/synctest bubble (with p, h and everything they start created
 // inside it) for virtual time. ctx ends the suite early: the checks then
@@ -128,7 +146,13 @@ func RunTTS(ctx context.Context, p providers.TTS, h TTSHarness, cfg Config) (Rep
 	r := &ttsRun{ctx: ctx, p: p, h: h, cfg: cfg.withDefaults(), io: io, bound: boundFactor * io,
 		words: h.EmitsWords(), atConnect: h.FaultsAtConnect()}
 	rep := Report{Kind: "tts"}
+	ip, _ := h.(TTSInProcess)
+	inProcess := ip != nil && ip.InProcess()
 	for _, c := range ttsChecksFor(h) {
+		if inProcess && c.faults {
+			rep.Checks = append(rep.Checks, CheckResult{Name: c.name, Skipped: true, Detail: skipInProcess})
+			continue
+		}
 		h.Reset()
 		start := time.Now()
 		err := c.run(r)
