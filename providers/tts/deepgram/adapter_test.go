@@ -83,6 +83,7 @@ func TestFlushPolicies(t *testing.T) {
 					}
 				}
 				_ = s.Close()
+				synctest.Wait() // the mock records the Close on its own goroutine
 				if got := types(srv); !slices.Equal(got, tc.want) {
 					t.Errorf("sent %q, want %q", got, tc.want)
 				}

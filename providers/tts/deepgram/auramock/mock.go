@@ -147,6 +147,7 @@ type sess struct {
 func (s *Server) session(c *wsmock.Conn) {
 	in := make(chan wsmock.Message)
 	readerDone := make(chan struct{})
+	sessionDone := make(chan struct{})
 	go func() {
 		defer close(readerDone)
 		defer close(in)
@@ -155,14 +156,18 @@ func (s *Server) session(c *wsmock.Conn) {
 			if err != nil {
 				return
 			}
+			// A message read is handed over even when the client has gone
+			// meanwhile (its last message before the close must be
+			// recorded); only the session's end stops the hand-over.
 			select {
 			case in <- m:
-			case <-c.Gone():
+			case <-sessionDone:
 				return
 			}
 		}
 	}()
 	defer func() {
+		close(sessionDone)
 		c.Drop()
 		<-readerDone
 	}()
