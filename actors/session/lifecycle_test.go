@@ -118,6 +118,18 @@ func TestPanicInAStageIsRecovered(t *testing.T) {
 				c.Configure = func(cfg *session.Config) {
 					cfg.Taps = map[messages.Stage]actor.ReceiverMiddleware{tt.stage: tt.tap}
 				}
+				if tt.stage == messages.StageLLM {
+					// The panic on the first RoundStarted restarts the llm
+					// stage as the first round starts: whether that round's
+					// goroutine reached the mock (and took the first
+					// scripted answer) before it was stopped is a race of
+					// goroutines, so both answers are the follow-up: the
+					// second turn is answered with it either way (it failed
+					// about 1 run in 50 when the second turn got the
+					// first answer). Nothing of the first turn is spoken.
+					c.LLM = sim.NewMockLLM(sim.LLMConfig{TokenInterval: 100 * time.Millisecond},
+						sim.Response{Text: followUp}, sim.Response{Text: followUp})
+				}
 				r, err := c.Run()
 				if err != nil {
 					t.Fatalf("run: %v", err)
