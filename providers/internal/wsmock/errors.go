@@ -1,9 +1,14 @@
 package wsmock
 
-import "errors"
+import (
+	"errors"
 
-// ErrListenerClosed: Accept or DialContext on a closed PipeListener.
-var ErrListenerClosed = errors.New("wsmock: listener closed")
+	"github.com/brisvox/brisvox/providers/internal/pipenet"
+)
+
+// ErrListenerClosed: Accept or DialContext on a closed PipeListener
+// (pipenet.ErrListenerClosed).
+var ErrListenerClosed = pipenet.ErrListenerClosed
 
 // ErrConnClosed: the session ended (the client went away, the fault
 // dropped it, or the server is closing).

@@ -1,10 +1,9 @@
 package openaimock
 
 import (
-	"fmt"
-	"net"
+	"github.com/brisvox/brisvox/providers/internal/pipenet"
 )
 
 // ErrListenerClosed is what a PipeListener's Accept and DialContext return
-// once it is closed; it matches net.ErrClosed, as http.Server expects.
-var ErrListenerClosed = fmt.Errorf("openaimock: pipe listener: %w", net.ErrClosed)
+// once it is closed (pipenet.ErrListenerClosed; it wraps net.ErrClosed).
+var ErrListenerClosed = pipenet.ErrListenerClosed

@@ -1,4 +1,4 @@
-package openaimock
+package pipenet
 
 import (
 	"context"
@@ -10,15 +10,15 @@ import (
 	"time"
 )
 
-// TestPipeListener: a dial meets an accept on the two ends of one pipe; a
+// TestListener: a dial meets an accept on the two ends of one pipe; a
 // dial with no accept ends with its context; after Close both fail with
 // ErrListenerClosed (matching net.ErrClosed). Catches a Dial that returns
 // before an Accept took the server end (the cancelled dial would then
 // succeed) and a Close that does not release Accept (the bubble would
 // deadlock).
-func TestPipeListener(t *testing.T) {
+func TestListener(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := NewPipeListener()
+		l := New()
 		accepted := make(chan net.Conn, 1)
 		go func() {
 			c, err := l.Accept()
@@ -57,7 +57,7 @@ func TestPipeListener(t *testing.T) {
 		if _, err := l.DialContext(context.Background(), "tcp", "x:1"); !errors.Is(err, ErrListenerClosed) {
 			t.Fatalf("dial after Close: %v, want ErrListenerClosed", err)
 		}
-		if l.Addr().String() != PipeAddr || l.Addr().Network() != "pipe" {
+		if l.Addr().String() != Addr || l.Addr().Network() != "pipe" {
 			t.Fatalf("Addr %v", l.Addr())
 		}
 	})
