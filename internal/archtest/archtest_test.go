@@ -31,7 +31,22 @@ var layerRules = []Rule{
 	{
 		Name:      "media-below-actors",
 		Packages:  "media/...",
+		Except:    []string{"media/webrtc/...", "media/carrier/..."},
 		Forbidden: []string{"actors/...", "cmd/...", "sim/..."},
+	},
+	{
+		// The transports sit above the actors: they implement the transport
+		// actor's Conn (and wrap its ErrClosed), and see no other actor.
+		Name:        "transports-see-only-the-conn",
+		Packages:    "media/webrtc/...",
+		OnlyAllowed: true,
+		Allowed:     []string{"messages/...", "media", "media/opus/...", "media/webrtc/...", "actors/transport", "internal/..."},
+	},
+	{
+		Name:        "carrier-transports-see-only-the-conn",
+		Packages:    "media/carrier/...",
+		OnlyAllowed: true,
+		Allowed:     []string{"messages/...", "media", "media/carrier/...", "actors/transport", "internal/..."},
 	},
 	{
 		Name:      "nothing-imports-cmd",
@@ -214,6 +229,8 @@ func TestLayerRulesBite(t *testing.T) {
 		{"media-below-actors", "media/codec", "actors", "messages"},
 		{"media-below-actors", "media", "sim/fake", "media/codec"},
 		{"media-below-actors", "media", "cmd/brisvox/cli", "messages"},
+		{"transports-see-only-the-conn", "media/webrtc", "actors/session", "actors/transport"},
+		{"carrier-transports-see-only-the-conn", "media/carrier/twilio", "actors/llm", "actors/transport"},
 		{"nothing-imports-cmd", "actors", "cmd/brisvox/cli", "media"},
 		{"production-without-sim", "actors/call", "sim", "providers"},
 	}
