@@ -77,8 +77,13 @@ type Say struct {
 // EndCall asks the turn actor to end the call after speaking Line: it stops
 // the bot's current output, has the line spoken in a new epoch and reports
 // CallDrained to the session once it was played (or could not be).
+//
+// With AfterPlayout (the end_call tool: the model said goodbye in the same
+// answer) nothing is stopped and Line is not used: the call ends once the
+// current answer has played; a barge-in no longer interrupts it.
 type EndCall struct {
-	Line string
+	Line         string
+	AfterPlayout bool
 }
 
 // CallDrained tells the session that the closing line is out and the call

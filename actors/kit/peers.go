@@ -22,6 +22,9 @@ type Peers struct {
 	Tools     *actor.PID
 	TTS       *actor.PID
 	Pacer     *actor.PID
+	// Events tells the stages that someone observes the call's live
+	// events (session.Config.OnEvent); without it Event sends nothing.
+	Events bool
 }
 
 // NewPeers derives the stage addresses under session.
@@ -61,4 +64,11 @@ func (p Peers) Of(s messages.Stage) *actor.PID {
 // Mark sends a timeline mark to the session.
 func (p Peers) Mark(s actor.SenderContext, e messages.Epoch, k messages.MarkKind, at time.Time) {
 	s.Send(p.Session, &messages.TurnMark{Epoch: e, Kind: k, At: at})
+}
+
+// Event sends a live call event to the session when the call is observed.
+func (p Peers) Event(s actor.SenderContext, ev *messages.CallEvent) {
+	if p.Events {
+		s.Send(p.Session, ev)
+	}
 }

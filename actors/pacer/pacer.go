@@ -69,6 +69,10 @@ type Actor struct {
 
 	epoch    messages.Epoch // epoch being played (0: none)
 	words    []time.Duration
+	// wordText and told serve the live events (peers.Events): the words'
+	// text, and how many of them were reported as playing.
+	wordText []string
+	told     int
 	queue    []*messages.OutputAudio
 	head     int
 	fill     *messages.OutputAudio // frame being filled
@@ -126,6 +130,9 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *messages.TTSWord:
 		if a.accept(ctx, m.Epoch) {
 			a.words = append(a.words, m.Offset)
+			if a.peers.Events {
+				a.wordText = append(a.wordText, m.Text)
+			}
 		}
 	case *messages.TTSEnded:
 		a.ttsEnded(ctx, m)
@@ -192,6 +199,7 @@ func (a *Actor) begin(e messages.Epoch) {
 	a.resetResampler()
 	a.epoch = e
 	a.words = a.words[:0]
+	a.wordText, a.told = a.wordText[:0], 0
 	a.queued, a.released = 0, 0
 	a.ended, a.endErr = false, nil
 }
@@ -265,9 +273,21 @@ func (a *Actor) release(ctx actor.Context) {
 	a.released += messages.FrameDuration
 	a.stats.Inc("frames")
 	ctx.Send(a.peers.Transport, f)
+	if a.peers.Events {
+		a.tellWords(ctx, now)
+	}
 	a.nextAt = a.nextAt.Add(messages.FrameDuration)
 	a.armed = true
 	a.timer.Reset(a.nextAt.Sub(now))
+}
+
+// tellWords reports the words whose first audio is now out: the page shows
+// the answer as it is heard, so a barge-in visibly cuts it.
+func (a *Actor) tellWords(ctx actor.Context, now time.Time) {
+	for a.told < len(a.wordText) && a.told < len(a.words) && a.words[a.told] < a.released {
+		a.peers.Event(ctx, &messages.CallEvent{Kind: messages.EventBotWord, Epoch: a.epoch, Text: a.wordText[a.told], At: now})
+		a.told++
+	}
 }
 
 func (a *Actor) tick(ctx actor.Context) {
@@ -340,6 +360,7 @@ func (a *Actor) settle(ctx actor.Context, pos time.Duration, cut bool) {
 	}
 	ctx.Send(a.peers.LLM, &messages.Heard{Epoch: a.epoch, Words: words, Position: pos, Cut: cut})
 	ctx.Send(a.peers.Turn, &messages.PlayoutDone{Epoch: a.epoch, At: time.Now()})
+	a.peers.Event(ctx, &messages.CallEvent{Kind: messages.EventBotDone, Epoch: a.epoch, Cut: cut, At: time.Now()})
 	if !cut {
 		ctx.Send(a.peers.Transport, &messages.Mark{Epoch: a.epoch, Name: "end-" + strconv.FormatUint(uint64(a.epoch), 10)})
 	}

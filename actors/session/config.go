@@ -77,6 +77,15 @@ type Config struct {
 	// OnEnd is called once when the call is over; it must only hand the
 	// value on (a channel send, a message).
 	OnEnd func(messages.CallEnded)
+	// OnEvent, when set, receives the call's live events (what the caller
+	// said, the bot's words as they play, latencies, state) from the
+	// session's goroutine; it must only hand them on and never block. The
+	// events carry transcripts: they are for the call's page or operator,
+	// not for logs. Nil: the stages send no events at all.
+	OnEvent func(messages.CallEvent)
+	// Greeting, when set, is spoken as the bot's first answer unless the
+	// caller speaks first.
+	Greeting string
 }
 
 // WithDefaults fills zero fields.

@@ -91,6 +91,10 @@ type Actor struct {
 	gaveUp     messages.Stage
 	ending     bool
 	reason     string
+	// state is the call's state as last reported to OnEvent, and
+	// stateEpoch the epoch it is about (older epochs' events are late).
+	state      string
+	stateEpoch messages.Epoch
 	endErr     error
 	stats      kit.Counters
 	root       *actor.RootContext
@@ -122,6 +126,14 @@ func (a *Actor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *messages.TurnMark:
 		a.mark(m)
+	case *messages.CallEvent:
+		a.event(m)
+	case *messages.EndCall:
+		// The end_call tool (or an operator): hand it to the turn actor.
+		if a.reason == "" {
+			a.reason = "ended by the agent"
+		}
+		ctx.Send(a.peers.Turn, m)
 	case *actor.Started:
 		a.start(ctx)
 	case *restartDue:
@@ -161,6 +173,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.end(ctx, a.reason, a.endErr)
 	case *actor.Stopped:
 		_ = a.cfg.Conn.Close()
+		a.setState(messages.StateEnded, 0)
 		if a.cfg.OnEnd != nil {
 			reason := a.reason
 			if reason == "" {
@@ -185,6 +198,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 
 func (a *Actor) start(ctx actor.Context) {
 	a.peers = kit.NewPeers(a.cfg.Call, ctx.Self())
+	a.peers.Events = a.cfg.OnEvent != nil
 	a.root = ctx.ActorSystem().Root
 	cfg, p := a.cfg, a.peers
 	newDet := cfg.NewDetector
@@ -225,6 +239,10 @@ func (a *Actor) start(ctx actor.Context) {
 		st := &stage{name: s.name, pid: pid, mailbox: ref}
 		a.stages[s.name] = st
 		a.order = append(a.order, st)
+	}
+	a.setState(messages.StateListening, 0)
+	if cfg.Greeting != "" {
+		ctx.Send(p.Turn, &messages.Greet{Line: cfg.Greeting})
 	}
 }
 
@@ -339,6 +357,7 @@ func (a *Actor) mark(m *messages.TurnMark) {
 		if m.Kind == messages.MarkFirstAudioOut {
 			a.logTurn(*t)
 		}
+		a.markEvent(t, m)
 	}
 }
 

@@ -172,6 +172,7 @@ func (a *Actor) run(ctx actor.Context, m *messages.RunTools) {
 func (a *Actor) start(ctx actor.Context, key batchKey, b *batch, i int) {
 	call := b.calls[i]
 	a.stats.Inc("calls")
+	a.peers.Event(ctx, &messages.CallEvent{Kind: messages.EventTool, Epoch: key.epoch, Text: call.Name, At: time.Now()})
 	info := agent.CallInfo{Session: string(a.peers.Call), CallID: call.ID, Epoch: key.epoch, Round: key.round}
 	done := &messages.ToolDone{Epoch: key.epoch, Round: key.round, Index: i}
 	if a.gated && call.Name == agent.ConfirmPendingTool {

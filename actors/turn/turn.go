@@ -158,6 +158,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 		if a.utteranceStart.IsZero() {
 			a.utteranceStart = m.At
 		}
+		a.peers.Event(ctx, &messages.CallEvent{Kind: messages.EventUserSpeaking, At: m.At})
 		a.speechStarted(ctx)
 	case *messages.SpeechStopped:
 		a.speaking = false
@@ -192,6 +193,8 @@ func (a *Actor) Receive(ctx actor.Context) {
 		}
 	case *messages.EndCall:
 		a.endCall(ctx, m)
+	case *messages.Greet:
+		a.greet(ctx, m)
 	case *drainDue:
 		ctx.Send(a.peers.Session, &messages.CallDrained{})
 	case *messages.Describe:
@@ -377,6 +380,7 @@ func (a *Actor) endTurn(ctx actor.Context) {
 	}
 	a.peers.Mark(ctx, e, messages.MarkTurnEnd, now)
 	turn := messages.UserTurn{Epoch: e, Text: text, SpeechStart: start, SpeechEnd: a.speechEnd, At: now}
+	a.peers.Event(ctx, &messages.CallEvent{Kind: messages.EventUserTurn, Epoch: e, Text: text, At: now})
 	if a.spec != 0 {
 		a.spec, a.specText = 0, ""
 		a.stats.Inc("speculations_committed")
@@ -397,8 +401,31 @@ func (a *Actor) nextEpoch() messages.Epoch {
 	return a.epoch
 }
 
+// greet speaks the greeting as the first answer, unless something was
+// said already (the caller spoke first, or the call is ending).
+func (a *Actor) greet(ctx actor.Context, m *messages.Greet) {
+	if a.draining || a.busy || a.epoch != 0 || !a.utteranceStart.IsZero() || m.Line == "" {
+		a.stats.Inc("greetings_skipped")
+		return
+	}
+	e := a.nextEpoch()
+	a.busy = true
+	a.stats.Inc("greetings")
+	ctx.Send(a.peers.LLM, &messages.Say{Epoch: e, Text: m.Line})
+}
+
 func (a *Actor) endCall(ctx actor.Context, m *messages.EndCall) {
 	if a.draining {
+		return
+	}
+	if m.AfterPlayout {
+		// The goodbye is the current answer: let it play out, then end.
+		a.discard(ctx)
+		a.draining = true
+		a.after(ctx, timerDrain, a.cfg.DrainTimeout, &drainDue{})
+		if !a.busy {
+			ctx.Send(a.peers.Session, &messages.CallDrained{})
+		}
 		return
 	}
 	a.discard(ctx)

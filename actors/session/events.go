@@ -1,0 +1,46 @@
+package session
+
+import (
+	"time"
+
+	"github.com/brisvox/brisvox/messages"
+)
+
+// event hands a stage's live event to the observer and follows the call's
+// state from it.
+func (a *Actor) event(m *messages.CallEvent) {
+	if a.cfg.OnEvent == nil {
+		return
+	}
+	a.cfg.OnEvent(*m)
+	if m.Kind == messages.EventBotDone && m.Epoch >= a.stateEpoch {
+		a.setState(messages.StateListening, m.Epoch)
+	}
+}
+
+// markEvent turns timeline marks into events: the end of the caller's turn
+// (thinking), the first audio out (speaking) and the turn's latency, from
+// the end of the caller's speech to that first audio.
+func (a *Actor) markEvent(t *Timeline, m *messages.TurnMark) {
+	if a.cfg.OnEvent == nil || m.Epoch < a.stateEpoch {
+		return
+	}
+	switch m.Kind {
+	case messages.MarkTurnEnd:
+		a.setState(messages.StateThinking, m.Epoch)
+	case messages.MarkFirstAudioOut:
+		if end, ok := t.Marks[messages.MarkVADStop]; ok {
+			a.cfg.OnEvent(messages.CallEvent{Kind: messages.EventLatency, Epoch: m.Epoch, Latency: m.At.Sub(end), At: m.At})
+		}
+		a.setState(messages.StateSpeaking, m.Epoch)
+	}
+}
+
+// setState reports a change of the call's state.
+func (a *Actor) setState(s string, e messages.Epoch) {
+	if a.cfg.OnEvent == nil || s == a.state {
+		return
+	}
+	a.state, a.stateEpoch = s, e
+	a.cfg.OnEvent(messages.CallEvent{Kind: messages.EventState, Epoch: e, State: s, At: time.Now()})
+}
