@@ -67,8 +67,8 @@ type Actor struct {
 	stats  kit.Counters
 	pool   *sync.Pool
 
-	epoch    messages.Epoch // epoch being played (0: none)
-	words    []time.Duration
+	epoch messages.Epoch // epoch being played (0: none)
+	words []time.Duration
 	// wordText and told serve the live events (peers.Events): the words'
 	// text, and how many of them were reported as playing.
 	wordText []string
