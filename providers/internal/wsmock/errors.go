@@ -3,7 +3,7 @@ package wsmock
 import (
 	"errors"
 
-	"github.com/brisvox/brisvox/providers/internal/pipenet"
+	"github.com/brisvox/brisvox/internal/pipenet"
 )
 
 // ErrListenerClosed: Accept or DialContext on a closed PipeListener

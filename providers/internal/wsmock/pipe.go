@@ -1,6 +1,6 @@
 package wsmock
 
-import "github.com/brisvox/brisvox/providers/internal/pipenet"
+import "github.com/brisvox/brisvox/internal/pipenet"
 
 // PipeAddr is the address of every PipeListener; the host of its URL.
 const PipeAddr = pipenet.Addr

@@ -1,7 +1,7 @@
 package openaimock
 
 import (
-	"github.com/brisvox/brisvox/providers/internal/pipenet"
+	"github.com/brisvox/brisvox/internal/pipenet"
 )
 
 // ErrListenerClosed is what a PipeListener's Accept and DialContext return

@@ -1,0 +1,427 @@
+package serve
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/brisvox/brisvox/actors/kit"
+	"github.com/brisvox/brisvox/actors/session"
+	"github.com/brisvox/brisvox/actors/switchboard"
+	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/messages"
+	"github.com/rs/zerolog"
+)
+
+//go:embed page
+var pageFiles embed.FS
+
+// Conn is a served call's connection, as the transports make it.
+type Conn interface {
+	transport.Conn
+	// ID is the call's id, unique in the process (it becomes the call id).
+	ID() string
+	// Hangup ends the call from the server's side.
+	Hangup(reason string)
+}
+
+// publisher is a connection that can carry live events to its caller
+// (the WebRTC page, the PCM websocket).
+type publisher interface{ Publish(v any) }
+
+// CallEnv is what the agent gets to build a call's session.
+type CallEnv struct {
+	ID   messages.CallID
+	Conn transport.Conn
+	// Ender ends a call after its current answer (the end_call tool).
+	Ender *Server
+}
+
+// Agent turns a new call into a session config.
+type Agent interface {
+	// Name is shown on the page.
+	Name() string
+	// Session returns the call's config: providers, prompt, tools, turn
+	// and VAD settings. Call, Conn, OnEnd and OnEvent are the server's.
+	Session(env CallEnv) (session.Config, error)
+}
+
+// Config tunes the server.
+type Config struct {
+	// MaxCalls is the admission limit. Default 20.
+	MaxCalls int
+	// DrainTimeout is how long live calls may go on after a shutdown
+	// began, before they are ended with ClosingLine. Default 30 s.
+	DrainTimeout time.Duration
+	// ClosingLine is spoken to calls still live at the drain deadline;
+	// ClosingTimeout bounds it, then they are hung up. Defaults: a short
+	// apology, 5 s.
+	ClosingLine    string
+	ClosingTimeout time.Duration
+	// StartTimeout bounds the switchboard's answer to a new call. Default 5 s.
+	StartTimeout time.Duration
+	Log          zerolog.Logger
+}
+
+func (c Config) withDefaults() Config {
+	if c.MaxCalls == 0 {
+		c.MaxCalls = 20
+	}
+	if c.DrainTimeout == 0 {
+		c.DrainTimeout = 30 * time.Second
+	}
+	if c.ClosingLine == "" {
+		c.ClosingLine = "Sorry, this service is restarting and has to end the call now. Goodbye."
+	}
+	if c.ClosingTimeout == 0 {
+		c.ClosingTimeout = 5 * time.Second
+	}
+	if c.StartTimeout == 0 {
+		c.StartTimeout = 5 * time.Second
+	}
+	return c
+}
+
+// Validate checks a config after defaults.
+func (c Config) Validate() error {
+	if c.MaxCalls < 0 || c.DrainTimeout < 0 || c.ClosingTimeout < 0 || c.StartTimeout < 0 {
+		return fmt.Errorf("%w: negative limit", ErrInvalidConfig)
+	}
+	return nil
+}
+
+// Server runs the calls of one process.
+type Server struct {
+	cfg   Config
+	agent Agent
+	log   zerolog.Logger
+	sys   *kit.System
+	board *actor.PID
+	mux   *http.ServeMux
+
+	mu       sync.Mutex
+	live     map[messages.CallID]Conn
+	gone     map[messages.CallID]bool // ended while starting
+	starting int
+	draining bool
+	changed  chan struct{} // closed and replaced when live changes
+	stats    kit.Counters
+	sources  map[string]func() map[string]uint64
+	wg       sync.WaitGroup
+}
+
+// New makes a server for agent. Mount the transports' handlers with
+// Handle, then run it with Serve.
+func New(cfg Config, agent Agent) (*Server, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if agent == nil {
+		return nil, fmt.Errorf("%w: no agent", ErrInvalidConfig)
+	}
+	sys := kit.NewSystem(cfg.Log)
+	props, err := switchboard.Props(switchboard.Config{MaxCalls: cfg.MaxCalls})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	board, err := sys.Root.SpawnNamed(props, "switchboard")
+	if err != nil {
+		return nil, fmt.Errorf("serve: switchboard: %w", err)
+	}
+	s := &Server{
+		cfg: cfg, agent: agent, log: cfg.Log, sys: sys, board: board, mux: http.NewServeMux(),
+		live: map[messages.CallID]Conn{}, gone: map[messages.CallID]bool{}, changed: make(chan struct{}), stats: kit.Counters{},
+		sources: map[string]func() map[string]uint64{},
+	}
+	page, _ := fs.Sub(pageFiles, "page")
+	s.mux.Handle("GET /", http.FileServerFS(page))
+	s.mux.HandleFunc("GET /agent", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"name": agent.Name()})
+	})
+	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	s.mux.HandleFunc("GET /readyz", s.readyz)
+	s.mux.HandleFunc("GET /stats", s.statsz)
+	return s, nil
+}
+
+// Handle mounts a transport's handler (its signaling or websocket) at
+// pattern; stats, when set, is shown under name on /stats.
+func (s *Server) Handle(pattern string, h http.Handler, name string, stats func() map[string]uint64) {
+	s.mux.Handle(pattern, h)
+	if stats != nil {
+		s.mu.Lock()
+		s.sources[name] = stats
+		s.mu.Unlock()
+	}
+}
+
+// Handler is the server's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+// Admit tells a transport whether a new call may come in.
+func (s *Server) Admit() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.draining:
+		s.stats.Inc("refused_draining")
+		return ErrDraining
+	case len(s.live)+s.starting >= s.cfg.MaxCalls:
+		s.stats.Inc("refused_full")
+		return fmt.Errorf("%w: %d calls", ErrFull, s.cfg.MaxCalls)
+	}
+	return nil
+}
+
+// Start runs a call that a transport accepted. It returns at once: the
+// session is started on a goroutine the server owns.
+func (s *Server) Start(c Conn) {
+	s.mu.Lock()
+	s.starting++
+	s.mu.Unlock()
+	s.wg.Go(func() { s.start(c) })
+}
+
+func (s *Server) start(c Conn) {
+	id := messages.CallID(c.ID())
+	err := s.startCall(id, c)
+	s.mu.Lock()
+	s.starting--
+	if err == nil {
+		s.stats.Inc("calls")
+		if s.gone[id] {
+			// It ended before the switchboard's answer came back.
+			delete(s.gone, id)
+		} else {
+			s.live[id] = c
+		}
+	} else {
+		s.stats.Inc("start_failures")
+	}
+	s.notifyLocked()
+	s.mu.Unlock()
+	if err != nil {
+		s.log.Error().Err(err).Str("call_id", string(id)).Msg("call not started")
+		c.Hangup("the call could not be started")
+		_ = c.Close()
+		return
+	}
+	s.log.Info().Str("call_id", string(id)).Msg("call started")
+}
+
+func (s *Server) startCall(id messages.CallID, c Conn) error {
+	s.mu.Lock()
+	draining := s.draining
+	s.mu.Unlock()
+	if draining {
+		return ErrDraining
+	}
+	cfg, err := s.agent.Session(CallEnv{ID: id, Conn: c, Ender: s})
+	if err != nil {
+		return err
+	}
+	cfg.Call, cfg.Conn = id, c
+	if cfg.Log.GetLevel() == zerolog.Disabled {
+		cfg.Log = s.log
+	}
+	if p, ok := c.(publisher); ok {
+		cfg.OnEvent = func(e messages.CallEvent) { p.Publish(EventOf(e)) }
+	}
+	cfg.OnEnd = func(e messages.CallEnded) { s.ended(e) }
+	props, err := session.Props(cfg)
+	if err != nil {
+		return err
+	}
+	res, err := s.sys.Root.RequestFuture(s.board, &switchboard.StartCall{Call: id, Props: props}, s.cfg.StartTimeout).Result()
+	if err != nil {
+		return fmt.Errorf("serve: switchboard: %w", err)
+	}
+	if st, ok := res.(*switchboard.CallStarted); !ok || st.Err != nil {
+		if ok {
+			return st.Err
+		}
+		return fmt.Errorf("serve: switchboard answered %T", res)
+	}
+	return nil
+}
+
+// ended is a session's OnEnd: it only records and signals.
+func (s *Server) ended(e messages.CallEnded) {
+	s.mu.Lock()
+	c, ok := s.live[e.Call]
+	if !ok {
+		s.gone[e.Call] = true
+	}
+	delete(s.live, e.Call)
+	s.stats.Inc("ended")
+	s.notifyLocked()
+	s.mu.Unlock()
+	if c != nil {
+		c.Hangup(e.Reason)
+	}
+	ev := s.log.Info().Str("call_id", string(e.Call)).Str("reason", e.Reason)
+	if e.Err != nil {
+		ev = s.log.Warn().Err(e.Err).Str("call_id", string(e.Call)).Str("reason", e.Reason)
+	}
+	ev.Msg("call ended")
+}
+
+// count adds one to a counter.
+func (s *Server) count(name string) {
+	s.mu.Lock()
+	s.stats.Inc(name)
+	s.mu.Unlock()
+}
+
+func (s *Server) notifyLocked() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// EndCall asks a call to end once its current answer has played (the
+// end_call tool).
+func (s *Server) EndCall(call, _ string) error {
+	id := messages.CallID(call)
+	s.mu.Lock()
+	_, ok := s.live[id]
+	s.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("%w: %s", ErrUnknownCall, call)
+	}
+	s.sys.Root.Send(s.board, &switchboard.ToCall{Call: id, Msg: &messages.EndCall{AfterPlayout: true}})
+	return nil
+}
+
+// Live returns the ids of the live calls, sorted.
+func (s *Server) Live() []messages.CallID {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]messages.CallID, 0, len(s.live))
+	for id := range s.live {
+		out = append(out, id)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// Serve serves on ln until ctx ends, then shuts down gracefully: it stops
+// admitting calls (readyz turns 503), waits up to DrainTimeout for live
+// calls to end, speaks ClosingLine to the rest and hangs them up after
+// ClosingTimeout, and stops the HTTP server and the actor system. It
+// returns when every goroutine it started has ended.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{Handler: s.mux, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-errc:
+	}
+	s.drain()
+	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutCtx); err != nil {
+		_ = srv.Close()
+	}
+	if serveErr == nil {
+		if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+			serveErr = err
+		}
+	}
+	s.wg.Wait()
+	_ = s.sys.Root.StopFuture(s.board).Wait()
+	s.sys.Shutdown()
+	if errors.Is(serveErr, http.ErrServerClosed) {
+		serveErr = nil
+	}
+	return serveErr
+}
+
+// drain ends the calls for a shutdown.
+func (s *Server) drain() {
+	s.mu.Lock()
+	s.draining = true
+	s.mu.Unlock()
+	s.log.Info().Int("live_calls", len(s.Live())).Dur("deadline", s.cfg.DrainTimeout).Msg("shutting down: not admitting calls")
+	if s.waitCalls(s.cfg.DrainTimeout) {
+		return
+	}
+	for _, id := range s.Live() {
+		s.count("closed_at_shutdown")
+		s.sys.Root.Send(s.board, &switchboard.ToCall{Call: id, Msg: &messages.EndCall{Line: s.cfg.ClosingLine}})
+	}
+	if s.waitCalls(s.cfg.ClosingTimeout) {
+		return
+	}
+	for _, id := range s.Live() {
+		s.count("hung_up_at_shutdown")
+		s.sys.Root.Send(s.board, &switchboard.ToCall{Call: id, Msg: &messages.Hangup{Reason: "server shutdown"}})
+	}
+	s.waitCalls(s.cfg.ClosingTimeout)
+}
+
+// waitCalls waits until no call is live or starting, or d passed.
+func (s *Server) waitCalls(d time.Duration) bool {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		s.mu.Lock()
+		n, ch := len(s.live)+s.starting, s.changed
+		s.mu.Unlock()
+		if n == 0 {
+			return true
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			return false
+		}
+	}
+}
+
+func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	draining, live := s.draining, len(s.live)
+	s.mu.Unlock()
+	body := map[string]any{"ready": !draining, "live_calls": live, "max_calls": s.cfg.MaxCalls}
+	if draining {
+		body["reason"] = "shutting down"
+		writeJSON(w, http.StatusServiceUnavailable, body)
+		return
+	}
+	writeJSON(w, http.StatusOK, body)
+}
+
+func (s *Server) statsz(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	out := map[string]any{"server": s.stats.Snapshot(), "live_calls": len(s.live)}
+	sources := make(map[string]func() map[string]uint64, len(s.sources))
+	for k, v := range s.sources {
+		sources[k] = v
+	}
+	s.mu.Unlock()
+	for k, f := range sources {
+		out[k] = f()
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
