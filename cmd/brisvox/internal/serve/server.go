@@ -110,8 +110,6 @@ type Server struct {
 
 	mu       sync.Mutex
 	live     map[messages.CallID]Conn
-	gone     map[messages.CallID]bool // ended while starting
-	starting int
 	draining bool
 	changed  chan struct{} // closed and replaced when live changes
 	stats    kit.Counters
@@ -140,7 +138,7 @@ func New(cfg Config, agent Agent) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, agent: agent, log: cfg.Log, sys: sys, board: board, mux: http.NewServeMux(),
-		live: map[messages.CallID]Conn{}, gone: map[messages.CallID]bool{}, changed: make(chan struct{}), stats: kit.Counters{},
+		live: map[messages.CallID]Conn{}, changed: make(chan struct{}), stats: kit.Counters{},
 		sources: map[string]func() map[string]uint64{},
 	}
 	page, _ := fs.Sub(pageFiles, "page")
@@ -178,7 +176,7 @@ func (s *Server) Admit() error {
 	case s.draining:
 		s.stats.Inc("refused_draining")
 		return ErrDraining
-	case len(s.live)+s.starting >= s.cfg.MaxCalls:
+	case len(s.live) >= s.cfg.MaxCalls:
 		s.stats.Inc("refused_full")
 		return fmt.Errorf("%w: %d calls", ErrFull, s.cfg.MaxCalls)
 	}
@@ -186,31 +184,37 @@ func (s *Server) Admit() error {
 }
 
 // Start runs a call that a transport accepted. It returns at once: the
-// session is started on a goroutine the server owns.
+// session is started on a goroutine the server owns. The call counts as
+// live from here, so a call that ends before its start is confirmed is
+// still forgotten.
 func (s *Server) Start(c Conn) {
+	id := messages.CallID(c.ID())
 	s.mu.Lock()
-	s.starting++
+	_, dup := s.live[id]
+	if !dup {
+		s.live[id] = c
+		s.notifyLocked()
+	}
 	s.mu.Unlock()
-	s.wg.Go(func() { s.start(c) })
+	if dup {
+		s.count("refused_duplicate")
+		c.Hangup("duplicate call id")
+		_ = c.Close()
+		return
+	}
+	s.wg.Go(func() { s.start(id, c) })
 }
 
-func (s *Server) start(c Conn) {
-	id := messages.CallID(c.ID())
+func (s *Server) start(id messages.CallID, c Conn) {
 	err := s.startCall(id, c)
 	s.mu.Lock()
-	s.starting--
 	if err == nil {
 		s.stats.Inc("calls")
-		if s.gone[id] {
-			// It ended before the switchboard's answer came back.
-			delete(s.gone, id)
-		} else {
-			s.live[id] = c
-		}
 	} else {
 		s.stats.Inc("start_failures")
+		delete(s.live, id)
+		s.notifyLocked()
 	}
-	s.notifyLocked()
 	s.mu.Unlock()
 	if err != nil {
 		s.log.Error().Err(err).Str("call_id", string(id)).Msg("call not started")
@@ -260,10 +264,7 @@ func (s *Server) startCall(id messages.CallID, c Conn) error {
 // ended is a session's OnEnd: it only records and signals.
 func (s *Server) ended(e messages.CallEnded) {
 	s.mu.Lock()
-	c, ok := s.live[e.Call]
-	if !ok {
-		s.gone[e.Call] = true
-	}
+	c := s.live[e.Call]
 	delete(s.live, e.Call)
 	s.stats.Inc("ended")
 	s.notifyLocked()
@@ -373,13 +374,13 @@ func (s *Server) drain() {
 	s.waitCalls(s.cfg.ClosingTimeout)
 }
 
-// waitCalls waits until no call is live or starting, or d passed.
+// waitCalls waits until no call is live, or d passed.
 func (s *Server) waitCalls(d time.Duration) bool {
 	deadline := time.NewTimer(d)
 	defer deadline.Stop()
 	for {
 		s.mu.Lock()
-		n, ch := len(s.live)+s.starting, s.changed
+		n, ch := len(s.live), s.changed
 		s.mu.Unlock()
 		if n == 0 {
 			return true
