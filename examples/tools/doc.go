@@ -11,6 +11,17 @@
 //     CallInfo.IdempotencyKey, so a redelivered call gets the same note back
 //     instead of a second one.
 //
+// Two more serve the keyless default agent (with the offline "rules"
+// provider):
+//
+//   - book_table (BookTable) is SideEffect and behind the confirmation
+//     gate (Spec.Confirm): the engine holds the model's call and runs it
+//     only when the model confirms it (confirm_pending) after the caller
+//     agreed. Like save_note it keys its BookingStore on the idempotency
+//     key, so a redelivered call books once.
+//   - end_call (EndCall) declares agent.EndCallSpec and asks an Ender, which
+//     the serving layer provides, to hang up once the goodbye has played.
+//
 // An application builds its tools once and registers them in a registry:
 //
 //	store := tools.NewNoteStore()
