@@ -755,7 +755,13 @@ func asFloat(n *node) (float64, bool) {
 	return 0, false
 }
 
-func fnum(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+// fnum formats a number as written: whole numbers without an exponent.
+func fnum(f float64) string {
+	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

@@ -621,3 +621,16 @@ transports:
 		}
 	}
 }
+
+// TestFnum: bounds print as written in a file.
+// Mutation caught: 'g' formatting of whole numbers ("6.7108864e+07").
+func TestFnum(t *testing.T) {
+	for _, c := range []struct {
+		f    float64
+		want string
+	}{{67108864, "67108864"}, {0.35, "0.35"}, {-1, "-1"}, {2, "2"}, {1e300, "1e+300"}} {
+		if got := fnum(c.f); got != c.want {
+			t.Errorf("fnum(%v) = %q, want %q", c.f, got, c.want)
+		}
+	}
+}
