@@ -10,4 +10,9 @@
 //	                      the speech segments of a PCM WAV (8, 16, 24 or
 //	                      48 kHz, mono or stereo) as JSON lines
 //	                      {"start_ms":..., "end_ms":...}
+//	brisvox check FILE... agent files (TOML or YAML, see docs/CONFIG.md)
+//	                      checked offline: each problem on stderr as
+//	                      file:line:col: setting: message (hint: ...),
+//	                      "FILE: ok" on stdout for a clean one; exit
+//	                      status 1 on any problem, 2 for bad usage
 package main

@@ -1,0 +1,7 @@
+package agentfile
+
+import "errors"
+
+// ErrInvalid is wrapped by Diagnostics.Err: the file has at least one
+// problem.
+var ErrInvalid = errors.New("agentfile: invalid agent file")

@@ -1,0 +1,280 @@
+package agentfile
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Format is an agent file's syntax.
+type Format uint8
+
+// The formats.
+const (
+	TOML Format = iota + 1
+	YAML
+)
+
+// String names the format.
+func (f Format) String() string {
+	switch f {
+	case TOML:
+		return "toml"
+	case YAML:
+		return "yaml"
+	}
+	return fmt.Sprintf("Format(%d)", uint8(f))
+}
+
+// FormatOf is the format of a path by its extension: .toml, .yaml or
+// .yml.
+func FormatOf(path string) (Format, bool) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".toml":
+		return TOML, true
+	case ".yaml", ".yml":
+		return YAML, true
+	}
+	return 0, false
+}
+
+// Options are what a check needs from outside the file.
+type Options struct {
+	// LookupEnv tells whether a key variable is set; default
+	// os.LookupEnv. Only presence is asked: a key's value never leaves
+	// the environment here.
+	LookupEnv func(string) (string, bool)
+	// KnownTools is the catalogue tools.enabled is checked against; nil
+	// leaves the names unchecked (the command always passes one).
+	KnownTools []string
+}
+
+// Value is a setting: what the file wrote, or its default.
+type Value[T any] struct {
+	V T
+	// Pos is where the value is written; for a default, the place of
+	// the table it belongs to (or 1:1).
+	Pos Pos
+	// Set: written in the file.
+	Set bool
+}
+
+// Option is a provider option. The field of its kind holds the value.
+type Option struct {
+	Kind OptionKind
+	// Pos is where the value is written (the provider's name for an
+	// Implied one).
+	Pos Pos
+	// Implied: not written, filled in by the schema (api_key_env and the
+	// endpoint, see provider key rules in docs/CONFIG.md).
+	Implied bool
+
+	String   string // KindString; KindEnv: the variable's name ("": no key)
+	Int      int64
+	Float    float64
+	Bool     bool
+	Duration time.Duration
+	Strings  []string
+	Ints     []int64
+}
+
+// Provider is the stt, llm or tts provider and its options, keyed by
+// their name in the file (snake_case of the provider Config field).
+type Provider struct {
+	Name    string
+	Pos     Pos // of the name
+	Options map[string]Option
+}
+
+// Rounds are the llm stage's settings (llm.Config) other than the
+// provider's, written in the [llm] table beside them.
+type Rounds struct {
+	MaxRounds    Value[int]           // 1..20, default 6
+	RoundTimeout Value[time.Duration] // 1s..2m, default 15s
+	// WindowTokens bounds a request's estimated size: 0 the default
+	// (agent.DefaultWindowTokens), -1 off, else 1000..2000000.
+	WindowTokens Value[int]
+	FallbackLine Value[string] // "": the stage's own line
+}
+
+// VAD picks and tunes the voice activity detector.
+type VAD struct {
+	Engine Value[string] // "silero" or "energy" (default)
+	Silero SileroVAD
+	Energy EnergyVAD
+	Pos    Pos
+}
+
+// SileroVAD tunes media.SpeechGateConfig.
+type SileroVAD struct {
+	Threshold     Value[float64]       // start threshold 0..1, default 0.5
+	StopThreshold Value[float64]       // 0..threshold, default threshold - 0.15
+	MinSpeech     Value[time.Duration] // 0..2s, default 64ms
+	Hangover      Value[time.Duration] // 0..5s, default 300ms
+}
+
+// EnergyVAD tunes media.EnergyVADConfig.
+type EnergyVAD struct {
+	Threshold  Value[float64]       // RMS 1..32767, default 500
+	StartAfter Value[time.Duration] // 0..2s, default 40ms
+	StopAfter  Value[time.Duration] // 0..5s, default 300ms
+}
+
+// Turn is turn.Config.
+type Turn struct {
+	EndOfTurnDelay Value[time.Duration] // 0..5s, default 0
+	BargeInDelay   Value[time.Duration] // 0..2s, default 0
+	Speculate      Value[bool]          // needs EndOfTurnDelay > 0
+	DrainTimeout   Value[time.Duration] // 0..1m, default 15s
+	Pos            Pos
+}
+
+// Fillers are the llm stage's filler phrases.
+type Fillers struct {
+	// After is the delay before a filler (0..10s, default 1.2s); negative
+	// when the file says "off".
+	After   Value[time.Duration]
+	PerTool Value[bool]
+	Phrases []Value[string] // none: the stage's own
+	Pos     Pos
+}
+
+// Tools are the tools offered to the model.
+type Tools struct {
+	Enabled []Value[string]
+	// Confirm turns Spec.Confirm on for these tools (a subset of
+	// Enabled).
+	Confirm []Value[string]
+	Pos     Pos
+}
+
+// Confirms tells whether the file asks a confirmation for tool name.
+func (t Tools) Confirms(name string) bool {
+	for _, c := range t.Confirm {
+		if c.V == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Names are the enabled tools' names, in file order.
+func (t Tools) Names() []string {
+	out := make([]string, len(t.Enabled))
+	for i, e := range t.Enabled {
+		out[i] = e.V
+	}
+	return out
+}
+
+// Transports are the transports to open; a transport's table present
+// means enabled unless it says enabled = false. Addresses are the
+// command line's.
+type Transports struct {
+	WebRTC WebRTC
+	Twilio Twilio
+	PCM    PCM
+	Pos    Pos
+}
+
+// WebRTC is the browser transport's agent-side options.
+type WebRTC struct {
+	Enabled         Value[bool]
+	IncludeLoopback Value[bool]
+	Interfaces      []Value[string]
+	STUN            []Value[string] // stun: or stuns: URLs
+	Pos             Pos
+}
+
+// Twilio is the telephony transport (Media Streams, 8 kHz mu-law).
+type Twilio struct {
+	Enabled Value[bool]
+	Path    Value[string] // default "/twilio"
+	Pos     Pos
+}
+
+// PCM is the raw PCM websocket transport.
+type PCM struct {
+	Enabled Value[bool]
+	Path    Value[string] // default "/pcm"
+	Rate    Value[int]    // 8000, 16000 (default), 24000 or 48000
+	Pos     Pos
+}
+
+// File is a checked agent file. Every value carries its position.
+type File struct {
+	// Path is the name given to Parse (Load: the path).
+	Path   string
+	Format Format
+
+	Name     Value[string] // default: the file's base name
+	Prompt   Value[string]
+	Greeting Value[string]
+	// EndLine is spoken when a stage gave up and the call ends ("": the
+	// session's own).
+	EndLine Value[string]
+
+	STT, LLM, TTS Provider
+	Rounds        Rounds
+	VAD           VAD
+	Turn          Turn
+	Fillers       Fillers
+	Tools         Tools
+	Transports    Transports
+}
+
+// Diag is a diagnostic of the file at pos: how the command reports what
+// building the agent found (a provider constructor's error) at the
+// setting that caused it.
+func (f *File) Diag(pos Pos, path, msg, hint string) Diagnostic {
+	return Diagnostic{File: f.Path, Line: pos.Line, Col: pos.Col, Path: path, Msg: msg, Hint: hint}
+}
+
+// Load reads and checks the agent file at path; its format is chosen by
+// the extension. The File is nil only when the file could not be read;
+// otherwise it holds what could be decoded, even with diagnostics.
+func Load(path string, opts Options) (*File, Diagnostics) {
+	format, ok := FormatOf(path)
+	if !ok {
+		return nil, Diagnostics{{File: path, Msg: "unknown format", Hint: "name the file .toml, .yaml or .yml"}}
+	}
+	st, err := os.Stat(path)
+	if err == nil && st.Size() > maxBytes {
+		return nil, Diagnostics{{File: path, Msg: fmt.Sprintf("%d bytes: an agent file is at most %d", st.Size(), maxBytes)}}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, Diagnostics{{File: path, Msg: fmt.Sprintf("cannot read: %v", err)}}
+	}
+	return Parse(path, data, format, opts)
+}
+
+// Parse checks an agent file's bytes; name is used in the diagnostics
+// and the default agent name. Every problem is reported, in the order
+// found (Diagnostics.Sort orders them by position).
+func Parse(name string, data []byte, format Format, opts Options) (*File, Diagnostics) {
+	if opts.LookupEnv == nil {
+		opts.LookupEnv = os.LookupEnv
+	}
+	w := &walker{name: name, opts: opts}
+	if len(data) > maxBytes {
+		w.at(Pos{1, 1}, "", fmt.Sprintf("%d bytes: an agent file is at most %d", len(data), maxBytes), "")
+		return nil, w.diags
+	}
+	var root *node
+	var complete bool
+	switch format {
+	case TOML:
+		root, complete = readTOML(data, w.at)
+	case YAML:
+		root, complete = readYAML(data, w.at)
+	default:
+		w.at(Pos{1, 1}, "", "unknown format "+format.String(), "name the file .toml, .yaml or .yml")
+		return nil, w.diags
+	}
+	f := w.decode(root, complete)
+	f.Format = format
+	return f, w.diags
+}
