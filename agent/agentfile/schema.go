@@ -256,3 +256,35 @@ var ttsProviders = []provSpec{
 		integer("max_open_contexts", 1, 1024), integer("read_bytes", 64, 1<<20),
 	}, timeouts("connect_timeout", "first_byte_timeout", "idle_timeout"))},
 }
+
+// OptionInfo names a provider option and its kind.
+type OptionInfo struct {
+	Name string
+	Kind OptionKind
+}
+
+// ProviderInfo is a provider of the schema: its stage (stt, llm, tts),
+// name and options.
+type ProviderInfo struct {
+	Stage, Name string
+	Options     []OptionInfo
+}
+
+// Providers lists the schema's providers and their options, for the code
+// that maps the options onto provider configs (and its tests).
+func Providers() []ProviderInfo {
+	var out []ProviderInfo
+	for _, st := range []struct {
+		stage string
+		specs []provSpec
+	}{{"stt", sttProviders}, {"llm", llmProviders}, {"tts", ttsProviders}} {
+		for _, p := range st.specs {
+			info := ProviderInfo{Stage: st.stage, Name: p.name}
+			for _, o := range p.opts {
+				info.Options = append(info.Options, OptionInfo{Name: o.name, Kind: o.kind})
+			}
+			out = append(out, info)
+		}
+	}
+	return out
+}

@@ -6,12 +6,19 @@ import (
 	"io"
 
 	"github.com/brisvox/brisvox/agent/agentfile"
+	"github.com/brisvox/brisvox/cmd/brisvox/internal/agentbuild"
 )
 
-// knownTools is the tool catalogue agent files are checked against: the
-// tools this binary can build (examples/tools and the telephony ones).
-func knownTools() []string {
-	return []string{"get_time", "save_note", "book_table", "end_call", "send_dtmf", "transfer_call"}
+// loadAgent checks an agent file and builds its agent (no I/O: the
+// provider constructors check their configs, Open loads the models). The
+// diagnostics are the file's, then the builder's at the file's positions.
+func loadAgent(path string, lookupEnv func(string) (string, bool), opts agentbuild.Options) (*agentbuild.Agent, agentfile.Diagnostics) {
+	f, diags := agentfile.Load(path, agentfile.Options{LookupEnv: lookupEnv, KnownTools: agentbuild.ToolNames()})
+	if len(diags) > 0 {
+		diags.Sort()
+		return nil, diags
+	}
+	return agentbuild.Build(f, opts)
 }
 
 // checkCommand checks agent files offline: each diagnostic on stderr, one
@@ -33,13 +40,13 @@ func checkCommand(args []string, stdout, stderr io.Writer, lookupEnv func(string
 	}
 	status := 0
 	for _, path := range fs.Args() {
-		_, diags := agentfile.Load(path, agentfile.Options{LookupEnv: lookupEnv, KnownTools: knownTools()})
+		a, diags := loadAgent(path, lookupEnv, agentbuild.Options{})
 		if len(diags) == 0 {
+			_ = a.Close()
 			fmt.Fprintf(stdout, "%s: ok\n", path)
 			continue
 		}
 		status = 1
-		diags.Sort()
 		for _, d := range diags {
 			fmt.Fprintln(stderr, d.String())
 		}

@@ -1,0 +1,231 @@
+package agentbuild
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+
+	"github.com/brisvox/brisvox/actors/llm"
+	"github.com/brisvox/brisvox/actors/session"
+	"github.com/brisvox/brisvox/actors/turn"
+	"github.com/brisvox/brisvox/actors/vad"
+	"github.com/brisvox/brisvox/agent"
+	"github.com/brisvox/brisvox/agent/agentfile"
+	"github.com/brisvox/brisvox/cmd/brisvox/internal/serve"
+	"github.com/brisvox/brisvox/media"
+	"github.com/brisvox/brisvox/media/silero"
+	"github.com/brisvox/brisvox/providers"
+	"github.com/rs/zerolog"
+)
+
+// Options are what the builder needs beyond the file.
+type Options struct {
+	Log zerolog.Logger
+	// Silero locates the native files of the Silero VAD (zero: the
+	// environment, then .native/).
+	Silero silero.PoolConfig
+}
+
+// Agent is a built agent: its providers, settings and tool stores. It
+// serves any number of calls (serve.Agent).
+type Agent struct {
+	file *agentfile.File
+	opts Options
+	log  zerolog.Logger
+
+	stt     map[int]providers.STT // by input rate
+	llm     providers.LLM
+	tts     providers.TTS
+	closers []io.Closer
+	tools   *catalogue
+
+	mu     sync.Mutex
+	pools  map[int]*silero.Pool // by rate, opened by Open
+	opened bool
+}
+
+var _ serve.Agent = (*Agent)(nil)
+
+// Rates are the input rates the file's transports bring: WebRTC 16 kHz,
+// Twilio 8 kHz, the PCM websocket its rate.
+func Rates(f *agentfile.File) []int {
+	var rs []int
+	add := func(r int) {
+		if !slices.Contains(rs, r) {
+			rs = append(rs, r)
+		}
+	}
+	if f.Transports.WebRTC.Enabled.V {
+		add(16000)
+	}
+	if f.Transports.Twilio.Enabled.V {
+		add(8000)
+	}
+	if f.Transports.PCM.Enabled.V {
+		add(f.Transports.PCM.Rate.V)
+	}
+	slices.Sort(rs)
+	return rs
+}
+
+// Build makes the agent of a checked file. It does no I/O (Open loads the
+// models); its errors are diagnostics at the setting that caused them.
+func Build(f *agentfile.File, opts Options) (*Agent, agentfile.Diagnostics) {
+	a := &Agent{file: f, opts: opts, log: opts.Log, stt: map[int]providers.STT{}, tools: newCatalogue(), pools: map[int]*silero.Pool{}}
+	var ds agentfile.Diagnostics
+	report := func(p agentfile.Provider, stage string, err error) {
+		hint := ""
+		if errors.Is(err, ErrOption) || errors.Is(err, ErrUnknownProvider) {
+			hint = "this is a bug of brisvox: the file schema and the provider disagree"
+		}
+		ds = append(ds, f.Diag(p.Pos, stage, fmt.Sprintf("%s provider %q: %v", stage, p.Name, err), hint))
+	}
+	for _, rate := range Rates(f) {
+		v, c, err := newProvider("stt", f.STT, rate)
+		if err != nil {
+			report(f.STT, "stt", err)
+			continue
+		}
+		a.stt[rate] = v.(providers.STT)
+		a.closers = append(a.closers, c)
+	}
+	if v, c, err := newProvider("llm", f.LLM, 0); err != nil {
+		report(f.LLM, "llm", err)
+	} else {
+		a.llm = v.(providers.LLM)
+		a.closers = append(a.closers, c)
+	}
+	if v, c, err := newProvider("tts", f.TTS, 0); err != nil {
+		report(f.TTS, "tts", err)
+	} else {
+		a.tts = v.(providers.TTS)
+		a.closers = append(a.closers, c)
+	}
+	if _, err := a.tools.registry(f.Tools.Names(), f.Tools.Confirms, nil); err != nil {
+		ds = append(ds, f.Diag(f.Tools.Pos, "tools", err.Error(), "see docs/TOOLS.md for the catalogue"))
+	}
+	if len(ds) > 0 {
+		_ = a.Close()
+		return nil, ds
+	}
+	return a, nil
+}
+
+// Name is the agent's name.
+func (a *Agent) Name() string { return a.file.Name.V }
+
+// Open loads what calls need before the first one comes: the Silero pools
+// for the transports' rates, and warms the providers (a model load, a
+// connection). An error names the file or service that failed.
+func (a *Agent) Open(ctx context.Context) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.opened {
+		return nil
+	}
+	if a.file.VAD.Engine.V == "silero" {
+		for _, rate := range Rates(a.file) {
+			cfg := a.opts.Silero
+			cfg.SampleRate = rate
+			p, err := silero.NewPool(cfg)
+			if err != nil {
+				return fmt.Errorf("silero vad at %d Hz: %w", rate, err)
+			}
+			a.pools[rate] = p
+		}
+	}
+	for rate, s := range a.stt {
+		if err := s.Warm(ctx); err != nil {
+			return fmt.Errorf("stt %s at %d Hz: warm: %w", a.file.STT.Name, rate, err)
+		}
+	}
+	if err := a.llm.Warm(ctx); err != nil {
+		return fmt.Errorf("llm %s: warm: %w", a.file.LLM.Name, err)
+	}
+	if err := a.tts.Warm(ctx); err != nil {
+		return fmt.Errorf("tts %s: warm: %w", a.file.TTS.Name, err)
+	}
+	a.opened = true
+	return nil
+}
+
+// Session is a call's config (serve.Agent).
+func (a *Agent) Session(env serve.CallEnv) (session.Config, error) {
+	rate := env.Conn.InputRate()
+	stt, ok := a.stt[rate]
+	if !ok {
+		return session.Config{}, fmt.Errorf("agentbuild: no stt for %d Hz audio (the agent file's transports bring %v)", rate, Rates(a.file))
+	}
+	reg, err := a.tools.registry(a.file.Tools.Names(), a.file.Tools.Confirms, env.Ender)
+	if err != nil {
+		return session.Config{}, err
+	}
+	f := a.file
+	cfg := session.Config{
+		STT: stt, LLM: a.llm, TTS: a.tts, Tools: reg, Log: a.log,
+		Greeting: f.Greeting.V, EndLine: f.EndLine.V,
+		Turn: turn.Config{
+			EndOfTurnDelay: f.Turn.EndOfTurnDelay.V, BargeInDelay: f.Turn.BargeInDelay.V,
+			Speculate: f.Turn.Speculate.V, DrainTimeout: f.Turn.DrainTimeout.V,
+		},
+		LLMConfig: llm.Config{
+			System: f.Prompt.V, MaxRounds: f.Rounds.MaxRounds.V, RoundTimeout: f.Rounds.RoundTimeout.V,
+			FallbackLine: f.Rounds.FallbackLine.V,
+			FillerAfter:  f.Fillers.After.V, FillerPerTool: f.Fillers.PerTool.V,
+		},
+	}
+	for _, p := range f.Fillers.Phrases {
+		cfg.LLMConfig.Fillers = append(cfg.LLMConfig.Fillers, p.V)
+	}
+	if w := f.Rounds.WindowTokens.V; w != 0 {
+		cfg.LLMConfig.Window = agent.WindowConfig{MaxTokens: w}
+	}
+	switch f.VAD.Engine.V {
+	case "silero":
+		a.mu.Lock()
+		pool := a.pools[rate]
+		a.mu.Unlock()
+		if pool == nil {
+			return session.Config{}, fmt.Errorf("agentbuild: the silero vad at %d Hz is not open (Open not called)", rate)
+		}
+		gate := media.SpeechGateConfig{
+			StartThreshold: float32(f.VAD.Silero.Threshold.V), StopThreshold: float32(f.VAD.Silero.StopThreshold.V),
+			MinSpeech: f.VAD.Silero.MinSpeech.V, Hangover: f.VAD.Silero.Hangover.V,
+		}
+		if _, err := media.NewSpeechGate(gate); err != nil {
+			return session.Config{}, err
+		}
+		cfg.VADModel = &vad.Model{
+			NewScorer: func() (vad.Scorer, error) { return pool.NewScorer(0), nil },
+			NewGate: func() vad.Gate {
+				g, _ := media.NewSpeechGate(gate) // checked above
+				return g
+			},
+		}
+	default:
+		cfg.VAD = media.EnergyVADConfig{
+			Threshold: f.VAD.Energy.Threshold.V, StartAfter: f.VAD.Energy.StartAfter.V, StopAfter: f.VAD.Energy.StopAfter.V,
+		}
+	}
+	return cfg, nil
+}
+
+
+// Close releases the providers and the pools.
+func (a *Agent) Close() error {
+	var errs []error
+	for _, c := range a.closers {
+		errs = append(errs, c.Close())
+	}
+	a.closers = nil
+	a.mu.Lock()
+	for _, p := range a.pools {
+		errs = append(errs, p.Close())
+	}
+	a.pools = map[int]*silero.Pool{}
+	a.mu.Unlock()
+	return errors.Join(errs...)
+}

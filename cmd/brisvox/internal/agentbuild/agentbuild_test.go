@@ -1,0 +1,244 @@
+package agentbuild
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/brisvox/brisvox/agent/agentfile"
+	"github.com/brisvox/brisvox/cmd/brisvox/internal/serve"
+	"github.com/brisvox/brisvox/examples/tools"
+	"github.com/brisvox/brisvox/sim"
+)
+
+// sample is a non-zero value of an option kind.
+func sample(k agentfile.OptionKind) agentfile.Option {
+	o := agentfile.Option{Kind: k}
+	switch k {
+	case agentfile.KindString, agentfile.KindEnv:
+		o.String = "per-text" // also a valid Aura flush policy
+	case agentfile.KindInt:
+		o.Int = 16000
+	case agentfile.KindFloat:
+		o.Float = 0.5
+	case agentfile.KindBool:
+		o.Bool = true
+	case agentfile.KindDuration:
+		o.Duration = 300 * time.Millisecond
+	case agentfile.KindStrings:
+		o.Strings = []string{"a"}
+	case agentfile.KindInts:
+		o.Ints = []int64{120}
+	}
+	return o
+}
+
+// TestEveryOptionMaps runs every option of the file schema through the
+// mapping onto its provider's config and checks that it landed in a field
+// (the field changed). Mutation: an option renamed in the schema, or a
+// Config field renamed -> "has no field"; a setter that forgets to set ->
+// the field stays zero.
+func TestEveryOptionMaps(t *testing.T) {
+	seen := map[[2]string]bool{}
+	n := 0
+	for _, p := range agentfile.Providers() {
+		key := [2]string{p.Stage, p.Name}
+		b, ok := builders[key]
+		if !ok {
+			t.Errorf("schema provider %s %q has no builder", p.Stage, p.Name)
+			continue
+		}
+		seen[key] = true
+		for _, o := range p.Options {
+			cfg := b.config(0)
+			if err := fill(cfg, map[string]agentfile.Option{o.Name: sample(o.Kind)}, b.hooks); err != nil {
+				t.Errorf("%s %s: %v", p.Stage, p.Name, err)
+				continue
+			}
+			if reflect.DeepEqual(cfg, b.config(0)) {
+				t.Errorf("%s %s: option %s changed nothing in the config", p.Stage, p.Name, o.Name)
+			}
+			n++
+		}
+	}
+	for key := range builders {
+		if !seen[key] {
+			t.Errorf("builder %v is not in the file schema", key)
+		}
+	}
+	if n < 100 {
+		t.Errorf("only %d options mapped: the schema lost its options?", n)
+	}
+}
+
+func TestFieldName(t *testing.T) {
+	for in, want := range map[string]string{
+		"base_url": "BaseURL", "api_key_env": "APIKeyEnv", "voice_id": "VoiceID", "pcm_rate": "PCMRate",
+		"first_token": "FirstToken", "url": "URL", "max_line_bytes": "MaxLineBytes",
+	} {
+		if got := fieldName(in); got != want {
+			t.Errorf("fieldName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test")
+		}
+		dir = parent
+	}
+}
+
+// keys sets dummy values of every key variable the examples name: the
+// constructors read them (never sent anywhere here).
+func keys(t *testing.T) {
+	for _, v := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "DEEPGRAM_API_KEY", "CARTESIA_API_KEY", "ELEVENLABS_API_KEY"} {
+		t.Setenv(v, "test-key-not-real")
+	}
+}
+
+// TestBuildExamples builds every example agent (no I/O: the models are
+// loaded by Open, which is not called here).
+func TestBuildExamples(t *testing.T) {
+	keys(t)
+	files, _ := filepath.Glob(filepath.Join(moduleRoot(t), "examples", "agents", "*.*"))
+	if len(files) < 6 {
+		t.Fatalf("examples: %v", files)
+	}
+	for _, path := range files {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			f, ds := agentfile.Load(path, agentfile.Options{KnownTools: ToolNames()})
+			if len(ds) > 0 {
+				t.Fatalf("diagnostics:\n%s", ds)
+			}
+			a, ds := Build(f, Options{})
+			if len(ds) > 0 {
+				t.Fatalf("build:\n%s", ds)
+			}
+			if a.Name() == "" || a.llm == nil || a.tts == nil || len(a.stt) != len(Rates(f)) {
+				t.Errorf("built %+v", a)
+			}
+			if err := a.Close(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// TestBuildReportsConstructorErrors: what only a provider's constructor
+// knows comes back as a diagnostic at the provider's position.
+func TestBuildReportsConstructorErrors(t *testing.T) {
+	keys(t)
+	src := `prompt = "p"
+[stt]
+provider = "deepgram"
+[llm]
+provider = "anthropic"
+model = "claude"
+temperature = 0.5
+thinking_budget = 2048
+max_tokens = 4096
+[tts]
+provider = "flite"
+[transports.webrtc]
+enabled = true
+`
+	f, ds := agentfile.Parse("bad.toml", []byte(src), agentfile.TOML, agentfile.Options{KnownTools: ToolNames()})
+	if len(ds) > 0 {
+		t.Fatalf("the file itself is clean, got:\n%s", ds)
+	}
+	a, ds := Build(f, Options{})
+	if a != nil || len(ds) != 1 {
+		t.Fatalf("want one diagnostic, got %v", ds)
+	}
+	d := ds[0]
+	if d.Line != 5 || d.Col == 0 || d.Path != "llm" || !strings.Contains(d.Msg, "thinking") {
+		t.Errorf("diagnostic %s", d)
+	}
+}
+
+// ender records end_call requests.
+type ender struct{ calls []string }
+
+func (e *ender) EndCall(session, _ string) error { e.calls = append(e.calls, session); return nil }
+
+var _ tools.Ender = (*ender)(nil)
+
+// TestSessionConfig: a call's config carries the file's settings and a
+// registry of the enabled tools with the confirmation gate where asked.
+func TestSessionConfig(t *testing.T) {
+	src := `prompt = "You are a test."
+greeting = "Hi there."
+[stt]
+provider = "pocketsphinx"
+[llm]
+provider = "rules"
+max_rounds = 4
+[tts]
+provider = "flite"
+[vad]
+engine = "energy"
+threshold = 700
+[turn]
+end_of_turn_delay = "250ms"
+[fillers]
+after = "2s"
+phrases = ["Hold on."]
+[tools]
+enabled = ["get_time", "save_note", "end_call"]
+confirm = ["save_note"]
+[transports.webrtc]
+enabled = true
+`
+	f, ds := agentfile.Parse("s.toml", []byte(src), agentfile.TOML, agentfile.Options{KnownTools: ToolNames()})
+	if len(ds) > 0 {
+		t.Fatal(ds)
+	}
+	a, ds := Build(f, Options{})
+	if len(ds) > 0 {
+		t.Fatal(ds)
+	}
+	defer a.Close()
+	conn := sim.NewLoopback(sim.LoopbackConfig{Rate: 16000}, sim.NewScenario("x").Silence(time.Second), time.Now())
+	defer conn.Close()
+	cfg, err := a.Session(serve.CallEnv{ID: "c1", Conn: conn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.LLMConfig.System != "You are a test." || cfg.Greeting != "Hi there." || cfg.LLMConfig.MaxRounds != 4 ||
+		cfg.Turn.EndOfTurnDelay != 250*time.Millisecond || cfg.VAD.Threshold != 700 || cfg.VADModel != nil ||
+		cfg.LLMConfig.FillerAfter != 2*time.Second || strings.Join(cfg.LLMConfig.Fillers, "|") != "Hold on." {
+		t.Errorf("config %+v", cfg)
+	}
+	var names []string
+	for _, s := range cfg.Tools.Specs() {
+		names = append(names, s.Name)
+		if want := s.Name == "save_note"; s.Confirm != want {
+			t.Errorf("%s: Confirm %v, want %v", s.Name, s.Confirm, want)
+		}
+	}
+	if strings.Join(names, ",") != "end_call,get_time,save_note" {
+		t.Errorf("tools %v", names)
+	}
+	// An 8 kHz call has no STT here (webrtc only): refused, not run on a
+	// recognizer of the wrong rate.
+	narrow := sim.NewLoopback(sim.LoopbackConfig{Rate: 8000}, sim.NewScenario("y").Silence(time.Second), time.Now())
+	defer narrow.Close()
+	if _, err := a.Session(serve.CallEnv{ID: "c2", Conn: narrow}); err == nil || !strings.Contains(err.Error(), "8000 Hz") {
+		t.Errorf("8 kHz call: %v", err)
+	}
+}
