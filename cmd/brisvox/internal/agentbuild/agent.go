@@ -213,7 +213,6 @@ func (a *Agent) Session(env serve.CallEnv) (session.Config, error) {
 	return cfg, nil
 }
 
-
 // Close releases the providers and the pools.
 func (a *Agent) Close() error {
 	var errs []error

@@ -22,10 +22,10 @@ func newCatalogue() *catalogue {
 // makers are the tools by name; ender is the call's (for end_call).
 func (c *catalogue) makers(ender tools.Ender) map[string]func() agent.Tool {
 	return map[string]func() agent.Tool{
-		tools.GetTimeTool:    func() agent.Tool { return tools.GetTime(tools.ClockFunc(time.Now)) },
-		"save_note":          func() agent.Tool { return tools.SaveNote(c.notes) },
-		"book_table":         func() agent.Tool { return tools.BookTable(c.bookings) },
-		agent.EndCallTool:    func() agent.Tool { return tools.EndCall(ender) },
+		tools.GetTimeTool: func() agent.Tool { return tools.GetTime(tools.ClockFunc(time.Now)) },
+		"save_note":       func() agent.Tool { return tools.SaveNote(c.notes) },
+		"book_table":      func() agent.Tool { return tools.BookTable(c.bookings) },
+		agent.EndCallTool: func() agent.Tool { return tools.EndCall(ender) },
 	}
 }
 
