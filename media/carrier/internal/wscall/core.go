@@ -295,6 +295,9 @@ func (c *Core) reason(err error) string {
 	case c.idleFired.Load():
 		c.Stats.Inc("vanished")
 		return fmt.Sprintf("no message for %v", c.cfg.IdleTimeout)
+	case errors.Is(err, websocket.ErrMessageTooBig):
+		c.Stats.Inc("oversized")
+		return fmt.Sprintf("a message over %d bytes", c.cfg.MaxMessageBytes*HardLimitFactor)
 	case websocket.CloseStatus(err) != -1:
 		c.Stats.Inc("peer_closes")
 		// The peer's reason text is not repeated: it is outside input.
@@ -312,10 +315,15 @@ func (c *Core) writer() {
 	defer close(c.writerDone)
 	var spare []byte
 	for {
+		// A hang-up goes first: Run hangs up before it stops the writer,
+		// and the close frame must still go out.
 		select {
 		case <-c.hang:
 			c.closeGracefully()
 			return
+		default:
+		}
+		select {
 		case <-c.stop:
 			return
 		default:
