@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/carrier/internal/carriertest"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/coder/websocket"
 )
@@ -188,7 +189,7 @@ func TestCounterNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	used := usedCounterNames(t, ".", "../internal/wscall")
+	used := carriertest.UsedCounterNames(t, ".", "../internal/wscall")
 	st := h.Stats()
 	for _, n := range used {
 		if _, ok := st[n]; !ok {

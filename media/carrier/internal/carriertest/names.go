@@ -1,4 +1,4 @@
-package twilio
+package carriertest
 
 import (
 	"os"
@@ -12,9 +12,10 @@ import (
 // counterCall matches the counters incremented in the code.
 var counterCall = regexp.MustCompile(`\b(?:Inc|Add|Bad)\("([a-z_]+)"`)
 
-// usedCounterNames lists the counter names incremented in the non-test Go
-// files of dirs.
-func usedCounterNames(t *testing.T, dirs ...string) []string {
+// UsedCounterNames lists the counter names incremented (Inc, Add, Bad
+// with a literal name) in the non-test Go files of dirs, so that a test
+// can check that each is registered.
+func UsedCounterNames(t testing.TB, dirs ...string) []string {
 	t.Helper()
 	var names []string
 	for _, d := range dirs {
