@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/coder/websocket"
@@ -206,7 +207,11 @@ func (c *Core) Good() { c.bad = 0 }
 func (c *Core) Hangup(code websocket.StatusCode, reason string) {
 	c.hangOnce.Do(func() {
 		if len(reason) > maxCloseReason {
-			reason = reason[:maxCloseReason]
+			n := maxCloseReason
+			for n > 0 && !utf8.RuneStart(reason[n]) {
+				n-- // a close reason must be valid UTF-8
+			}
+			reason = reason[:n]
 		}
 		c.hangCode, c.hangReason = code, reason
 		c.Out.Close()
