@@ -1,0 +1,362 @@
+package wscall
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/coder/websocket"
+	"github.com/rs/zerolog"
+)
+
+// Config sizes one call's core. The protocol packages fill it from their
+// validated Config; every field must be set.
+type Config struct {
+	// ID is our id of the call (logged; it identifies no phone call).
+	ID string
+	// Rate is the caller's sample rate.
+	Rate int
+	// MaxMessageBytes bounds an inbound message; a longer one is read to
+	// its end (up to HardLimitFactor times the bound) and counted.
+	MaxMessageBytes int
+	// InQueue and OutQueue bound the inbox (frames) and the outbox
+	// (messages); MaxPendingMarks the marks waiting for their echo.
+	InQueue, OutQueue, MaxPendingMarks int
+	// MaxBadMessages is the run of bad messages after which the call is
+	// closed (StatusPolicyViolation).
+	MaxBadMessages int
+	// WriteTimeout bounds one websocket write: a peer that stops reading
+	// is cut. IdleTimeout bounds the time without any inbound message
+	// once the call is live (0: no bound).
+	WriteTimeout, IdleTimeout time.Duration
+}
+
+// HardLimitFactor times MaxMessageBytes is the size at which the
+// websocket itself gives up (StatusMessageTooBig) instead of the message
+// being skipped.
+const HardLimitFactor = 8
+
+// maxCloseReason is what fits a close frame.
+const maxCloseReason = 123
+
+// End is a reason a protocol's read loop gives for ending the call: the
+// core closes the websocket with Code and Reason.
+type End struct {
+	Code   websocket.StatusCode
+	Reason string
+}
+
+func (e *End) Error() string { return e.Reason }
+
+// Timer phases.
+const (
+	phaseStart int32 = iota // waiting for the protocol's first message
+	phaseLive
+)
+
+// Core is one call's websocket, inbox, outbox and goroutines. Its owner
+// (the handler's ServeHTTP) calls Run, which returns once everything the
+// call started has ended.
+type Core struct {
+	ID    string
+	WS    *websocket.Conn
+	In    *Inbox
+	Out   *Outbox
+	Stats *Counters
+	Log   zerolog.Logger
+
+	cfg Config
+	buf []byte
+	bad int
+
+	hangOnce   sync.Once
+	hang       chan struct{}
+	hangCode   websocket.StatusCode
+	hangReason string
+
+	stop       chan struct{} // the read loop is over
+	writerDone chan struct{}
+	done       chan struct{}
+	endErr     error // set before done closes
+
+	timer        *time.Timer // start, then idle timeout
+	phase        atomic.Int32
+	idleFired    atomic.Bool
+	wtimer       *time.Timer // write timeout
+	writeTimeout atomic.Bool
+
+	echo atomic.Pointer[func(string)]
+}
+
+// NewID is prefix, a dash and 16 random hex digits.
+func NewID(prefix string) string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return prefix + "-" + hex.EncodeToString(b[:])
+}
+
+// NewCore wraps an accepted websocket. Nothing runs until Run.
+func NewCore(ws *websocket.Conn, cfg Config, stats *Counters, log zerolog.Logger) *Core {
+	ws.SetReadLimit(int64(cfg.MaxMessageBytes) * HardLimitFactor)
+	c := &Core{
+		ID: cfg.ID, WS: ws, Stats: stats, Log: log, cfg: cfg,
+		In:         NewInbox(cfg.Rate, cfg.InQueue, stats),
+		Out:        NewOutbox(cfg.OutQueue, cfg.MaxPendingMarks, stats),
+		buf:        make([]byte, cfg.MaxMessageBytes+1),
+		hang:       make(chan struct{}),
+		stop:       make(chan struct{}),
+		writerDone: make(chan struct{}),
+		done:       make(chan struct{}),
+	}
+	c.timer = time.AfterFunc(time.Hour, c.timerFired)
+	c.timer.Stop()
+	c.wtimer = time.AfterFunc(time.Hour, func() {
+		c.writeTimeout.Store(true)
+		_ = c.WS.CloseNow()
+	})
+	c.wtimer.Stop()
+	return c
+}
+
+// ArmStart starts the timer of the first phase: when it fires before
+// Live, the call is closed with StatusPolicyViolation and reason (counted
+// "start_timeouts").
+func (c *Core) ArmStart(d time.Duration) {
+	c.phase.Store(phaseStart)
+	c.timer.Reset(d)
+}
+
+// Live ends the first phase: from now on the timer is the idle timeout,
+// restarted by Touch.
+func (c *Core) Live() {
+	c.phase.Store(phaseLive)
+	c.Touch()
+}
+
+// Touch restarts the idle timeout (once live).
+func (c *Core) Touch() {
+	if c.phase.Load() != phaseLive {
+		return
+	}
+	if c.cfg.IdleTimeout > 0 {
+		c.timer.Reset(c.cfg.IdleTimeout)
+	} else {
+		c.timer.Stop()
+	}
+}
+
+func (c *Core) timerFired() {
+	if c.phase.Load() == phaseStart {
+		c.Stats.Inc("start_timeouts")
+		c.Hangup(websocket.StatusPolicyViolation, "no start message in time")
+		return
+	}
+	// A peer that went silent is gone: there is no one to shake hands with.
+	c.idleFired.Store(true)
+	_ = c.WS.CloseNow()
+}
+
+// ReadMessage reads the next message into the core's buffer (valid until
+// the next call). A message over MaxMessageBytes is skipped: ErrOversized.
+func (c *Core) ReadMessage() (websocket.MessageType, []byte, error) {
+	typ, r, err := c.WS.Reader(context.Background())
+	if err != nil {
+		return 0, nil, err
+	}
+	n, err := io.ReadFull(r, c.buf)
+	switch {
+	case err == nil:
+		// One byte more than the bound: read the rest away.
+		if _, err := io.Copy(io.Discard, r); err != nil {
+			return 0, nil, err
+		}
+		return typ, nil, fmt.Errorf("%w: over %d bytes", ErrOversized, c.cfg.MaxMessageBytes)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return typ, c.buf[:n], nil
+	default:
+		return 0, nil, err
+	}
+}
+
+// Bad counts a bad message under counter. After MaxBadMessages in a row
+// it returns the End that closes the call.
+func (c *Core) Bad(counter string) error {
+	c.Stats.Inc(counter)
+	c.bad++
+	if c.bad >= c.cfg.MaxBadMessages {
+		c.Stats.Inc("too_many_bad")
+		return &End{Code: websocket.StatusPolicyViolation, Reason: "too many bad messages"}
+	}
+	return nil
+}
+
+// Good ends a run of bad messages.
+func (c *Core) Good() { c.bad = 0 }
+
+// Hangup closes the call: the writer drops what is queued and closes the
+// websocket with code and reason (the first call wins). It does not wait;
+// Done is closed when the call is over.
+func (c *Core) Hangup(code websocket.StatusCode, reason string) {
+	c.hangOnce.Do(func() {
+		if len(reason) > maxCloseReason {
+			n := maxCloseReason
+			for n > 0 && !utf8.RuneStart(reason[n]) {
+				n-- // a close reason must be valid UTF-8
+			}
+			reason = reason[:n]
+		}
+		c.hangCode, c.hangReason = code, reason
+		c.Out.Close()
+		close(c.hang)
+	})
+}
+
+// hungUp tells whether Hangup was called.
+func (c *Core) hungUp() bool {
+	select {
+	case <-c.hang:
+		return true
+	default:
+		return false
+	}
+}
+
+// SetEcho registers the mark-echo callback (nil unregisters).
+func (c *Core) SetEcho(fn func(name string)) {
+	if fn == nil {
+		c.echo.Store(nil)
+		return
+	}
+	c.echo.Store(&fn)
+}
+
+// Echo hands the peer's echo of name to the callback when the book says
+// it confirms playback.
+func (c *Core) Echo(name string) {
+	if !c.Out.Echo(name) {
+		return
+	}
+	if fn := c.echo.Load(); fn != nil {
+		(*fn)(name)
+	}
+}
+
+// Done is closed when the call is over and its goroutines have ended.
+func (c *Core) Done() <-chan struct{} { return c.done }
+
+// Err is why the call ended, a wrapped transport.ErrClosed (nil before
+// Done).
+func (c *Core) Err() error {
+	select {
+	case <-c.done:
+		return c.endErr
+	default:
+		return nil
+	}
+}
+
+// Run starts the writer, runs loop (the protocol's reader) until it
+// returns, ends the call and waits for the writer. It returns the end, a
+// wrapped transport.ErrClosed.
+func (c *Core) Run(loop func() error) error {
+	go c.writer()
+	err := loop()
+	var end *End
+	if errors.As(err, &end) {
+		c.Hangup(end.Code, end.Reason)
+	}
+	reason := c.reason(err)
+	endErr := fmt.Errorf("%w: %s", transport.ErrClosed, reason)
+	c.In.Close(endErr)
+	endErr = c.In.Err() // a reason given earlier (the carrier's stop) wins
+	c.Out.Close()
+	close(c.stop)
+	<-c.writerDone
+	_ = c.WS.CloseNow()
+	c.timer.Stop()
+	c.wtimer.Stop()
+	c.endErr = endErr
+	close(c.done)
+	return endErr
+}
+
+// reason says why the call ended and counts the way it did.
+func (c *Core) reason(err error) string {
+	switch {
+	case c.hungUp():
+		c.Stats.Inc("hangups")
+		return "hung up: " + c.hangReason
+	case c.writeTimeout.Load():
+		c.Stats.Inc("vanished")
+		return "the peer stopped reading"
+	case c.idleFired.Load():
+		c.Stats.Inc("vanished")
+		return fmt.Sprintf("no message for %v", c.cfg.IdleTimeout)
+	case errors.Is(err, websocket.ErrMessageTooBig):
+		c.Stats.Inc("oversized")
+		return fmt.Sprintf("a message over %d bytes", c.cfg.MaxMessageBytes*HardLimitFactor)
+	case websocket.CloseStatus(err) != -1:
+		c.Stats.Inc("peer_closes")
+		// The peer's reason text is not repeated: it is outside input.
+		return fmt.Sprintf("the peer closed the websocket (%d)", int(websocket.CloseStatus(err)))
+	default:
+		c.Stats.Inc("vanished")
+		return "the connection was lost"
+	}
+}
+
+// writer sends the outbox in order until the call ends. A hang-up closes
+// the websocket with its code and reason from here, after the message
+// being written.
+func (c *Core) writer() {
+	defer close(c.writerDone)
+	var spare []byte
+	for {
+		// A hang-up goes first: Run hangs up before it stops the writer,
+		// and the close frame must still go out.
+		select {
+		case <-c.hang:
+			c.closeGracefully()
+			return
+		default:
+		}
+		select {
+		case <-c.stop:
+			return
+		default:
+		}
+		it, ok := c.Out.Pop(spare)
+		if !ok {
+			select {
+			case <-c.Out.Wake():
+			case <-c.hang:
+			case <-c.stop:
+			}
+			continue
+		}
+		c.wtimer.Reset(c.cfg.WriteTimeout)
+		err := c.WS.Write(context.Background(), it.Type, it.Buf)
+		c.wtimer.Stop()
+		spare = it.Buf
+		if err != nil {
+			c.Stats.Inc("write_errors")
+			_ = c.WS.CloseNow() // the reader ends on it
+			return
+		}
+		c.Stats.Inc("messages_out")
+	}
+}
+
+func (c *Core) closeGracefully() {
+	if err := c.WS.Close(c.hangCode, c.hangReason); err != nil {
+		_ = c.WS.CloseNow()
+	}
+}

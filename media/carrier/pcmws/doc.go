@@ -1,0 +1,61 @@
+// Package pcmws serves calls over a plain PCM websocket, for simple
+// clients, test rigs and other carriers' gateways: Handler is the
+// http.Handler, and each websocket becomes a *Call, a transport.Conn.
+//
+// # Protocol
+//
+// The client opens a websocket to the handler's URL. The query's rate
+// parameter sets the call's sample rate both ways: 8000, 16000 (the
+// default), 24000 or 48000; any other value is refused with HTTP 400
+// before the upgrade. The rest of the query is the client's, handed on
+// as Call.Query.
+//
+// Audio is binary messages of signed 16-bit little-endian mono PCM at
+// the call's rate. The client's messages may be of any even length: they
+// are cut into 20 ms frames on arrival (a message of odd length is
+// dropped and counted). The server sends the bot's audio as it is
+// released in real time, one message per 20 ms frame (rate/50 samples).
+// The client is expected to stream for the whole call, silence included:
+// after IdleTimeout (10 s) without any message the call is taken for
+// lost.
+//
+// Control messages are JSON text messages with a "type":
+//
+//	server -> client  {"type":"clear"}               drop the bot audio not yet played (barge-in)
+//	server -> client  {"type":"mark","name":"end-3"} echo this name when the audio before it has played
+//	server -> client  {"type":"event","data":{...}}  a live event (Call.Publish)
+//	client -> server  {"type":"mark","name":"end-3"} the echo of a mark
+//	client -> server  {"type":"hangup"}              end the call
+//
+// A text message that is not such a JSON object is counted and dropped;
+// a control of an unknown type is counted and ignored, so that clients
+// may send newer ones. A run of MaxBadMessages bad messages closes the
+// call (StatusPolicyViolation). The server ends a call with a normal
+// closure whose reason says why.
+//
+// # Marks and clear
+//
+// A mark is the server asking "tell me when you have played everything I
+// sent before this". The client must echo each mark once the audio
+// before it has played, and may echo marks in order only. The echo is
+// the engine's playback confirmation; a client that does not echo (a
+// client that plays nothing, a recorder) leaves the engine without it:
+// nothing breaks (the pacer keeps its own clock and only counts echoes
+// today), but the heard position stays the pacer's estimate, and the
+// unechoed marks are counted ("marks_unechoed" once more than
+// MaxPendingMarks wait).
+//
+// On clear the client drops the audio it has not played. It may echo
+// the marks it held then or drop them: either way the server ignores the
+// echo of any mark it sent before the clear (counted "marks_cleared"),
+// since that audio was not played, and marks still queued on the server
+// are dropped with their audio. Only the echo of a mark whose audio
+// played reaches OnMarkEcho.
+//
+// # Goroutines and privacy
+//
+// Each call runs on the request's goroutine (the reader) and one writer
+// goroutine it starts and waits for; Handler.Close hangs up every live
+// call and waits. Logs carry our call id (Call.ID, "pw-" and 16 hex
+// digits), never the query, mark names or audio.
+package pcmws

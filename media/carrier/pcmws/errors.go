@@ -1,0 +1,20 @@
+package pcmws
+
+import "errors"
+
+// Sentinel errors of the package; they are wrapped with detail.
+var (
+	// ErrInvalidConfig marks a bad Config.
+	ErrInvalidConfig = errors.New("pcmws: invalid config")
+	// ErrBadRate: the rate query parameter is not one of 8000, 16000,
+	// 24000, 48000.
+	ErrBadRate = errors.New("pcmws: unsupported rate")
+	// ErrBadControl: a text message is not a JSON control object.
+	ErrBadControl = errors.New("pcmws: bad control message")
+	// ErrUnknownControl: a control message of a type we do not know.
+	ErrUnknownControl = errors.New("pcmws: unknown control message")
+	// ErrRate: audio written at another rate than the call's.
+	ErrRate = errors.New("pcmws: audio rate differs from the call's")
+	// ErrPublish: an event that does not encode as JSON.
+	ErrPublish = errors.New("pcmws: event does not encode")
+)

@@ -1,0 +1,95 @@
+package twilio
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/brisvox/brisvox/media/carrier/internal/wscall"
+	"github.com/coder/websocket"
+)
+
+// counterNames are the handler's counters (Stats).
+func counterNames() []string {
+	return []string{
+		// Requests and calls.
+		"requests", "refused", "bad_upgrades", "upgrades", "calls",
+		// How calls ended.
+		"hangups", "peer_closes", "vanished", "start_timeouts", "too_many_bad", "bad_media_format", "stops",
+		// Inbound messages.
+		"connected", "bad_json", "unknown_events", "bad_payload", "oversized", "binary_messages",
+		"duplicate_starts", "before_start", "other_tracks", "mark_messages", "dtmf",
+		"frames_in", "in_dropped", "gaps", "gap_frames", "bad_timestamps",
+		// Outbound messages and marks.
+		"messages_out", "write_errors", "out_full", "stale_frames", "cleared_frames", "clears",
+		"marks", "mark_echoes", "marks_cleared", "marks_unechoed", "unexpected_mark_echoes",
+	}
+}
+
+// Handler serves Twilio Media Streams: an http.Handler that upgrades each
+// request to a websocket and runs the stream on the request's goroutine
+// until it ends.
+type Handler struct {
+	cfg   Config
+	stats *wscall.Counters
+	reg   wscall.Registry
+}
+
+var _ http.Handler = (*Handler)(nil)
+
+// New makes a handler.
+func New(cfg Config) (*Handler, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Handler{cfg: cfg.withDefaults(), stats: wscall.NewCounters(counterNames()...)}, nil
+}
+
+// ServeHTTP upgrades the request and serves the stream until it ends.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.stats.Inc("requests")
+	if !h.reg.Enter() {
+		h.stats.Inc("refused")
+		http.Error(w, "shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	defer h.reg.Leave()
+	if h.cfg.Admit != nil {
+		if err := h.cfg.Admit(); err != nil {
+			h.stats.Inc("refused")
+			h.cfg.Logger.Warn().Err(err).Msg("twilio stream refused")
+			http.Error(w, "not admitted", http.StatusServiceUnavailable)
+			return
+		}
+	}
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
+	if err != nil {
+		h.stats.Inc("bad_upgrades") // Accept wrote the HTTP error
+		return
+	}
+	h.stats.Inc("upgrades")
+	id := wscall.NewID("tw")
+	core := wscall.NewCore(ws, wscall.Config{
+		ID: id, Rate: Rate,
+		MaxMessageBytes: h.cfg.MaxMessageBytes,
+		InQueue:         h.cfg.InQueue, OutQueue: h.cfg.OutQueue, MaxPendingMarks: h.cfg.MaxPendingMarks,
+		MaxBadMessages: h.cfg.MaxBadMessages,
+		WriteTimeout:   h.cfg.WriteTimeout, IdleTimeout: h.cfg.IdleTimeout,
+	}, h.stats, h.cfg.Logger)
+	c := &Call{core: core, h: h}
+	h.reg.Add(core)
+	defer h.reg.Remove(core)
+	began := time.Now()
+	end := core.Run(c.readLoop)
+	h.cfg.Logger.Info().Str("call_id", id).Bool("started", c.started).
+		Dur("duration", time.Since(began)).Str("reason", end.Error()).Msg("twilio stream ended")
+}
+
+// Stats copies the handler's counters (over all its calls).
+func (h *Handler) Stats() map[string]uint64 { return h.stats.Snapshot() }
+
+// Live is the number of streams being served.
+func (h *Handler) Live() int { return h.reg.Live() }
+
+// Close refuses new streams (HTTP 503), hangs up the live ones
+// (StatusGoingAway) and waits until every stream has ended.
+func (h *Handler) Close() { h.reg.Close() }
