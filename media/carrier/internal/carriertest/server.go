@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 
+	"github.com/brisvox/brisvox/internal/pipenet"
 	"github.com/coder/websocket"
 )
 
@@ -18,7 +19,7 @@ type Server struct {
 // NewPipeServer serves h on an in-memory listener; call it inside the
 // synctest bubble that uses it.
 func NewPipeServer(h http.Handler) *Server {
-	ln := NewListener()
+	ln := pipenet.New()
 	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: h}}
 	srv.Start()
 	return &Server{srv: srv, transport: &http.Transport{DialContext: ln.DialContext}}
