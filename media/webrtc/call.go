@@ -121,6 +121,7 @@ func (c *Call) Stats() map[string]uint64 {
 		m["jitter_lost"] = js.Lost
 		m["jitter_late"] = js.Late
 		m["jitter_concealed"] = js.Concealed
+		m["jitter_resyncs"] = js.Resyncs
 		m["jitter_delay_frames"] = uint64(js.Delay)
 	}
 	c.in.mu.Unlock()

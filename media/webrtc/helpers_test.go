@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/brisvox/brisvox/messages"
 	"go.uber.org/goleak"
 )
 
@@ -129,4 +130,9 @@ func testCtx(t *testing.T, d time.Duration) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// newFrame is an input frame of c's rate.
+func newFrame(c *Call) *messages.AudioFrame {
+	return &messages.AudioFrame{PCM: make([]int16, c.InputRate()/50)}
 }

@@ -59,6 +59,7 @@ type Options struct {
 type Caller struct {
 	opts   Options
 	callID string
+	answer string
 	http   *http.Client
 	ownsHC bool
 	gate   *gateConn
@@ -237,7 +238,7 @@ func (c *Caller) signal(ctx context.Context, baseURL string) error {
 	if err := json.Unmarshal(data, &answer); err != nil || answer.Type != "answer" || answer.Call == "" {
 		return fmt.Errorf("%w: answer is not {sdp, type: answer, call}", ErrSignaling)
 	}
-	c.callID = answer.Call
+	c.callID, c.answer = answer.Call, answer.SDP
 	if err := c.pc.SetRemoteDescription(pion.SessionDescription{Type: pion.SDPTypeAnswer, SDP: answer.SDP}); err != nil {
 		return fmt.Errorf("%w: answer refused: %w", ErrSignaling, err)
 	}
@@ -263,6 +264,9 @@ func (c *Caller) signal(ctx context.Context, baseURL string) error {
 
 // CallID is the id the server gave the call.
 func (c *Caller) CallID() string { return c.callID }
+
+// Answer is the server's answer SDP.
+func (c *Caller) Answer() string { return c.answer }
 
 // WaitConnected waits until ICE and DTLS are connected.
 func (c *Caller) WaitConnected(ctx context.Context) error {
