@@ -1,0 +1,62 @@
+package webrtc
+
+import "errors"
+
+// The sentinel errors of the package. Every error it returns wraps one of
+// them; the signaling handlers map them to HTTP statuses (see statusOf), and
+// a Call's end reason (Err, and what ReadFrame wraps with
+// transport.ErrClosed) is one of the call-end sentinels.
+var (
+	// ErrInvalidConfig is wrapped by every Config.Validate error.
+	ErrInvalidConfig = errors.New("webrtc: invalid config")
+
+	// ErrOfferTooLarge: the offer body is longer than Config.MaxOfferBytes
+	// (413).
+	ErrOfferTooLarge = errors.New("webrtc: offer too large")
+	// ErrBadOffer: the offer body is not the JSON object {"sdp","type"}
+	// or its type is not "offer" (400).
+	ErrBadOffer = errors.New("webrtc: bad offer")
+	// ErrBadSDP: the offer's SDP is empty, does not parse, or is refused
+	// by the peer connection (400).
+	ErrBadSDP = errors.New("webrtc: bad offer sdp")
+	// ErrNoAudio: the offer has no audio m-line (400).
+	ErrNoAudio = errors.New("webrtc: offer has no audio")
+	// ErrNoOpus: the offer's audio offers no Opus at 48 kHz (415).
+	ErrNoOpus = errors.New("webrtc: offer has no opus")
+	// ErrContentType: the offer is not sent as application/json (415).
+	ErrContentType = errors.New("webrtc: offer is not json")
+	// ErrRefused: the admission hook refused the call (503).
+	ErrRefused = errors.New("webrtc: call refused")
+	// ErrServerClosed: the server is closed (503).
+	ErrServerClosed = errors.New("webrtc: server closed")
+	// ErrUnknownCall: no live call has the id a websocket asked for (404).
+	ErrUnknownCall = errors.New("webrtc: unknown call")
+	// ErrWSTaken: the call already had its websocket (409).
+	ErrWSTaken = errors.New("webrtc: call already has a websocket")
+	// ErrBadMessage: a websocket message is not one the server knows.
+	ErrBadMessage = errors.New("webrtc: bad websocket message")
+
+	// ErrConnectTimeout ends a call whose ICE and DTLS were not both
+	// connected within Config.ConnectTimeout.
+	ErrConnectTimeout = errors.New("webrtc: connect timeout")
+	// ErrICEFailed ends a call whose ICE checks failed before it connected.
+	ErrICEFailed = errors.New("webrtc: ice failed")
+	// ErrDTLSFailed ends a call whose DTLS handshake or transport failed.
+	ErrDTLSFailed = errors.New("webrtc: dtls failed")
+	// ErrClientGone ends a connected call whose client stopped answering
+	// (ICE consent lost: disconnected, then failed).
+	ErrClientGone = errors.New("webrtc: client vanished")
+	// ErrPeerClosed ends a call the client hung up: a DTLS close, the peer
+	// connection closed from the far side, or a "bye" on the websocket.
+	ErrPeerClosed = errors.New("webrtc: caller hung up")
+	// ErrHangup ends a call the server hung up (Hangup, Close, or the
+	// server closing).
+	ErrHangup = errors.New("webrtc: hung up")
+
+	// ErrFrameSize: WriteFrame got a frame that is not 20 ms at OutputRate.
+	ErrFrameSize = errors.New("webrtc: wrong frame size")
+	// ErrQueueFull: Mark found too many marks waiting behind queued audio.
+	ErrQueueFull = errors.New("webrtc: queue full")
+	// ErrEncode: Publish got a value encoding/json cannot encode.
+	ErrEncode = errors.New("webrtc: event not encodable")
+)

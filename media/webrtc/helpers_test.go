@@ -1,0 +1,138 @@
+package webrtc
+
+import (
+	"context"
+	"math"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/brisvox/brisvox/messages"
+	"go.uber.org/goleak"
+)
+
+// testConfig is a server config for loopback tests: 127.0.0.1 only.
+func testConfig() Config {
+	return Config{
+		IncludeLoopback: true,
+		Interfaces:      []string{"lo"},
+		NetworkTypes:    []string{"udp4"},
+	}
+}
+
+// testServer is a Server behind an httptest server on 127.0.0.1 whose
+// calls arrive on calls.
+type testServer struct {
+	srv   *Server
+	http  *httptest.Server
+	calls chan *Call
+	base  string
+}
+
+// startServer starts a server for cfg (OnCall is set here) and registers
+// its shutdown and a goroutine leak check with t.Cleanup (the leak check
+// runs last).
+func startServer(t *testing.T, cfg Config, opts ...Option) *testServer {
+	t.Helper()
+	ignore := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
+	ts := &testServer{calls: make(chan *Call, 16)}
+	cfg.OnCall = func(c *Call) { ts.calls <- c }
+	srv, err := New(cfg, opts...)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	ts.srv = srv
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.http = &httptest.Server{Listener: l, Config: &http.Server{Handler: srv.Handler()}}
+	ts.http.Start()
+	ts.base = ts.http.URL
+	t.Cleanup(func() {
+		if err := srv.Close(); err != nil {
+			t.Errorf("server Close: %v", err)
+		}
+		ts.http.Close()
+	})
+	return ts
+}
+
+// nextCall waits for the server to hand over a call.
+func (ts *testServer) nextCall(t *testing.T, ctx context.Context) *Call {
+	t.Helper()
+	select {
+	case c := <-ts.calls:
+		return c
+	case <-ctx.Done():
+		t.Fatal("no call handed over")
+		return nil
+	}
+}
+
+// tone makes n samples of a sine of hz at rate, amplitude amp.
+func tone(hz float64, rate, n int, amp float64) []int16 {
+	out := make([]int16, n)
+	for i := range out {
+		out[i] = int16(amp * math.Sin(2*math.Pi*hz*float64(i)/float64(rate)))
+	}
+	return out
+}
+
+// dominantHz is the frequency between 100 and 4000 Hz (10 Hz steps) with
+// the most energy in pcm (Goertzel).
+func dominantHz(pcm []int16, rate int) float64 {
+	best, bestPow := 0.0, -1.0
+	for f := 100.0; f <= 4000; f += 10 {
+		coeff := 2 * math.Cos(2*math.Pi*f/float64(rate))
+		var s1, s2 float64
+		for _, x := range pcm {
+			s0 := float64(x) + coeff*s1 - s2
+			s2, s1 = s1, s0
+		}
+		if p := s1*s1 + s2*s2 - coeff*s1*s2; p > bestPow {
+			best, bestPow = f, p
+		}
+	}
+	return best
+}
+
+// rms of pcm.
+func rms(pcm []int16) float64 {
+	if len(pcm) == 0 {
+		return 0
+	}
+	var sum float64
+	for _, x := range pcm {
+		sum += float64(x) * float64(x)
+	}
+	return math.Sqrt(sum / float64(len(pcm)))
+}
+
+// loud returns the samples of the 20 ms frames of pcm (at rate) whose rms
+// is above thr.
+func loud(pcm []int16, rate int, thr float64) []int16 {
+	n := rate / 50
+	var out []int16
+	for i := 0; i+n <= len(pcm); i += n {
+		if rms(pcm[i:i+n]) > thr {
+			out = append(out, pcm[i:i+n]...)
+		}
+	}
+	return out
+}
+
+// testCtx is a watchdog for a test that uses real sockets.
+func testCtx(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// newFrame is an input frame of c's rate.
+func newFrame(c *Call) *messages.AudioFrame {
+	return &messages.AudioFrame{PCM: make([]int16, c.InputRate()/50)}
+}

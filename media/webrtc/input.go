@@ -1,0 +1,224 @@
+package webrtc
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/brisvox/brisvox/media"
+	"github.com/brisvox/brisvox/media/opus"
+	"github.com/brisvox/brisvox/messages"
+	pion "github.com/pion/webrtc/v4"
+)
+
+// Sizes of the input path at 48 kHz.
+const (
+	frame48 = 960
+	// maxDecoded is the longest Opus packet (120 ms).
+	maxDecoded = 5760
+	// fifoCap holds a long packet's audio plus a frame.
+	fifoCap = maxDecoded + 2*frame48
+	// maxRTPBytes is the largest RTP packet read from the track.
+	maxRTPBytes = 1500
+)
+
+// inputPath is the caller's audio: the RTP reader pushes packets into the
+// jitter buffer; the playout clock pops one per 20 ms, decodes (or
+// conceals), resamples to InputRate and queues the frame for ReadFrame.
+type inputPath struct {
+	// mu guards jb, shared by the RTP reader (Push) and the playout clock
+	// (Pop).
+	mu sync.Mutex
+	jb *media.JitterBuffer
+
+	// Owned by the playout clock.
+	dec     *opus.Decoder
+	res     *media.Resampler
+	payload [maxRTPBytes]byte
+	decoded []int16
+	fifo    []int16 // decoded 48 kHz audio not yet played, len = held
+	out48   []int16
+
+	// The frames waiting for ReadFrame, a ring guarded by rmu.
+	rmu    sync.Mutex
+	ring   [][]int16
+	starts []time.Time
+	seqs   []uint64
+	head   int
+	count  int
+	seq    uint64
+	ready  chan struct{}
+}
+
+func (in *inputPath) init(cfg Config) error {
+	var err error
+	if in.dec, err = opus.NewDecoder(opus.DecoderConfig{}); err != nil {
+		return fmt.Errorf("webrtc: opus decoder: %w", err)
+	}
+	if in.res, err = media.NewResampler(48000, cfg.InputRate, media.ResamplerConfig{}); err != nil {
+		return fmt.Errorf("webrtc: input resampler: %w", err)
+	}
+	in.decoded = make([]int16, maxDecoded)
+	in.fifo = make([]int16, 0, fifoCap)
+	in.out48 = make([]int16, frame48)
+	n := cfg.InputRate / 50
+	backing := make([]int16, cfg.InputQueue*n)
+	in.ring = make([][]int16, cfg.InputQueue)
+	for i := range in.ring {
+		in.ring[i] = backing[i*n : (i+1)*n : (i+1)*n]
+	}
+	in.starts = make([]time.Time, cfg.InputQueue)
+	in.seqs = make([]uint64, cfg.InputQueue)
+	in.ready = make(chan struct{}, 1)
+	return nil
+}
+
+// readTrack moves the caller's RTP packets into the jitter buffer until
+// the track ends (the peer connection closed). Pion hands over only
+// packets that came from the ICE-validated remote address and passed SRTP
+// authentication (see the package doc).
+func (c *Call) readTrack(t *pion.TrackRemote) {
+	buf := make([]byte, maxRTPBytes)
+	for {
+		n, _, err := t.Read(buf)
+		if err != nil {
+			return
+		}
+		c.in.mu.Lock()
+		err = c.in.jb.Push(buf[:n], time.Now())
+		c.in.mu.Unlock()
+		if err != nil {
+			c.inc(cRTPErrors)
+		} else {
+			c.inc(cRTPPackets)
+		}
+	}
+}
+
+// playout is the input clock: once connected, one frame per 20 ms until
+// the call ends.
+func (c *Call) playout() {
+	select {
+	case <-c.connected:
+	case <-c.done:
+		return
+	}
+	tick := time.NewTicker(messages.FrameDuration)
+	defer tick.Stop()
+	for {
+		select {
+		case now := <-tick.C:
+			c.inputTick(now)
+		case <-c.done:
+			return
+		}
+	}
+}
+
+// inputTick plays out one frame: what the jitter buffer has due, decoded,
+// or concealment, or silence while buffering.
+func (c *Call) inputTick(now time.Time) {
+	in := &c.in
+	st := media.PopStatus{Kind: media.PopBuffering}
+	n := 0
+	in.mu.Lock()
+	if in.jb != nil {
+		var p []byte
+		p, st = in.jb.Pop(now)
+		n = copy(in.payload[:], p)
+	}
+	in.mu.Unlock()
+	switch st.Kind {
+	case media.PopFrame:
+		k, err := in.dec.Decode(in.payload[:n], in.decoded)
+		if err != nil {
+			c.inc(cRTPErrors)
+			k, err = in.dec.Conceal(in.decoded)
+			if err != nil {
+				k = 0
+			}
+		}
+		in.push48(in.decoded[:k])
+	case media.PopLost:
+		if len(in.fifo) < frame48 {
+			if k, err := in.dec.Conceal(in.decoded); err == nil {
+				in.push48(in.decoded[:k])
+			}
+		}
+	}
+	c.play48(now)
+}
+
+// push48 appends decoded audio, dropping the oldest beyond the FIFO.
+func (in *inputPath) push48(pcm []int16) {
+	if over := len(in.fifo) + len(pcm) - cap(in.fifo); over > 0 {
+		// len(pcm) <= maxDecoded < fifoCap, so over <= len(in.fifo).
+		in.fifo = in.fifo[:copy(in.fifo, in.fifo[over:])]
+	}
+	in.fifo = append(in.fifo, pcm...)
+}
+
+// play48 takes 20 ms from the FIFO (silence for what is missing),
+// resamples it and queues the frame for ReadFrame.
+func (c *Call) play48(now time.Time) {
+	in := &c.in
+	k := copy(in.out48, in.fifo)
+	clear(in.out48[k:])
+	in.fifo = in.fifo[:copy(in.fifo, in.fifo[k:])]
+
+	in.rmu.Lock()
+	if in.count == len(in.ring) {
+		// ReadFrame is behind by the whole queue: drop the oldest.
+		in.head = (in.head + 1) % len(in.ring)
+		in.count--
+		c.inc(cInputDropped)
+	}
+	i := (in.head + in.count) % len(in.ring)
+	slot := in.ring[i]
+	nOut, _ := in.res.Process(slot, in.out48)
+	clear(slot[nOut:])
+	in.starts[i] = now.Add(-messages.FrameDuration)
+	in.seqs[i] = in.seq
+	in.seq++
+	in.count++
+	in.rmu.Unlock()
+	select {
+	case in.ready <- struct{}{}:
+	default:
+	}
+}
+
+// ReadFrame waits for the next 20 ms of the caller's audio (see
+// transport.Conn): frames come once the call is connected, silence until
+// the caller's first packets have filled the jitter buffer. After the call
+// ended it returns transport.ErrClosed wrapping the reason.
+func (c *Call) ReadFrame(ctx context.Context, f *messages.AudioFrame) error {
+	in := &c.in
+	want := c.cfg.InputRate / 50
+	for {
+		if c.ended() {
+			return c.closedErr()
+		}
+		in.rmu.Lock()
+		if in.count > 0 {
+			if cap(f.PCM) < want {
+				f.PCM = make([]int16, want)
+			}
+			f.PCM = f.PCM[:want]
+			copy(f.PCM, in.ring[in.head])
+			f.Start, f.Seq, f.Rate = in.starts[in.head], in.seqs[in.head], c.cfg.InputRate
+			in.head = (in.head + 1) % len(in.ring)
+			in.count--
+			in.rmu.Unlock()
+			return nil
+		}
+		in.rmu.Unlock()
+		select {
+		case <-in.ready:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.done:
+		}
+	}
+}

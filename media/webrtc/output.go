@@ -1,0 +1,306 @@
+package webrtc
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/brisvox/brisvox/media"
+	"github.com/brisvox/brisvox/media/opus"
+	"github.com/brisvox/brisvox/messages"
+	pionmedia "github.com/pion/webrtc/v4/pkg/media"
+)
+
+// Pacing of the sender.
+const (
+	// sendSlack is how long a due slot waits for a late frame before it
+	// goes out as silence: the pacer and the sender tick on two clocks of
+	// the same rate, so a frame may land just after its slot.
+	sendSlack = messages.FrameDuration
+	// maxSendLag: a sender that fell further behind (descheduled) skips
+	// the slots it missed instead of bursting them.
+	maxSendLag = 5 * messages.FrameDuration
+	// maxMarks bounds the marks held behind queued audio.
+	maxMarks = 1024
+	// maxPacket is the Opus packet buffer (a 20 ms packet at 510 kbit/s is
+	// 1275 bytes).
+	maxPacket = 1500
+)
+
+// outItem is a queued frame of bot audio, or a mark (pcm nil).
+type outItem struct {
+	epoch messages.Epoch
+	pcm   []int16
+	mark  string
+}
+
+// outputPath is the bot's audio: WriteFrame queues a copy; the sender
+// takes one frame per 20 ms slot, resamples it to 48 kHz, encodes it and
+// writes it to the local track; marks echo when the frames before them
+// have been sent.
+type outputPath struct {
+	mu     sync.Mutex
+	items  []outItem
+	frames int
+	marks  int
+	free   [][]int16
+	wake   chan struct{}
+	onEcho func(string)
+
+	// Owned by the sender.
+	res     *media.Resampler
+	enc     *opus.Encoder
+	pcm48   []int16
+	packet  []byte
+	silence []int16
+	echoes  []string
+}
+
+func (o *outputPath) init(cfg Config) error {
+	var err error
+	if o.res, err = media.NewResampler(cfg.OutputRate, 48000, media.ResamplerConfig{}); err != nil {
+		return fmt.Errorf("webrtc: output resampler: %w", err)
+	}
+	o.enc, err = opus.NewEncoder(opus.EncoderConfig{Complexity: cfg.OpusComplexity, Bitrate: cfg.OpusBitrate})
+	if err != nil {
+		return fmt.Errorf("webrtc: opus encoder: %w", err)
+	}
+	o.pcm48 = make([]int16, frame48)
+	o.packet = make([]byte, maxPacket)
+	o.silence = make([]int16, cfg.OutputRate/50)
+	o.wake = make(chan struct{}, 1)
+	return nil
+}
+
+// WriteFrame queues a copy of f for sending (see transport.Conn): it never
+// blocks and keeps nothing of f. Beyond Config.OutputQueue frames the
+// oldest queued frame is dropped and counted.
+func (c *Call) WriteFrame(f *messages.OutputAudio) error {
+	if c.ended() {
+		return c.closedErr()
+	}
+	n := c.cfg.OutputRate / 50
+	if len(f.PCM) != n || (f.Rate != 0 && f.Rate != c.cfg.OutputRate) {
+		return fmt.Errorf("%w: %d samples at %d Hz, want %d at %d Hz", ErrFrameSize, len(f.PCM), f.Rate, n, c.cfg.OutputRate)
+	}
+	o := &c.out
+	o.mu.Lock()
+	var buf []int16
+	if k := len(o.free); k > 0 {
+		buf, o.free = o.free[k-1], o.free[:k-1]
+	} else {
+		buf = make([]int16, n)
+	}
+	copy(buf, f.PCM)
+	var echoes []string
+	if o.frames >= c.cfg.OutputQueue {
+		o.dropOldestLocked()
+		c.inc(cOutputDropped)
+		echoes = o.leadingMarksLocked(nil)
+	}
+	o.items = append(o.items, outItem{epoch: f.Epoch, pcm: buf})
+	o.frames++
+	o.mu.Unlock()
+	c.echo(echoes)
+	o.poke()
+	return nil
+}
+
+func (o *outputPath) poke() {
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
+}
+
+// dropOldestLocked removes the oldest queued frame (marks stay in place).
+func (o *outputPath) dropOldestLocked() {
+	for i, it := range o.items {
+		if it.pcm != nil {
+			o.free = append(o.free, it.pcm)
+			o.items = append(o.items[:i], o.items[i+1:]...)
+			o.frames--
+			return
+		}
+	}
+}
+
+// Clear drops the queued frames of epochs before epoch; marks stay, and
+// echo as soon as no frame is ahead of them.
+func (c *Call) Clear(epoch messages.Epoch) error {
+	if c.ended() {
+		return c.closedErr()
+	}
+	o := &c.out
+	o.mu.Lock()
+	kept := o.items[:0]
+	for _, it := range o.items {
+		if it.pcm != nil && it.epoch < epoch {
+			o.free = append(o.free, it.pcm)
+			o.frames--
+			continue
+		}
+		kept = append(kept, it)
+	}
+	clear(o.items[len(kept):])
+	o.items = kept
+	echoes := o.leadingMarksLocked(nil)
+	o.mu.Unlock()
+	c.echo(echoes)
+	return nil
+}
+
+// Mark asks for an echo of name once the frames written before it have
+// been sent (at once when none is queued). Sent means handed to the
+// network: the browser plays it after its jitter buffer, typically 20 to
+// 80 ms later (see the package doc).
+func (c *Call) Mark(name string) error {
+	if c.ended() {
+		return c.closedErr()
+	}
+	o := &c.out
+	o.mu.Lock()
+	if o.marks >= maxMarks {
+		o.mu.Unlock()
+		return fmt.Errorf("%w: %d marks are waiting already", ErrQueueFull, maxMarks)
+	}
+	o.items = append(o.items, outItem{mark: name})
+	o.marks++
+	echoes := o.leadingMarksLocked(nil)
+	o.mu.Unlock()
+	c.echo(echoes)
+	return nil
+}
+
+// OnMarkEcho registers the function that receives the echoes (nil
+// unregisters). It is called from the sender or from Mark and Clear; it
+// must only send a message.
+func (c *Call) OnMarkEcho(fn func(name string)) {
+	c.out.mu.Lock()
+	c.out.onEcho = fn
+	c.out.mu.Unlock()
+}
+
+// leadingMarksLocked removes the marks at the head of the queue (no frame
+// ahead of them) and appends their names to dst.
+func (o *outputPath) leadingMarksLocked(dst []string) []string {
+	i := 0
+	for ; i < len(o.items) && o.items[i].pcm == nil; i++ {
+		dst = append(dst, o.items[i].mark)
+	}
+	if i > 0 {
+		o.marks -= i
+		n := copy(o.items, o.items[i:])
+		clear(o.items[n:])
+		o.items = o.items[:n]
+	}
+	return dst
+}
+
+// takeLocked removes the frame at the head (after leading marks, which
+// must have been taken) and returns its samples.
+func (o *outputPath) takeLocked() []int16 {
+	if len(o.items) == 0 {
+		return nil
+	}
+	pcm := o.items[0].pcm
+	n := copy(o.items, o.items[1:])
+	clear(o.items[n:])
+	o.items = o.items[:n]
+	o.frames--
+	return pcm
+}
+
+// echo hands names to the registered echo function.
+func (c *Call) echo(names []string) {
+	if len(names) == 0 {
+		return
+	}
+	c.out.mu.Lock()
+	fn := c.out.onEcho
+	c.out.mu.Unlock()
+	if fn == nil {
+		return
+	}
+	for _, n := range names {
+		fn(n)
+	}
+}
+
+// sendLoop is the output clock: from the connection on, one packet per
+// 20 ms slot, the next queued frame or silence (the stream never pauses,
+// so the browser's jitter buffer keeps its timing and NAT bindings stay
+// open).
+func (c *Call) sendLoop() {
+	select {
+	case <-c.connected:
+	case <-c.done:
+		return
+	}
+	o := &c.out
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	next := time.Now()
+	for {
+		now := time.Now()
+		if now.Before(next) {
+			timer.Reset(next.Sub(now))
+			select {
+			case <-timer.C:
+			case <-c.done:
+				return
+			}
+			continue
+		}
+		if now.Sub(next) > maxSendLag {
+			next = now
+		}
+		o.mu.Lock()
+		pcm := o.takeLocked()
+		o.mu.Unlock()
+		if pcm == nil && now.Before(next.Add(sendSlack)) {
+			timer.Reset(next.Add(sendSlack).Sub(now))
+			select {
+			case <-o.wake:
+			case <-timer.C:
+			case <-c.done:
+				return
+			}
+			o.mu.Lock()
+			pcm = o.takeLocked()
+			o.mu.Unlock()
+			if pcm == nil && time.Now().Before(next.Add(sendSlack)) {
+				continue
+			}
+		}
+		c.sendFrame(pcm)
+		next = next.Add(messages.FrameDuration)
+		o.mu.Lock()
+		if pcm != nil {
+			o.free = append(o.free, pcm)
+		}
+		o.echoes = o.leadingMarksLocked(o.echoes[:0])
+		o.mu.Unlock()
+		c.echo(o.echoes)
+	}
+}
+
+// sendFrame resamples, encodes and writes one frame (nil: silence).
+func (c *Call) sendFrame(pcm []int16) {
+	o := &c.out
+	if pcm == nil {
+		pcm = o.silence
+	}
+	n, _ := o.res.Process(o.pcm48, pcm)
+	clear(o.pcm48[n:])
+	k, err := o.enc.Encode(o.pcm48, o.packet)
+	if err != nil {
+		c.inc(cRTPErrors)
+		return
+	}
+	if err := c.track.WriteSample(pionmedia.Sample{Data: o.packet[:k], Duration: messages.FrameDuration}); err != nil {
+		c.inc(cRTPErrors)
+		return
+	}
+	c.inc(cRTPSent)
+}

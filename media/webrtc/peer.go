@@ -1,0 +1,91 @@
+package webrtc
+
+import (
+	"slices"
+
+	"github.com/pion/ice/v4"
+	"github.com/pion/interceptor"
+	pion "github.com/pion/webrtc/v4"
+)
+
+// opusPT is the payload type the server registers Opus under; an answer
+// takes the offer's own payload type for it.
+const opusPT = 111
+
+// opusCodec is Opus as WebRTC negotiates it: 48 kHz, "2 channels" in SDP
+// (always so for Opus; the encoder sends mono), in-band FEC welcome.
+var opusCodec = pion.RTPCodecCapability{
+	MimeType:    pion.MimeTypeOpus,
+	ClockRate:   48000,
+	Channels:    2,
+	SDPFmtpLine: "minptime=10;useinbandfec=1",
+}
+
+// newAPI builds the pion API of one call: a media engine with Opus only,
+// pion's default interceptors (NACK, RTCP reports, stats, TWCC), and the
+// ICE settings of the Config. One per call, so that pion's log lines carry
+// the call id.
+func (s *Server) newAPI(logs pionLoggers) (*pion.API, error) {
+	me := &pion.MediaEngine{}
+	if err := me.RegisterCodec(pion.RTPCodecParameters{RTPCodecCapability: opusCodec, PayloadType: opusPT}, pion.RTPCodecTypeAudio); err != nil {
+		return nil, err
+	}
+	ir := &interceptor.Registry{}
+	if err := pion.RegisterDefaultInterceptorsWithOptions(me, ir, pion.WithInterceptorLoggerFactory(logs)); err != nil {
+		return nil, err
+	}
+	se := pion.SettingEngine{LoggerFactory: logs}
+	s.applySettings(&se)
+	if s.opts.settings != nil {
+		s.opts.settings(&se)
+	}
+	return pion.NewAPI(pion.WithMediaEngine(me), pion.WithInterceptorRegistry(ir), pion.WithSettingEngine(se)), nil
+}
+
+// applySettings writes the ICE part of the Config into se.
+func (s *Server) applySettings(se *pion.SettingEngine) {
+	cfg := s.cfg
+	se.SetIncludeLoopbackCandidate(cfg.IncludeLoopback)
+	if len(cfg.Interfaces) > 0 {
+		allowed := slices.Clone(cfg.Interfaces)
+		se.SetInterfaceFilter(func(name string) bool { return slices.Contains(allowed, name) })
+	}
+	types := make([]pion.NetworkType, 0, len(cfg.NetworkTypes))
+	for _, nt := range cfg.NetworkTypes {
+		if nt == "udp6" {
+			types = append(types, pion.NetworkTypeUDP6)
+		} else {
+			types = append(types, pion.NetworkTypeUDP4)
+		}
+	}
+	se.SetNetworkTypes(types)
+	if cfg.UDPPortMax != 0 {
+		// Validate checked the order, the only error.
+		_ = se.SetEphemeralUDPPortRange(cfg.UDPPortMin, cfg.UDPPortMax)
+	}
+	if len(cfg.NAT1To1IPs) > 0 {
+		// The only error is mixing with the deprecated NAT 1:1 setting,
+		// which is never used.
+		_ = se.SetICEAddressRewriteRules(pion.ICEAddressRewriteRule{
+			External:        slices.Clone(cfg.NAT1To1IPs),
+			AsCandidateType: pion.ICECandidateTypeHost,
+			Mode:            pion.ICEAddressRewriteReplace,
+		})
+	}
+	if cfg.MDNS {
+		se.SetICEMulticastDNSMode(ice.MulticastDNSModeQueryAndGather)
+	} else {
+		se.SetICEMulticastDNSMode(ice.MulticastDNSModeDisabled)
+	}
+	se.SetICETimeouts(cfg.ICEDisconnectedTimeout, cfg.ICEFailedTimeout, cfg.ICEKeepalive)
+}
+
+// pionConfiguration is the peer connection's configuration: the STUN
+// servers, if any.
+func (s *Server) pionConfiguration() pion.Configuration {
+	var conf pion.Configuration
+	if len(s.cfg.STUNServers) > 0 {
+		conf.ICEServers = []pion.ICEServer{{URLs: slices.Clone(s.cfg.STUNServers)}}
+	}
+	return conf
+}

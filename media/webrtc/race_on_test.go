@@ -1,0 +1,5 @@
+//go:build race
+
+package webrtc
+
+const raceEnabled = true

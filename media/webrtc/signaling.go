@@ -1,0 +1,408 @@
+package webrtc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"time"
+
+	"github.com/brisvox/brisvox/media"
+	"github.com/coder/websocket"
+	pion "github.com/pion/webrtc/v4"
+)
+
+// statusOf maps an error of the signaling to its HTTP status and counter.
+func statusOf(err error) (int, counter) {
+	switch {
+	case errors.Is(err, ErrOfferTooLarge):
+		return http.StatusRequestEntityTooLarge, cBadOfferTooLarge
+	case errors.Is(err, ErrContentType):
+		return http.StatusUnsupportedMediaType, cBadOfferContentType
+	case errors.Is(err, ErrNoOpus):
+		return http.StatusUnsupportedMediaType, cBadOfferNoOpus
+	case errors.Is(err, ErrNoAudio):
+		return http.StatusBadRequest, cBadOfferNoAudio
+	case errors.Is(err, errPeerRefused):
+		return http.StatusBadRequest, cBadOfferRefusedByPeer
+	case errors.Is(err, ErrBadSDP):
+		return http.StatusBadRequest, cBadOfferSDP
+	case errors.Is(err, ErrBadOffer):
+		return http.StatusBadRequest, cBadOfferJSON
+	case errors.Is(err, ErrRefused), errors.Is(err, ErrServerClosed):
+		return http.StatusServiceUnavailable, cRefused
+	case errors.Is(err, ErrUnknownCall):
+		return http.StatusNotFound, cWSUnknownCall
+	case errors.Is(err, ErrWSTaken):
+		return http.StatusConflict, cWSSecond
+	}
+	return http.StatusInternalServerError, cRefused
+}
+
+// errPeerRefused: the SDP parsed but pion could not take it as an offer
+// (no ICE credentials, no fingerprint, ...).
+var errPeerRefused = fmt.Errorf("%w: refused by the peer connection", ErrBadSDP)
+
+// writeJSON writes v with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// fail answers err with its status and a JSON {"error": reason}, and
+// counts it. Reasons never quote the request.
+func (s *Server) fail(w http.ResponseWriter, err error) {
+	status, k := statusOf(err)
+	s.stats.inc(k)
+	writeJSON(w, status, map[string]string{"error": err.Error()})
+}
+
+// serveOffer handles POST /offer.
+func (s *Server) serveOffer(w http.ResponseWriter, r *http.Request) {
+	s.stats.inc(cOffers)
+	if s.isClosed() {
+		s.fail(w, ErrServerClosed)
+		return
+	}
+	if s.cfg.Admit != nil {
+		if err := s.cfg.Admit(); err != nil {
+			s.fail(w, fmt.Errorf("%w: %w", ErrRefused, err))
+			return
+		}
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+			s.fail(w, fmt.Errorf("%w: content type is not application/json", ErrContentType))
+			return
+		}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxOfferBytes))
+	if err != nil {
+		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+			s.fail(w, fmt.Errorf("%w: more than %d bytes", ErrOfferTooLarge, s.cfg.MaxOfferBytes))
+		} else {
+			s.fail(w, fmt.Errorf("%w: body not read", ErrBadOffer))
+		}
+		return
+	}
+	offer, err := ParseOffer(body, s.cfg.MaxOfferBytes)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	c, answer, err := s.newCall(r.Context(), offer)
+	if err != nil {
+		s.log.Warn().Err(err).Msg("webrtc offer not answered")
+		s.fail(w, err)
+		return
+	}
+	s.stats.inc(cCalls)
+	s.cfg.OnCall(c)
+	writeJSON(w, http.StatusOK, sessionDescription{SDP: answer, Type: "answer", Call: c.id})
+}
+
+// newCall builds the call for a validated offer and its answer. The answer
+// waits for candidate gathering up to GatherTimeout, so it holds the host
+// candidates: a client without the websocket can connect with it alone.
+func (s *Server) newCall(ctx context.Context, offer Offer) (*Call, string, error) {
+	id := newCallID()
+	log := s.log.With().Str("call_id", id).Logger()
+	api, err := s.newAPI(pionLoggers{log: log})
+	if err != nil {
+		return nil, "", fmt.Errorf("webrtc: pion api: %w", err)
+	}
+	pc, err := api.NewPeerConnection(s.pionConfiguration())
+	if err != nil {
+		return nil, "", fmt.Errorf("webrtc: new peer connection: %w", err)
+	}
+	c := &Call{
+		id: id, srv: s, cfg: s.cfg, log: log, pc: pc,
+		done: make(chan struct{}), connected: make(chan struct{}),
+		stateWake: make(chan struct{}, 1), finished: make(chan struct{}),
+		ws:  wsState{byeDone: make(chan struct{})},
+		sig: newSignalQueue(s.cfg.EventBuffer),
+	}
+	fail := func(err error) (*Call, string, error) {
+		if cerr := pc.GracefulClose(); cerr != nil {
+			log.Warn().Err(cerr).Str("call_id", id).Msg("webrtc peer connection close failed")
+		}
+		return nil, "", err
+	}
+	if err := c.in.init(s.cfg); err != nil {
+		return fail(err)
+	}
+	if err := c.out.init(s.cfg); err != nil {
+		return fail(err)
+	}
+	c.track, err = pion.NewTrackLocalStaticSample(opusCodec, "audio", "brisvox")
+	if err != nil {
+		return fail(fmt.Errorf("webrtc: local track: %w", err))
+	}
+	pc.OnICECandidate(c.onCandidate)
+	pc.OnConnectionStateChange(func(pion.PeerConnectionState) {
+		select {
+		case c.stateWake <- struct{}{}:
+		default:
+		}
+	})
+	pc.OnTrack(c.onTrack)
+	if err := pc.SetRemoteDescription(pion.SessionDescription{Type: pion.SDPTypeOffer, SDP: offer.SDP}); err != nil {
+		log.Debug().Err(err).Str("call_id", id).Msg("webrtc offer refused by pion")
+		return fail(errPeerRefused)
+	}
+	if c.sender, err = pc.AddTrack(c.track); err != nil {
+		return fail(fmt.Errorf("%w: no audio transceiver to answer with", errPeerRefused))
+	}
+	for _, t := range pc.GetTransceivers() {
+		if t.Sender() == c.sender {
+			c.receiver = t.Receiver()
+		}
+	}
+	answer, err := pc.CreateAnswer(nil)
+	if err != nil {
+		return fail(fmt.Errorf("%w: no answer", errPeerRefused))
+	}
+	gathered := pion.GatheringCompletePromise(pc)
+	if err := pc.SetLocalDescription(answer); err != nil {
+		return fail(fmt.Errorf("webrtc: set local description: %w", err))
+	}
+	wait := time.NewTimer(s.cfg.GatherTimeout)
+	select {
+	case <-gathered:
+	case <-wait.C:
+	case <-ctx.Done():
+	}
+	wait.Stop()
+	local := c.answered()
+	if local == nil {
+		return fail(fmt.Errorf("webrtc: no local description"))
+	}
+	if !s.register(c) {
+		return fail(ErrServerClosed)
+	}
+	c.start()
+	log.Debug().Int("answer_bytes", len(local.SDP)).Msg("webrtc offer answered")
+	return c, local.SDP, nil
+}
+
+// wsState is the websocket side of a call.
+type wsState struct {
+	claimed bool
+	// answered: candidates found from now on are trickled (the earlier
+	// ones are in the answer).
+	answered bool
+	// byeDone closes once the bye was written or the websocket is gone.
+	byeDone chan struct{}
+}
+
+// answered marks the answer as taken and returns the local description
+// it is: candidates reported before are in it, later ones are trickled.
+func (c *Call) answered() *pion.SessionDescription {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ws.answered = true
+	return c.pc.LocalDescription()
+}
+
+// onCandidate is pion's candidate callback: it queues the candidate for the
+// websocket if the answer is already gone (nil ends the candidates).
+func (c *Call) onCandidate(cand *pion.ICECandidate) {
+	c.mu.Lock()
+	trickle := c.ws.answered
+	c.mu.Unlock()
+	if cand == nil {
+		c.signal(wsCandidate{Type: MsgCandidate})
+		return
+	}
+	if trickle {
+		init := cand.ToJSON()
+		c.signal(wsCandidate{Type: MsgCandidate, Candidate: &init})
+	}
+}
+
+// onTrack is pion's track callback: the first Opus audio track of the
+// caller starts the RTP reader; others are counted and left unread.
+func (c *Call) onTrack(t *pion.TrackRemote, _ *pion.RTPReceiver) {
+	if t.Kind() != pion.RTPCodecTypeAudio {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.trackSeen || c.tearing {
+		return
+	}
+	c.trackSeen = true
+	jc := c.cfg.Jitter
+	jc.ClockRate, jc.SamplesPerFrame = 48000, 960
+	jc.PayloadTypes = []uint8{uint8(t.PayloadType())}
+	jb, err := media.NewJitterBuffer(jc)
+	if err != nil {
+		// Validate checked this configuration with another payload type.
+		c.log.Error().Err(err).Str("call_id", c.id).Msg("webrtc jitter buffer")
+		return
+	}
+	c.in.mu.Lock()
+	c.in.jb = jb
+	c.in.mu.Unlock()
+	c.goLocked(func() { c.readTrack(t) })
+}
+
+// serveWS handles GET /ws?call=<id>.
+func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
+	c := s.lookup(r.URL.Query().Get("call"))
+	if c == nil {
+		s.fail(w, fmt.Errorf("%w: no live call has this id", ErrUnknownCall))
+		return
+	}
+	if err := c.claimWS(); err != nil {
+		s.fail(w, err)
+		return
+	}
+	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.cfg.OriginPatterns})
+	if err != nil {
+		// Accept has answered the request; the call keeps no websocket.
+		c.log.Debug().Err(err).Str("call_id", c.id).Msg("webrtc websocket not accepted")
+		c.wsGone()
+		c.wg.Done()
+		return
+	}
+	s.stats.inc(cWSOpened)
+	defer c.wg.Done()
+	c.runWS(conn)
+}
+
+// claimWS takes the call's one websocket slot and counts the handler as a
+// goroutine of the call.
+func (c *Call) claimWS() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.tearing:
+		return fmt.Errorf("%w: the call has ended", ErrUnknownCall)
+	case c.ws.claimed:
+		return fmt.Errorf("%w: one websocket per call", ErrWSTaken)
+	}
+	c.ws.claimed = true
+	c.wg.Add(1)
+	return nil
+}
+
+// wsGone says the websocket will write no bye.
+func (c *Call) wsGone() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	select {
+	case <-c.ws.byeDone:
+	default:
+		close(c.ws.byeDone)
+	}
+}
+
+// runWS reads the client's messages until the websocket closes, while a
+// writer goroutine sends the queued signals and events, and the bye.
+func (c *Call) runWS(conn *websocket.Conn) {
+	conn.SetReadLimit(c.cfg.MaxWSMessageBytes)
+	ctx, cancel := context.WithCancel(context.Background())
+	writerDone := make(chan struct{})
+	go func() {
+		defer close(writerDone)
+		defer cancel()
+		c.writeWS(ctx, conn)
+	}()
+	bad := 0
+	for {
+		typ, data, err := conn.Read(ctx)
+		if err != nil {
+			break
+		}
+		if err := c.handleWS(typ, data); err != nil {
+			bad++
+			c.signal(wsError{Type: MsgError, Error: err.Error()})
+			if bad > c.cfg.MaxBadWSMessages {
+				c.inc(cWSClosedForAbuse)
+				c.log.Warn().Err(err).Str("call_id", c.id).Int("bad_messages", bad).Msg("webrtc websocket closed for bad messages")
+				_ = conn.Close(websocket.StatusPolicyViolation, "too many bad messages")
+				break
+			}
+		}
+	}
+	cancel()
+	<-writerDone
+	_ = conn.CloseNow()
+}
+
+// handleWS takes one client message.
+func (c *Call) handleWS(typ websocket.MessageType, data []byte) error {
+	if typ != websocket.MessageText {
+		c.inc(cWSBinary)
+		return fmt.Errorf("%w: binary messages are not accepted", ErrBadMessage)
+	}
+	msg, err := ParseWSMessage(data)
+	if err != nil {
+		c.inc(cWSBadMessages)
+		return err
+	}
+	switch msg.Type {
+	case MsgBye:
+		c.end(fmt.Errorf("%w: bye on the websocket", ErrPeerClosed))
+	case MsgCandidate:
+		init := pion.ICECandidateInit{}
+		if msg.Candidate != nil {
+			init = *msg.Candidate
+		}
+		if err := c.pc.AddICECandidate(init); err != nil {
+			c.inc(cWSBadMessages)
+			c.log.Debug().Err(err).Str("call_id", c.id).Msg("webrtc candidate refused")
+			return fmt.Errorf("%w: candidate refused", ErrBadMessage)
+		}
+		c.inc(cWSCandidates)
+	}
+	return nil
+}
+
+// writeWS sends what the queue holds until the call ends (then the rest,
+// the bye, and a normal close) or the websocket fails.
+func (c *Call) writeWS(ctx context.Context, conn *websocket.Conn) {
+	defer c.wsGone()
+	var batch [][]byte
+	write := func(b []byte) bool {
+		wctx, cancel := context.WithTimeout(ctx, c.cfg.WSWriteTimeout)
+		defer cancel()
+		return conn.Write(wctx, websocket.MessageText, b) == nil
+	}
+	for {
+		batch = c.sig.take(batch[:0])
+		for _, b := range batch {
+			if !write(b) {
+				return
+			}
+		}
+		clear(batch)
+		select {
+		case <-c.sig.wake:
+			continue
+		case <-ctx.Done():
+			return
+		case <-c.done:
+		}
+		// The call ended: flush, say bye, close.
+		batch = c.sig.take(batch[:0])
+		for _, b := range batch {
+			if !write(b) {
+				return
+			}
+		}
+		bye, _ := json.Marshal(wsBye{Type: MsgBye, Reason: c.cause.Error()})
+		if !write(bye) {
+			return
+		}
+		c.wsGone()
+		_ = conn.Close(websocket.StatusNormalClosure, "call ended")
+		return
+	}
+}

@@ -1,0 +1,99 @@
+package webrtc
+
+import (
+	"bytes"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/brisvox/brisvox/media/webrtc/webrtctest"
+	"github.com/pion/rtp"
+	"github.com/rs/zerolog"
+)
+
+// logSink is a concurrency-safe log buffer that pokes on every line.
+type logSink struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	wake chan struct{}
+}
+
+func (s *logSink) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	return s.buf.Write(p)
+}
+
+func (s *logSink) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+// TestMediaOnlyFromTheValidatedAddress: an RTP packet sent to the call's
+// port from another socket is dropped by pion's ICE layer (logged through
+// our adapter with the call id) and never reaches the jitter buffer (a new
+// SSRC there would resync it).
+// Mutation caught: the pion LoggerFactory not installed (no line), or
+// built without the call's logger (no call id in it).
+func TestMediaOnlyFromTheValidatedAddress(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real sockets")
+	}
+	sink := &logSink{wake: make(chan struct{}, 1)}
+	cfg := testConfig()
+	cfg.Logger = zerolog.New(sink).Level(zerolog.WarnLevel)
+	ts := startServer(t, cfg)
+	ctx := testCtx(t, 15*time.Second)
+	cl, err := webrtctest.Dial(ctx, ts.base, webrtctest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	c := ts.nextCall(t, ctx)
+	defer c.Close()
+	if err := cl.WaitConnected(ctx); err != nil {
+		t.Fatal(err)
+	}
+	readFrames(t, ctx, c, 10)
+	pair, err := c.pc.SCTP().Transport().ICETransport().GetSelectedCandidatePair()
+	if err != nil || pair == nil {
+		t.Fatalf("no selected pair: %v", err)
+	}
+	spoofer, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spoofer.Close()
+	pkt, _ := (&rtp.Packet{Header: rtp.Header{Version: 2, PayloadType: 111, SequenceNumber: 9, Timestamp: 99, SSRC: 0xbad}, Payload: []byte{0xfc, 1, 2, 3}}).Marshal()
+	to := &net.UDPAddr{IP: net.ParseIP(pair.Local.Address), Port: int(pair.Local.Port)}
+	for !strings.Contains(sink.String(), "not a valid remote candidate") {
+		if _, err := spoofer.WriteTo(pkt, to); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-sink.wake:
+		case <-ctx.Done():
+			t.Fatalf("no drop logged; log: %s", sink.String())
+		}
+	}
+	var line string
+	for _, l := range strings.Split(sink.String(), "\n") {
+		if strings.Contains(l, "not a valid remote candidate") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, c.ID()) {
+		t.Fatalf("pion's line lacks the call id: %s", line)
+	}
+	readFrames(t, ctx, c, 10)
+	if st := c.Stats(); st["jitter_resyncs"] != 0 || st["rtp_errors"] != 0 {
+		t.Fatalf("the spoofed packet reached the jitter buffer: %v", st)
+	}
+}
