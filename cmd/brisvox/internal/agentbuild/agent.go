@@ -114,6 +114,9 @@ func Build(f *agentfile.File, opts Options) (*Agent, agentfile.Diagnostics) {
 	return a, nil
 }
 
+// File is the agent file the agent was built from.
+func (a *Agent) File() *agentfile.File { return a.file }
+
 // Name is the agent's name.
 func (a *Agent) Name() string { return a.file.Name.V }
 

@@ -35,8 +35,10 @@ type Conn interface {
 }
 
 // publisher is a connection that can carry live events to its caller
-// (the WebRTC page, the PCM websocket).
-type publisher interface{ Publish(v any) }
+// (the WebRTC page, the PCM websocket). An error (the queue is gone with
+// the call) drops the event: the page is told nothing more of a call
+// that ended.
+type publisher interface{ Publish(v any) error }
 
 // CallEnv is what the agent gets to build a call's session.
 type CallEnv struct {
@@ -114,6 +116,7 @@ type Server struct {
 	changed  chan struct{} // closed and replaced when live changes
 	stats    kit.Counters
 	sources  map[string]func() map[string]uint64
+	closers  []func()
 	wg       sync.WaitGroup
 }
 
@@ -142,7 +145,7 @@ func New(cfg Config, agent Agent) (*Server, error) {
 		sources: map[string]func() map[string]uint64{},
 	}
 	page, _ := fs.Sub(pageFiles, "page")
-	s.mux.Handle("GET /", http.FileServerFS(page))
+	s.mux.Handle("/", http.FileServerFS(page))
 	s.mux.HandleFunc("GET /agent", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"name": agent.Name()})
 	})
@@ -155,13 +158,18 @@ func New(cfg Config, agent Agent) (*Server, error) {
 }
 
 // Handle mounts a transport's handler (its signaling or websocket) at
-// pattern; stats, when set, is shown under name on /stats.
-func (s *Server) Handle(pattern string, h http.Handler, name string, stats func() map[string]uint64) {
+// pattern; stats, when set, is shown under name on /stats, and closer,
+// when set, is called at shutdown once the calls have ended (it must wait
+// for the transport's goroutines).
+func (s *Server) Handle(pattern string, h http.Handler, name string, stats func() map[string]uint64, closer func()) {
 	s.mux.Handle(pattern, h)
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if stats != nil {
-		s.mu.Lock()
 		s.sources[name] = stats
-		s.mu.Unlock()
+	}
+	if closer != nil {
+		s.closers = append(s.closers, closer)
 	}
 }
 
@@ -241,7 +249,7 @@ func (s *Server) startCall(id messages.CallID, c Conn) error {
 		cfg.Log = s.log
 	}
 	if p, ok := c.(publisher); ok {
-		cfg.OnEvent = func(e messages.CallEvent) { p.Publish(EventOf(e)) }
+		cfg.OnEvent = func(e messages.CallEvent) { _ = p.Publish(EventOf(e)) }
 	}
 	cfg.OnEnd = func(e messages.CallEnded) { s.ended(e) }
 	props, err := session.Props(cfg)
@@ -332,6 +340,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	case serveErr = <-errc:
 	}
 	s.drain()
+	s.mu.Lock()
+	closers := s.closers
+	s.mu.Unlock()
+	for _, c := range closers {
+		c()
+	}
 	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutCtx); err != nil {

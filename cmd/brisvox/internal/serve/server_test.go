@@ -43,10 +43,11 @@ func (c *fakeConn) Hangup(reason string) {
 	c.HangUp()
 }
 
-func (c *fakeConn) Publish(v any) {
+func (c *fakeConn) Publish(v any) error {
 	c.mu.Lock()
 	c.events = append(c.events, v.(Event))
 	c.mu.Unlock()
+	return nil
 }
 
 func (c *fakeConn) snapshot() ([]Event, []string) {

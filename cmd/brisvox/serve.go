@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/brisvox/brisvox/agent/agentfile"
+	"github.com/brisvox/brisvox/cmd/brisvox/internal/agentbuild"
+	"github.com/brisvox/brisvox/cmd/brisvox/internal/serve"
+	"github.com/brisvox/brisvox/media/carrier/pcmws"
+	"github.com/brisvox/brisvox/media/carrier/twilio"
+	"github.com/brisvox/brisvox/media/webrtc"
+	"github.com/rs/zerolog"
+)
+
+// serveFlags are `brisvox serve`'s options.
+type serveFlags struct {
+	agent    string
+	addr     string
+	maxCalls int
+	drain    time.Duration
+	logLevel string
+}
+
+// serveCommand serves the agent of an agent file until SIGTERM or SIGINT.
+func serveCommand(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f serveFlags
+	fs.StringVar(&f.agent, "agent", "", "the agent file (TOML or YAML; see docs/CONFIG.md)")
+	fs.StringVar(&f.addr, "addr", "localhost:8000", "the address of the page, the signaling and the websockets")
+	fs.IntVar(&f.maxCalls, "max-calls", 20, "calls served at once; more are refused (HTTP 503)")
+	fs.DurationVar(&f.drain, "drain", 30*time.Second, "on SIGTERM, how long live calls may go on before they are ended")
+	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error (JSON lines on stderr)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: brisvox serve --agent FILE [--addr HOST:PORT] [--max-calls N] [--drain 30s] [--log-level info]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if f.agent == "" || fs.NArg() > 0 {
+		fs.Usage()
+		return 2
+	}
+	level, err := zerolog.ParseLevel(f.logLevel)
+	if err != nil {
+		fmt.Fprintf(stderr, "brisvox serve: --log-level: %v\n", err)
+		return 2
+	}
+	log := zerolog.New(stderr).Level(level).With().Timestamp().Logger()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "brisvox serve: %v\n", err)
+		return 1
+	}
+	return runServe(ctx, f, ln, stdout, stderr, log)
+}
+
+// runServe serves on ln until ctx ends. The agent file is checked first:
+// any diagnostic refuses to serve (fail closed).
+func runServe(ctx context.Context, f serveFlags, ln net.Listener, stdout, stderr io.Writer, log zerolog.Logger) int {
+	defer ln.Close()
+	a, diags := loadAgent(f.agent, nil, agentbuild.Options{Log: log})
+	if len(diags) > 0 {
+		for _, d := range diags {
+			fmt.Fprintln(stderr, d.String())
+		}
+		fmt.Fprintf(stderr, "brisvox serve: %s has %d problem(s); not serving (brisvox check %s)\n", f.agent, len(diags), f.agent)
+		return 1
+	}
+	defer a.Close()
+	openCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	err := a.Open(openCtx)
+	cancel()
+	if err != nil {
+		fmt.Fprintf(stderr, "brisvox serve: %v\n", err)
+		return 1
+	}
+	srv, err := serve.New(serve.Config{MaxCalls: f.maxCalls, DrainTimeout: f.drain, Log: log}, a)
+	if err != nil {
+		fmt.Fprintf(stderr, "brisvox serve: %v\n", err)
+		return 1
+	}
+	if err := mountTransports(srv, a.File(), log); err != nil {
+		fmt.Fprintf(stderr, "brisvox serve: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "brisvox: serving agent %q on http://%s/ (Ctrl-C to stop)\n", a.Name(), ln.Addr())
+	if err := srv.Serve(ctx, ln); err != nil && !errors.Is(err, net.ErrClosed) {
+		fmt.Fprintf(stderr, "brisvox serve: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, "brisvox: stopped")
+	return 0
+}
+
+// mountTransports opens the transports the agent file enables.
+func mountTransports(srv *serve.Server, f *agentfile.File, log zerolog.Logger) error {
+	t := f.Transports
+	if t.WebRTC.Enabled.V {
+		cfg := webrtc.Config{
+			IncludeLoopback: t.WebRTC.IncludeLoopback.V,
+			OnCall:          func(c *webrtc.Call) { srv.Start(c) },
+			Admit:           srv.Admit,
+			Logger:          log,
+		}
+		for _, v := range t.WebRTC.Interfaces {
+			cfg.Interfaces = append(cfg.Interfaces, v.V)
+		}
+		for _, v := range t.WebRTC.STUN {
+			cfg.STUNServers = append(cfg.STUNServers, v.V)
+		}
+		w, err := webrtc.New(cfg)
+		if err != nil {
+			return fmt.Errorf("webrtc: %w", err)
+		}
+		srv.Handle("/webrtc/", http.StripPrefix("/webrtc", w.Handler()), "webrtc", w.Stats, func() { _ = w.Close() })
+	}
+	if t.Twilio.Enabled.V {
+		h, err := twilio.New(twilio.Config{OnCall: func(c *twilio.Call) { srv.Start(c) }, Admit: srv.Admit, Logger: log})
+		if err != nil {
+			return fmt.Errorf("twilio: %w", err)
+		}
+		srv.Handle(t.Twilio.Path.V, h, "twilio", h.Stats, h.Close)
+	}
+	if t.PCM.Enabled.V {
+		h, err := pcmws.New(pcmws.Config{OnCall: func(c *pcmws.Call) { srv.Start(c) }, Admit: srv.Admit, Logger: log})
+		if err != nil {
+			return fmt.Errorf("pcm: %w", err)
+		}
+		srv.Handle(t.PCM.Path.V, h, "pcm", h.Stats, h.Close)
+	}
+	return nil
+}

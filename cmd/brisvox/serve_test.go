@@ -1,0 +1,208 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"net"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/brisvox/brisvox/media/webrtc/webrtctest"
+	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/tts/flite"
+	"github.com/rs/zerolog"
+	"go.uber.org/goleak"
+)
+
+// say synthesizes text with the flite engine: the test caller's voice.
+func say(t *testing.T, text string) []int16 {
+	t.Helper()
+	tts, err := flite.New(flite.Config{Voice: "slt", Rate: 16000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := tts.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Push("q", text); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush("q"); err != nil {
+		t.Fatal(err)
+	}
+	var pcm []int16
+	for ev := range s.Events() {
+		switch ev.Kind {
+		case providers.TTSAudio:
+			pcm = append(pcm, ev.PCM...)
+		case providers.TTSFlushed:
+			return pcm
+		case providers.TTSError:
+			t.Fatal(ev.Err)
+		}
+	}
+	t.Fatal("flite: events closed before the end")
+	return nil
+}
+
+func rms(s []int16) float64 {
+	if len(s) == 0 {
+		return 0
+	}
+	var sum float64
+	for _, v := range s {
+		sum += float64(v) * float64(v)
+	}
+	return math.Sqrt(sum / float64(len(s)))
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's writes and the
+// test's reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// served runs `brisvox serve` in process on 127.0.0.1 for agent; stop
+// shuts it down (SIGTERM's path) and returns its exit status.
+func served(t *testing.T, agent string) (base string, stop func() int, stderr *syncBuffer) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- runServe(ctx, serveFlags{agent: agent, maxCalls: 4, drain: 2 * time.Second}, ln, stdout, stderr, zerolog.New(stderr).Level(zerolog.WarnLevel))
+	}()
+	base = "http://" + ln.Addr().String()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		if strings.Contains(stdout.String(), "serving agent") {
+			break
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("serve exited with %d:\n%s", code, stderr)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not start:\n%s", stderr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return base, func() int { cancel(); return <-done }, stderr
+}
+
+// waitEvent waits for an event of the call that match accepts.
+func waitEvent(t *testing.T, c *webrtctest.Caller, within time.Duration, what string, match func(map[string]any) bool) map[string]any {
+	t.Helper()
+	deadline := time.After(within)
+	for {
+		for _, ev := range c.Events() {
+			if match(ev) {
+				return ev
+			}
+		}
+		select {
+		case <-c.Notify():
+		case <-deadline:
+			t.Fatalf("no %s within %v; events: %v", what, within, c.Events())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func kind(k string) func(map[string]any) bool {
+	return func(ev map[string]any) bool { return ev["type"] == "event" && ev["kind"] == k }
+}
+
+// TestServeWebRTCLoopback calls the keyless local agent (pocketsphinx,
+// flite, Silero, the rules LLM) over WebRTC with a pion caller on
+// loopback: the greeting plays, a flite question is heard and answered
+// with audio, and speaking over the answer cuts it: the page is told the
+// answer was cut, and no answer audio arrives while the caller talks.
+// Real sockets and real engines: skipped with -short. Mutation: the turn
+// actor ignoring speech over the bot (no barge-in) -> no cut event, and
+// the answer's audio goes on under the caller.
+func TestServeWebRTCLoopback(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real sockets and engines on loopback")
+	}
+	leaks := goleak.IgnoreCurrent()
+	question := say(t, "What time is it?")
+	over := say(t, "Hello hello. Can you hear me? I am talking over you now. One two three four five.")
+	base, stop, stderr := served(t, filepath.Join(moduleRoot(t), "examples", "agents", "local.toml"))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, err := webrtctest.Dial(ctx, base+"/webrtc", webrtctest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WaitConnected(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The greeting plays whole before the caller speaks.
+	waitEvent(t, c, 30*time.Second, "greeting", func(ev map[string]any) bool { return kind("bot_done")(ev) && ev["cut"] != true })
+	if err := c.Play(question, 16000); err != nil {
+		t.Fatal(err)
+	}
+	turn := waitEvent(t, c, 30*time.Second, "the question's turn", kind("user_turn"))
+	if text, _ := turn["text"].(string); !strings.Contains(text, "time") {
+		t.Fatalf("the question was heard as %q", text)
+	}
+	lat := waitEvent(t, c, 30*time.Second, "a latency", kind("latency"))
+	epoch := turn["epoch"]
+	// The answer starts playing: barge in at its first word.
+	waitEvent(t, c, 30*time.Second, "the answer's first word", func(ev map[string]any) bool { return kind("bot_word")(ev) && ev["epoch"] == epoch })
+	answerStart := len(c.Received())
+	time.Sleep(300 * time.Millisecond)
+	answered := c.Received()[answerStart:]
+	if rms(answered) < 300 {
+		t.Errorf("the answer's audio is too quiet: rms %.0f over %d samples", rms(answered), len(answered))
+	}
+	if err := c.Play(over, 16000); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, c, 10*time.Second, "the answer cut", func(ev map[string]any) bool {
+		return kind("bot_done")(ev) && ev["epoch"] == epoch && ev["cut"] == true
+	})
+	// While the caller goes on talking, no answer audio arrives.
+	time.Sleep(700 * time.Millisecond)
+	from := len(c.Received())
+	time.Sleep(time.Duration(len(over))*time.Second/16000 - 1500*time.Millisecond)
+	during := c.Received()[from:]
+	if r := rms(during); r > 100 {
+		t.Errorf("audio kept coming while the caller talked over it: rms %.0f over %d samples", r, len(during))
+	}
+	t.Logf("heard %q; latency %v ms; answer rms %.0f; rms while talking over %.0f (%d samples)", turn["text"], lat["latency_ms"], rms(answered), rms(during), len(during))
+	if err := c.Close(); err != nil {
+		t.Error(err)
+	}
+	if code := stop(); code != 0 {
+		t.Errorf("serve exited with %d:\n%s", code, stderr)
+	}
+	goleak.VerifyNone(t, leaks)
+}
