@@ -51,7 +51,7 @@ function line(cls, who) {
 function botLine(epoch) {
   let b = page.bot[epoch];
   if (!b) {
-    b = page.bot[epoch] = { words: [], done: false, cut: false, el: line("bot speaking", "Bot") };
+    b = page.bot[epoch] = { epoch: epoch, words: [], done: false, cut: false, el: line("bot speaking", "Bot") };
   }
   return b;
 }
@@ -64,6 +64,7 @@ function onEvent(ev) {
       break;
     case "user_turn": {
       page.turns.push(ev.text);
+      page.lastTurnEpoch = ev.epoch;
       const el = line("user", "You");
       el.querySelector(".text").textContent = ev.text;
       break;
@@ -86,7 +87,7 @@ function onEvent(ev) {
     case "latency": {
       page.latencies.push(ev.latency_ms);
       const li = document.createElement("li");
-      li.textContent = ev.latency_ms + " ms";
+      li.textContent = Math.round(ev.latency_ms) + " ms";
       ui.latencies.append(li);
       break;
     }
@@ -103,9 +104,11 @@ async function pollStats() {
   const stats = await pc.getStats();
   stats.forEach((s) => {
     if (s.type === "inbound-rtp" && s.kind === "audio") {
+      const prev = page.audio || { maxLevel: 0 };
       page.audio = {
         packetsReceived: s.packetsReceived || 0,
         audioLevel: s.audioLevel || 0,
+        maxLevel: Math.max(prev.maxLevel, s.audioLevel || 0),
         totalAudioEnergy: s.totalAudioEnergy || 0,
         jitter: s.jitter || 0,
       };
