@@ -158,6 +158,14 @@ func (s *Server) newCall(ctx context.Context, offer Offer) (*Call, string, error
 	if c.sender, err = pc.AddTrack(c.track); err != nil {
 		return fail(fmt.Errorf("%w: no audio transceiver to answer with", errPeerRefused))
 	}
+	if t := c.sender.Transport(); t != nil {
+		// Called under pion's lock: only record.
+		t.OnStateChange(func(s pion.DTLSTransportState) {
+			if s == pion.DTLSTransportStateFailed {
+				c.dtlsFailed.Store(true)
+			}
+		})
+	}
 	for _, t := range pc.GetTransceivers() {
 		if t.Sender() == c.sender {
 			c.receiver = t.Receiver()
