@@ -205,12 +205,17 @@ func (c *Call) drainRTCP(read func([]byte) (int, interceptor.Attributes, error))
 	}
 }
 
+// closeGrace is how long a peer connection closed before it connected
+// waits for a DTLS failure to show before the close counts as the caller's.
+const closeGrace = 250 * time.Millisecond
+
 // supervise follows the connection state until the call ends, then tears
 // it down.
 func (c *Call) supervise() {
 	timer := time.NewTimer(c.cfg.ConnectTimeout)
 	defer timer.Stop()
 	connected := false
+	var grace <-chan time.Time
 	for !c.ended() {
 		select {
 		case <-c.stateWake:
@@ -225,11 +230,26 @@ func (c *Call) supervise() {
 			case pion.PeerConnectionStateFailed:
 				c.end(c.failure(connected))
 			case pion.PeerConnectionStateClosed:
-				if c.dtlsFailed.Load() {
+				switch {
+				case c.dtlsFailed.Load():
 					c.end(c.failure(connected))
-				} else {
+				case connected:
 					c.end(fmt.Errorf("%w: peer connection closed", ErrPeerClosed))
+				case grace == nil:
+					// Closed before connecting. Pion closes the peer
+					// connection when the DTLS endpoint closes, which a
+					// failing handshake does a moment before it reports
+					// the failure: give the failure that moment.
+					t := time.NewTimer(closeGrace)
+					defer t.Stop()
+					grace = t.C
 				}
+			}
+		case <-grace:
+			if c.dtlsFailed.Load() {
+				c.end(c.failure(connected))
+			} else {
+				c.end(fmt.Errorf("%w: peer connection closed before connecting", ErrPeerClosed))
 			}
 		case <-timer.C:
 			if !connected {
