@@ -404,3 +404,30 @@ func drainUntilEnd(ctx context.Context, c *Call) error {
 		}
 	}
 }
+
+// TestDTLSFailure: a caller whose certificate does not match the offer's
+// fingerprint connects ICE but fails DTLS; the call ends with
+// ErrDTLSFailed. Mutation caught: failure() blaming ICE whatever ICE's
+// state (the end would read ErrICEFailed).
+func TestDTLSFailure(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real sockets")
+	}
+	ts := startServer(t, testConfig())
+	ctx := testCtx(t, 30*time.Second)
+	// No websocket: the call may fail and be gone before it would open.
+	cl, err := webrtctest.Dial(ctx, ts.base, webrtctest.Options{BadFingerprint: true, NoWebsocket: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	c := ts.nextCall(t, ctx)
+	defer c.Close()
+	if err := drainUntilEnd(ctx, c); !errors.Is(err, ErrDTLSFailed) {
+		t.Fatalf("ReadFrame ended with %v, want ErrClosed wrapping ErrDTLSFailed", err)
+	}
+	c.Close()
+	if ts.srv.Stats()["end_dtls_failed"] != 1 {
+		t.Fatalf("not counted: %v", ts.srv.Stats())
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/brisvox/brisvox/actors/transport"
@@ -43,6 +44,11 @@ type Call struct {
 	connected chan struct{}
 	// stateWake is poked by pion's state callback.
 	stateWake chan struct{}
+	// dtlsFailed is set by pion's DTLS state callback (synchronously,
+	// before the peer connection's state follows): pion closes a failed
+	// DTLS transport at once, and the far side may close too, so the
+	// states read afterwards no longer tell.
+	dtlsFailed atomic.Bool
 	// finished closes when the teardown is complete.
 	finished chan struct{}
 
@@ -199,12 +205,17 @@ func (c *Call) drainRTCP(read func([]byte) (int, interceptor.Attributes, error))
 	}
 }
 
+// closeGrace is how long a peer connection closed before it connected
+// waits for a DTLS failure to show before the close counts as the caller's.
+const closeGrace = 250 * time.Millisecond
+
 // supervise follows the connection state until the call ends, then tears
 // it down.
 func (c *Call) supervise() {
 	timer := time.NewTimer(c.cfg.ConnectTimeout)
 	defer timer.Stop()
 	connected := false
+	var grace <-chan time.Time
 	for !c.ended() {
 		select {
 		case <-c.stateWake:
@@ -219,7 +230,26 @@ func (c *Call) supervise() {
 			case pion.PeerConnectionStateFailed:
 				c.end(c.failure(connected))
 			case pion.PeerConnectionStateClosed:
-				c.end(fmt.Errorf("%w: peer connection closed", ErrPeerClosed))
+				switch {
+				case c.dtlsFailed.Load():
+					c.end(c.failure(connected))
+				case connected:
+					c.end(fmt.Errorf("%w: peer connection closed", ErrPeerClosed))
+				case grace == nil:
+					// Closed before connecting. Pion closes the peer
+					// connection when the DTLS endpoint closes, which a
+					// failing handshake does a moment before it reports
+					// the failure: give the failure that moment.
+					t := time.NewTimer(closeGrace)
+					defer t.Stop()
+					grace = t.C
+				}
+			}
+		case <-grace:
+			if c.dtlsFailed.Load() {
+				c.end(c.failure(connected))
+			} else {
+				c.end(fmt.Errorf("%w: peer connection closed before connecting", ErrPeerClosed))
 			}
 		case <-timer.C:
 			if !connected {
@@ -231,13 +261,13 @@ func (c *Call) supervise() {
 	c.teardown()
 }
 
-// failure names a failed connection: DTLS when its transport failed, else
-// ICE (before the call connected) or a vanished client (after).
+// failure names a failed connection: DTLS when its transport failed,
+// else ICE, which is a vanished client once the call had connected.
 func (c *Call) failure(connected bool) error {
-	if t := c.sender.Transport(); t != nil && t.State() == pion.DTLSTransportStateFailed {
-		return fmt.Errorf("%w: dtls transport failed", ErrDTLSFailed)
-	}
-	if connected {
+	switch {
+	case c.dtlsFailed.Load():
+		return fmt.Errorf("%w: dtls handshake or transport failed", ErrDTLSFailed)
+	case connected:
 		return fmt.Errorf("%w: ice consent lost", ErrClientGone)
 	}
 	return fmt.Errorf("%w: no candidate pair succeeded", ErrICEFailed)

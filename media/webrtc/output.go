@@ -13,9 +13,10 @@ import (
 
 // Pacing of the sender.
 const (
-	// sendSlack is how long a due slot waits for a late frame before it
-	// goes out as silence: the pacer and the sender tick on two clocks of
-	// the same rate, so a frame may land just after its slot.
+	// sendSlack is how long a due slot waits for a late frame, while the
+	// previous slot carried one, before it goes out as silence: the pacer
+	// and the sender tick on two clocks of the same rate, so a frame may
+	// land just after its slot.
 	sendSlack = messages.FrameDuration
 	// maxSendLag: a sender that fell further behind (descheduled) skips
 	// the slots it missed instead of bursting them.
@@ -241,6 +242,7 @@ func (c *Call) sendLoop() {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	next := time.Now()
+	talking := false
 	for {
 		now := time.Now()
 		if now.Before(next) {
@@ -258,7 +260,9 @@ func (c *Call) sendLoop() {
 		o.mu.Lock()
 		pcm := o.takeLocked()
 		o.mu.Unlock()
-		if pcm == nil && now.Before(next.Add(sendSlack)) {
+		// Mid-speech, a missing frame is likely just late: wait for it up
+		// to the slack. In silence, send on time.
+		if pcm == nil && talking && now.Before(next.Add(sendSlack)) {
 			timer.Reset(next.Add(sendSlack).Sub(now))
 			select {
 			case <-o.wake:
@@ -274,6 +278,7 @@ func (c *Call) sendLoop() {
 			}
 		}
 		c.sendFrame(pcm)
+		talking = pcm != nil
 		next = next.Add(messages.FrameDuration)
 		o.mu.Lock()
 		if pcm != nil {

@@ -144,12 +144,7 @@ func (s *Server) newCall(ctx context.Context, offer Offer) (*Call, string, error
 		return fail(fmt.Errorf("webrtc: local track: %w", err))
 	}
 	pc.OnICECandidate(c.onCandidate)
-	pc.OnConnectionStateChange(func(pion.PeerConnectionState) {
-		select {
-		case c.stateWake <- struct{}{}:
-		default:
-		}
-	})
+	pc.OnConnectionStateChange(func(pion.PeerConnectionState) { c.pokeState() })
 	pc.OnTrack(c.onTrack)
 	if err := pc.SetRemoteDescription(pion.SessionDescription{Type: pion.SDPTypeOffer, SDP: offer.SDP}); err != nil {
 		log.Debug().Err(err).Str("call_id", id).Msg("webrtc offer refused by pion")
@@ -157,6 +152,15 @@ func (s *Server) newCall(ctx context.Context, offer Offer) (*Call, string, error
 	}
 	if c.sender, err = pc.AddTrack(c.track); err != nil {
 		return fail(fmt.Errorf("%w: no audio transceiver to answer with", errPeerRefused))
+	}
+	if t := c.sender.Transport(); t != nil {
+		// Called under pion's lock: only record.
+		t.OnStateChange(func(s pion.DTLSTransportState) {
+			if s == pion.DTLSTransportStateFailed {
+				c.dtlsFailed.Store(true)
+				c.pokeState()
+			}
+		})
 	}
 	for _, t := range pc.GetTransceivers() {
 		if t.Sender() == c.sender {
@@ -188,6 +192,14 @@ func (s *Server) newCall(ctx context.Context, offer Offer) (*Call, string, error
 	c.start()
 	log.Debug().Int("answer_bytes", len(local.SDP)).Msg("webrtc offer answered")
 	return c, local.SDP, nil
+}
+
+// pokeState wakes the supervisor to read the connection state.
+func (c *Call) pokeState() {
+	select {
+	case c.stateWake <- struct{}{}:
+	default:
+	}
 }
 
 // wsState is the websocket side of a call.

@@ -46,6 +46,9 @@ type Options struct {
 	// Unreachable shuts the caller's socket from the start: ICE never
 	// connects.
 	Unreachable bool
+	// BadFingerprint changes the DTLS fingerprint in the offer: ICE
+	// connects, the server's DTLS check of the caller's certificate fails.
+	BadFingerprint bool
 	// OpusBitrate of the caller's encoder (default 32000).
 	OpusBitrate int
 	// HTTPClient for the offer and the websocket (default: a client of
@@ -216,7 +219,11 @@ func (c *Caller) signal(ctx context.Context, baseURL string) error {
 			return ctx.Err()
 		}
 	}
-	body, _ := json.Marshal(description{SDP: c.pc.LocalDescription().SDP, Type: "offer"})
+	sdp := c.pc.LocalDescription().SDP
+	if c.opts.BadFingerprint {
+		sdp = badFingerprint(sdp)
+	}
+	body, _ := json.Marshal(description{SDP: sdp, Type: "offer"})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(baseURL, "/")+"/offer", bytes.NewReader(body))
 	if err != nil {
 		return err
@@ -260,6 +267,22 @@ func (c *Caller) signal(ctx context.Context, baseURL string) error {
 	c.goTracked(c.readWS)
 	c.goTracked(c.writeWS)
 	return nil
+}
+
+// badFingerprint flips the last hex digit of every fingerprint line.
+func badFingerprint(sdp string) string {
+	lines := strings.Split(sdp, "\r\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "a=fingerprint:") && len(l) > 0 {
+			last := l[len(l)-1]
+			flip := byte('0')
+			if last == '0' {
+				flip = '1'
+			}
+			lines[i] = l[:len(l)-1] + string(flip)
+		}
+	}
+	return strings.Join(lines, "\r\n")
 }
 
 // CallID is the id the server gave the call.
