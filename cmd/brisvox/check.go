@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/brisvox/brisvox/agent/agentfile"
-	"github.com/brisvox/brisvox/cmd/brisvox/internal/agentbuild"
+	"github.com/brisvox/brisvox/cmd/internal/agentbuild"
 )
 
 // loadAgent checks an agent file and builds its agent (no I/O: the

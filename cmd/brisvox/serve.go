@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/agent/agentfile"
-	"github.com/brisvox/brisvox/cmd/brisvox/internal/agentbuild"
-	"github.com/brisvox/brisvox/cmd/brisvox/internal/serve"
+	"github.com/brisvox/brisvox/cmd/internal/agentbuild"
+	"github.com/brisvox/brisvox/cmd/internal/serve"
 	"github.com/brisvox/brisvox/media/carrier/pcmws"
 	"github.com/brisvox/brisvox/media/carrier/twilio"
 	"github.com/brisvox/brisvox/media/webrtc"

@@ -1,7 +1,7 @@
 // Brisvox call page: plain JavaScript, no build step.
 // Signaling: POST /webrtc/offer {sdp, type} -> {sdp, type, call};
 // then a websocket /webrtc/ws?call=ID carries trickle ICE both ways and the
-// call's live events (see cmd/brisvox/internal/serve/events.go).
+// call's live events (see cmd/internal/serve/events.go).
 "use strict";
 
 const $ = (id) => document.getElementById(id);

@@ -14,7 +14,7 @@ import (
 	"github.com/brisvox/brisvox/actors/vad"
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/agent/agentfile"
-	"github.com/brisvox/brisvox/cmd/brisvox/internal/serve"
+	"github.com/brisvox/brisvox/cmd/internal/serve"
 	"github.com/brisvox/brisvox/media"
 	"github.com/brisvox/brisvox/media/silero"
 	"github.com/brisvox/brisvox/providers"

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/agent/agentfile"
-	"github.com/brisvox/brisvox/cmd/brisvox/internal/serve"
+	"github.com/brisvox/brisvox/cmd/internal/serve"
 	"github.com/brisvox/brisvox/examples/tools"
 	"github.com/brisvox/brisvox/sim"
 )

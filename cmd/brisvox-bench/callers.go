@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/brisvox/brisvox/media/webrtc/webrtctest"
+)
+
+// callersReport is what the callers' process prints (one JSON line).
+type callersReport struct {
+	Calls     int     `json:"calls"`
+	Connected int     `json:"connected"`
+	Packets   int     `json:"packets"`
+	Gaps      int     `json:"gaps"`
+	P50MS     float64 `json:"jitter_p50_ms"`
+	P99MS     float64 `json:"jitter_p99_ms"`
+	MaxMS     float64 `json:"jitter_max_ms"`
+	// Short counts calls that received fewer than 90% of the packets the
+	// hold should bring (a stalled call).
+	Short int    `json:"short_calls"`
+	Error string `json:"error,omitempty"`
+}
+
+// webrtcCallers places the calls, holds them, and reports the jitter of
+// what they received between the warm-up's end and the hold's end.
+func webrtcCallers(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("webrtc-callers", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	url := fs.String("url", "", "the server's WebRTC signaling base URL")
+	calls := fs.Int("calls", 60, "calls to place")
+	warmup := fs.Duration("warmup", 5*time.Second, "time after the last call connected before measuring")
+	hold := fs.Duration("hold", 30*time.Second, "the measured time")
+	if err := fs.Parse(args); err != nil || *url == "" || *calls <= 0 {
+		return 2
+	}
+	rep := callersReport{Calls: *calls}
+	out := func() int {
+		b, _ := json.Marshal(rep)
+		fmt.Fprintln(stdout, string(b))
+		if rep.Error != "" {
+			return 1
+		}
+		return 0
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), *warmup+*hold+2*time.Minute)
+	defer cancel()
+	cs := make([]*webrtctest.Caller, *calls)
+	errs := make([]error, *calls)
+	var wg sync.WaitGroup
+	for i := range cs {
+		wg.Go(func() {
+			c, err := webrtctest.Dial(ctx, *url, webrtctest.Options{})
+			if err == nil {
+				err = c.WaitConnected(ctx)
+			}
+			cs[i], errs[i] = c, err
+		})
+		time.Sleep(20 * time.Millisecond) // a ramp, not a thundering herd
+	}
+	wg.Wait()
+	defer func() {
+		for _, c := range cs {
+			if c != nil {
+				_ = c.Close()
+			}
+		}
+	}()
+	for i, err := range errs {
+		if err != nil {
+			rep.Error = fmt.Sprintf("call %d: %v", i, err)
+			return out()
+		}
+		rep.Connected++
+	}
+	time.Sleep(*warmup)
+	from := time.Now()
+	fmt.Fprintln(stdout, "hold-start")
+	time.Sleep(*hold)
+	to := time.Now()
+	fmt.Fprintln(stdout, "hold-end")
+	var gaps []time.Duration
+	want := int(*hold / (20 * time.Millisecond))
+	for _, c := range cs {
+		var prev time.Time
+		n := 0
+		for _, at := range c.Arrivals() {
+			if at.Before(from) || at.After(to) {
+				continue
+			}
+			n++
+			if !prev.IsZero() {
+				d := at.Sub(prev) - 20*time.Millisecond
+				gaps = append(gaps, max(d, -d))
+			}
+			prev = at
+		}
+		rep.Packets += n
+		if n < want*9/10 {
+			rep.Short++
+		}
+	}
+	if len(gaps) == 0 {
+		rep.Error = "no packets received during the hold"
+		return out()
+	}
+	slices.Sort(gaps)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	rep.Gaps = len(gaps)
+	rep.P50MS, rep.P99MS, rep.MaxMS = ms(gaps[len(gaps)/2]), ms(gaps[len(gaps)*99/100]), ms(gaps[len(gaps)-1])
+	return out()
+}

@@ -1,0 +1,22 @@
+// Command brisvox-bench measures the engine under load.
+//
+//	brisvox-bench webrtc-load [--calls 60] [--hold 30s] [--warmup 5s] [--complexity 5] [--json]
+//
+// webrtc-load serves N concurrent WebRTC calls on loopback and reports the
+// server's CPU per call and the outbound frame jitter its callers see. The
+// server is this process: `brisvox serve`'s server with the production
+// actor tree of each call and the WebRTC transport (Opus at the given
+// complexity), its agent speaking all the time (a long greeting from the
+// simulator's mock TTS, so every call's output path encodes real audio
+// each 20 ms) while the caller's silence goes through the input path, the
+// energy VAD and a mock STT. The callers are a child process
+// (webrtc-callers, pion peers from media/webrtc/webrtctest), so the CPU
+// measured is the server's alone; both share the machine's cores, as a
+// server and its load generator on one host do.
+//
+// Jitter is |arrival gap - 20 ms| of the RTP packets each caller received
+// during the hold, after the warm-up, over all calls: p50, p99 and max.
+// CPU is the server process's user+system time over the hold, per call, in
+// percent of one core. Figures go to docs/LATENCY.md with the command
+// line that made them; there is no pass/fail threshold here.
+package main

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/brisvox/brisvox/actors/session"
+	"github.com/brisvox/brisvox/cmd/internal/serve"
+	"github.com/brisvox/brisvox/media/webrtc"
+	"github.com/brisvox/brisvox/sim"
+	"github.com/rs/zerolog"
+)
+
+// talker is the load's agent: mock providers and a greeting long enough
+// to keep every call's output busy for the whole run.
+type talker struct{ greeting string }
+
+func (talker) Name() string { return "load" }
+
+func (a talker) Session(serve.CallEnv) (session.Config, error) {
+	return session.Config{
+		STT:      sim.NewMockSTT(sim.STTConfig{}, nil),
+		LLM:      sim.NewMockLLM(sim.LLMConfig{}),
+		TTS:      sim.NewMockTTS(sim.TTSConfig{}),
+		Greeting: a.greeting,
+	}, nil
+}
+
+// loadReport is webrtc-load's result.
+type loadReport struct {
+	Calls      int     `json:"calls"`
+	Complexity int     `json:"opus_complexity"`
+	HoldS      float64 `json:"hold_s"`
+	CPUPerCall float64 `json:"cpu_per_call_pct_of_core"`
+	CPUTotal   float64 `json:"cpu_total_pct_of_core"`
+	Cores      int     `json:"cores"`
+	MaxRSSMB   float64 `json:"server_max_rss_mb"`
+	callersReport
+	Server map[string]uint64 `json:"webrtc_counters,omitempty"`
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func maxRSS() float64 {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return float64(ru.Maxrss) / 1024 // KiB on Linux
+}
+
+func webrtcLoad(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("webrtc-load", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	calls := fs.Int("calls", 60, "concurrent calls")
+	hold := fs.Duration("hold", 30*time.Second, "the measured time")
+	warmup := fs.Duration("warmup", 5*time.Second, "time after the last call connected before measuring")
+	complexity := fs.Int("complexity", 5, "Opus encoder complexity (1-10)")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	if err := fs.Parse(args); err != nil || *calls <= 0 {
+		return 2
+	}
+	// Speak for the whole run: the ramp, the warm-up, the hold and slack,
+	// at about 200 ms a word.
+	words := int((time.Duration(*calls)*20*time.Millisecond+*warmup+*hold+20*time.Second)/(200*time.Millisecond)) + 1
+	text := strings.TrimSpace(strings.Repeat("load ", words))
+	srv, err := serve.New(serve.Config{MaxCalls: *calls, DrainTimeout: time.Second, ClosingTimeout: time.Second, Log: zerolog.Nop()}, talker{greeting: text})
+	if err != nil {
+		fmt.Fprintln(stderr, "brisvox-bench:", err)
+		return 1
+	}
+	w, err := webrtc.New(webrtc.Config{IncludeLoopback: true, OpusComplexity: *complexity, OnCall: func(c *webrtc.Call) { srv.Start(c) }, Admit: srv.Admit})
+	if err != nil {
+		fmt.Fprintln(stderr, "brisvox-bench:", err)
+		return 1
+	}
+	srv.Handle("/webrtc/", http.StripPrefix("/webrtc", w.Handler()), "webrtc", w.Stats, func() { _ = w.Close() })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(stderr, "brisvox-bench:", err)
+		return 1
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
+	defer func() { cancel(); <-served }()
+
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(stderr, "brisvox-bench:", err)
+		return 1
+	}
+	child := exec.Command(self, "webrtc-callers", "--url", "http://"+ln.Addr().String()+"/webrtc",
+		"--calls", strconv.Itoa(*calls), "--warmup", warmup.String(), "--hold", hold.String())
+	child.Stderr = stderr
+	pipe, err := child.StdoutPipe()
+	if err != nil {
+		fmt.Fprintln(stderr, "brisvox-bench:", err)
+		return 1
+	}
+	if err := child.Start(); err != nil {
+		fmt.Fprintln(stderr, "brisvox-bench:", err)
+		return 1
+	}
+	rep := loadReport{Calls: *calls, Complexity: *complexity, Cores: runtime.NumCPU()}
+	var cpu0, cpu1 time.Duration
+	var t0, t1 time.Time
+	sc := bufio.NewScanner(pipe)
+	for sc.Scan() {
+		switch line := sc.Text(); {
+		case line == "hold-start":
+			cpu0, t0 = cpuTime(), time.Now()
+		case line == "hold-end":
+			cpu1, t1 = cpuTime(), time.Now()
+			rep.Server = w.Stats()
+		case strings.HasPrefix(line, "{"):
+			if err := json.Unmarshal([]byte(line), &rep.callersReport); err != nil {
+				fmt.Fprintln(stderr, "brisvox-bench: callers:", err)
+			}
+		}
+	}
+	if err := child.Wait(); err != nil || rep.Error != "" || t1.IsZero() {
+		fmt.Fprintf(stderr, "brisvox-bench: callers failed: %v %s\n", err, rep.Error)
+		return 1
+	}
+	wall := t1.Sub(t0)
+	rep.HoldS = wall.Seconds()
+	rep.CPUTotal = 100 * float64(cpu1-cpu0) / float64(wall)
+	rep.CPUPerCall = rep.CPUTotal / float64(*calls)
+	rep.MaxRSSMB = maxRSS()
+	if *asJSON {
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		fmt.Fprintln(stdout, string(b))
+		return 0
+	}
+	fmt.Fprintf(stdout, "%d WebRTC calls on loopback, Opus complexity %d, %d cores, hold %.1fs\n", rep.Calls, rep.Complexity, rep.Cores, rep.HoldS)
+	fmt.Fprintf(stdout, "server CPU: %.1f%% of a core in all, %.2f%% per call; max RSS %.0f MB\n", rep.CPUTotal, rep.CPUPerCall, rep.MaxRSSMB)
+	fmt.Fprintf(stdout, "outbound frames at the callers: %d packets, |gap-20ms| p50 %.2f ms, p99 %.2f ms, max %.2f ms; %d calls short of packets\n",
+		rep.Packets, rep.P50MS, rep.P99MS, rep.MaxMS, rep.Short)
+	return 0
+}

@@ -1,0 +1,27 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, "usage: brisvox-bench webrtc-load [--calls 60] [--hold 30s] [--warmup 5s] [--complexity 5] [--json]")
+		return 2
+	}
+	switch args[0] {
+	case "webrtc-load":
+		return webrtcLoad(args[1:], stdout, stderr)
+	case "webrtc-callers":
+		return webrtcCallers(args[1:], stdout, stderr)
+	default:
+		fmt.Fprintf(stderr, "brisvox-bench: unknown command %q (want webrtc-load)\n", args[0])
+		return 2
+	}
+}
