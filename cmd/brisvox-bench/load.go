@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -72,6 +73,7 @@ func webrtcLoad(args []string, stdout, stderr io.Writer) int {
 	warmup := fs.Duration("warmup", 5*time.Second, "time after the last call connected before measuring")
 	complexity := fs.Int("complexity", 5, "Opus encoder complexity (1-10)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	cpuProfile := fs.String("cpuprofile", "", "write the server's CPU profile of the hold to this file")
 	if err := fs.Parse(args); err != nil || *calls <= 0 {
 		return 2
 	}
@@ -125,8 +127,17 @@ func webrtcLoad(args []string, stdout, stderr io.Writer) int {
 		switch line := sc.Text(); {
 		case line == "hold-start":
 			cpu0, t0 = cpuTime(), time.Now()
+			if *cpuProfile != "" {
+				if f, err := os.Create(*cpuProfile); err == nil {
+					_ = pprof.StartCPUProfile(f)
+					defer f.Close()
+				}
+			}
 		case line == "hold-end":
 			cpu1, t1 = cpuTime(), time.Now()
+			if *cpuProfile != "" {
+				pprof.StopCPUProfile()
+			}
 			rep.Server = w.Stats()
 		case strings.HasPrefix(line, "{"):
 			if err := json.Unmarshal([]byte(line), &rep.callersReport); err != nil {

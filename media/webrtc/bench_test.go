@@ -65,8 +65,8 @@ func opusRTP(tb testing.TB, n int) [][]byte {
 	return out
 }
 
-// BenchmarkOutputFrame is the per-frame output path: resample 16 kHz to
-// 48 kHz, encode, write to the (unbound) track.
+// BenchmarkOutputFrame is the per-frame output path: encode 16 kHz audio
+// into the 48 kHz Opus stream, write to the (unbound) track.
 func BenchmarkOutputFrame(b *testing.B) {
 	c := bareCall(b, Config{})
 	pcm := tone(1000, 16000, 320, 8000)
@@ -77,7 +77,7 @@ func BenchmarkOutputFrame(b *testing.B) {
 }
 
 // BenchmarkInputFrame is the per-frame input path: jitter buffer push and
-// pop, decode, resample 48 kHz to 16 kHz, queue for ReadFrame (drained).
+// pop, decode at 16 kHz, queue for ReadFrame (drained).
 func BenchmarkInputFrame(b *testing.B) {
 	c := bareCall(b, Config{})
 	pkts := opusRTP(b, 500)

@@ -39,12 +39,15 @@
 // One Opus track each way, 48 kHz, 20 ms, mono (the media engine offers
 // nothing else). Input: the RTP reader pushes into a media.JitterBuffer
 // (clock 48000, the negotiated Opus payload type); a 20 ms playout clock
-// owned by the call pops, decodes (libopus concealment for a lost packet),
-// resamples to InputRate and queues the frame for ReadFrame (bounded by
+// owned by the call pops, decodes at InputRate (libopus decodes any stream
+// at any of its rates; concealment for a lost packet) and queues the frame
+// for ReadFrame (bounded by
 // InputQueue, oldest dropped and counted). Output: WriteFrame copies the
 // frame into a bounded queue (OutputQueue, oldest dropped and counted);
-// a sender goroutine takes one frame per 20 ms slot, resamples it to
-// 48 kHz, encodes it and writes it to the local track, sending encoded
+// a sender goroutine takes one frame per 20 ms slot, encodes it as it is
+// (an encoder at OutputRate: the stream is still 48 kHz Opus; a band the
+// audio cannot hold is not analysed) and writes it to the local track,
+// sending encoded
 // silence when nothing is queued, so the stream's timestamps keep pace
 // with the clock. Clear drops queued frames of older epochs.
 //

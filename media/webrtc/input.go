@@ -12,20 +12,19 @@ import (
 	pion "github.com/pion/webrtc/v4"
 )
 
-// Sizes of the input path at 48 kHz.
+// Sizes of the input path.
 const (
-	frame48 = 960
-	// maxDecoded is the longest Opus packet (120 ms).
-	maxDecoded = 5760
-	// fifoCap holds a long packet's audio plus a frame.
-	fifoCap = maxDecoded + 2*frame48
+	// maxDecodedMS is the longest Opus packet (120 ms).
+	maxDecodedMS = 120
 	// maxRTPBytes is the largest RTP packet read from the track.
 	maxRTPBytes = 1500
 )
 
 // inputPath is the caller's audio: the RTP reader pushes packets into the
 // jitter buffer; the playout clock pops one per 20 ms, decodes (or
-// conceals), resamples to InputRate and queues the frame for ReadFrame.
+// conceals) it at InputRate and queues the frame for ReadFrame. The
+// decoder produces InputRate itself: Opus decodes any stream at any of its
+// rates, cheaper than decoding at 48 kHz and resampling.
 type inputPath struct {
 	// mu guards jb, shared by the RTP reader (Push) and the playout clock
 	// (Pop).
@@ -34,11 +33,10 @@ type inputPath struct {
 
 	// Owned by the playout clock.
 	dec     *opus.Decoder
-	res     *media.Resampler
 	payload [maxRTPBytes]byte
 	decoded []int16
-	fifo    []int16 // decoded 48 kHz audio not yet played, len = held
-	out48   []int16
+	fifo    []int16 // decoded audio not yet played (InputRate), len = held
+	frame   int     // samples of 20 ms at InputRate
 
 	// The frames waiting for ReadFrame, a ring guarded by rmu.
 	rmu    sync.Mutex
@@ -53,16 +51,15 @@ type inputPath struct {
 
 func (in *inputPath) init(cfg Config) error {
 	var err error
-	if in.dec, err = opus.NewDecoder(opus.DecoderConfig{}); err != nil {
+	if in.dec, err = opus.NewDecoder(opus.DecoderConfig{SampleRate: cfg.InputRate}); err != nil {
 		return fmt.Errorf("webrtc: opus decoder: %w", err)
 	}
-	if in.res, err = media.NewResampler(48000, cfg.InputRate, media.ResamplerConfig{}); err != nil {
-		return fmt.Errorf("webrtc: input resampler: %w", err)
-	}
-	in.decoded = make([]int16, maxDecoded)
-	in.fifo = make([]int16, 0, fifoCap)
-	in.out48 = make([]int16, frame48)
 	n := cfg.InputRate / 50
+	maxDecoded := cfg.InputRate * maxDecodedMS / 1000
+	in.frame = n
+	in.decoded = make([]int16, maxDecoded)
+	// The FIFO holds a longest packet's audio plus two frames.
+	in.fifo = make([]int16, 0, maxDecoded+2*n)
 	backing := make([]int16, cfg.InputQueue*n)
 	in.ring = make([][]int16, cfg.InputQueue)
 	for i := range in.ring {
@@ -139,34 +136,30 @@ func (c *Call) inputTick(now time.Time) {
 				k = 0
 			}
 		}
-		in.push48(in.decoded[:k])
+		in.push(in.decoded[:k])
 	case media.PopLost:
-		if len(in.fifo) < frame48 {
+		if len(in.fifo) < in.frame {
 			if k, err := in.dec.Conceal(in.decoded); err == nil {
-				in.push48(in.decoded[:k])
+				in.push(in.decoded[:k])
 			}
 		}
 	}
-	c.play48(now)
+	c.play(now)
 }
 
-// push48 appends decoded audio, dropping the oldest beyond the FIFO.
-func (in *inputPath) push48(pcm []int16) {
+// push appends decoded audio, dropping the oldest beyond the FIFO.
+func (in *inputPath) push(pcm []int16) {
 	if over := len(in.fifo) + len(pcm) - cap(in.fifo); over > 0 {
-		// len(pcm) <= maxDecoded < fifoCap, so over <= len(in.fifo).
+		// len(pcm) <= the longest packet < cap, so over <= len(in.fifo).
 		in.fifo = in.fifo[:copy(in.fifo, in.fifo[over:])]
 	}
 	in.fifo = append(in.fifo, pcm...)
 }
 
-// play48 takes 20 ms from the FIFO (silence for what is missing),
-// resamples it and queues the frame for ReadFrame.
-func (c *Call) play48(now time.Time) {
+// play takes 20 ms from the FIFO (silence for what is missing) and
+// queues the frame for ReadFrame.
+func (c *Call) play(now time.Time) {
 	in := &c.in
-	k := copy(in.out48, in.fifo)
-	clear(in.out48[k:])
-	in.fifo = in.fifo[:copy(in.fifo, in.fifo[k:])]
-
 	in.rmu.Lock()
 	if in.count == len(in.ring) {
 		// ReadFrame is behind by the whole queue: drop the oldest.
@@ -176,8 +169,9 @@ func (c *Call) play48(now time.Time) {
 	}
 	i := (in.head + in.count) % len(in.ring)
 	slot := in.ring[i]
-	nOut, _ := in.res.Process(slot, in.out48)
-	clear(slot[nOut:])
+	k := copy(slot, in.fifo)
+	clear(slot[k:])
+	in.fifo = in.fifo[:copy(in.fifo, in.fifo[k:])]
 	in.starts[i] = now.Add(-messages.FrameDuration)
 	in.seqs[i] = in.seq
 	in.seq++
