@@ -24,8 +24,11 @@ type callersReport struct {
 	MaxMS     float64 `json:"jitter_max_ms"`
 	// Short counts calls that received fewer than 90% of the packets the
 	// hold should bring (a stalled call).
-	Short int    `json:"short_calls"`
-	Error string `json:"error,omitempty"`
+	Short int `json:"short_calls"`
+	// CPU is the callers' process's user+system time over the hold, in
+	// percent of one core.
+	CPU   float64 `json:"callers_cpu_pct_of_core"`
+	Error string  `json:"error,omitempty"`
 }
 
 // webrtcCallers places the calls, holds them, and reports the jitter of
@@ -56,7 +59,7 @@ func webrtcCallers(args []string, stdout, stderr io.Writer) int {
 	var wg sync.WaitGroup
 	for i := range cs {
 		wg.Go(func() {
-			c, err := webrtctest.Dial(ctx, *url, webrtctest.Options{})
+			c, err := webrtctest.Dial(ctx, *url, webrtctest.Options{ArrivalsOnly: true, KernelTimestamps: true})
 			if err == nil {
 				err = c.WaitConnected(ctx)
 			}
@@ -80,11 +83,12 @@ func webrtcCallers(args []string, stdout, stderr io.Writer) int {
 		rep.Connected++
 	}
 	time.Sleep(*warmup)
-	from := time.Now()
+	from, cpu0 := time.Now(), cpuTime()
 	fmt.Fprintln(stdout, "hold-start")
 	time.Sleep(*hold)
-	to := time.Now()
+	to, cpu1 := time.Now(), cpuTime()
 	fmt.Fprintln(stdout, "hold-end")
+	rep.CPU = 100 * float64(cpu1-cpu0) / float64(to.Sub(from))
 	var gaps []time.Duration
 	want := int(*hold / (20 * time.Millisecond))
 	for _, c := range cs {

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/brisvox/brisvox/messages"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,8 +21,9 @@ import (
 // audio. It implements transport.Conn.
 //
 // Goroutines, all owned by the call and stopped when it ends: the
-// supervisor (connection state, ConnectTimeout, teardown), the input
-// playout clock, the output sender, the RTP reader of the caller's track,
+// supervisor (connection state, ConnectTimeout, teardown), the media
+// clock (input playout and output, one tick per 20 ms), the RTP reader of
+// the caller's track,
 // two RTCP readers, and the websocket's writer (its reader is the HTTP
 // handler's goroutine, which the call also waits for).
 type Call struct {
@@ -182,14 +184,56 @@ func (c *Call) goLocked(fn func()) bool {
 // loops (they wait for the connection) and the RTCP readers.
 func (c *Call) start() {
 	c.mu.Lock()
-	c.goLocked(c.playout)
-	c.goLocked(c.sendLoop)
+	c.goLocked(c.media)
 	c.goLocked(func() { c.drainRTCP(c.sender.Read) })
 	if c.receiver != nil {
 		c.goLocked(func() { c.drainRTCP(c.receiver.Read) })
 	}
 	c.mu.Unlock()
 	go c.supervise()
+}
+
+// maxTickLag: a media loop that fell further behind (descheduled) skips
+// the ticks it missed instead of running them back to back.
+const maxTickLag = 5 * messages.FrameDuration
+
+// media is the call's 20 ms clock, from the connection to the end of the
+// call: each tick plays out one frame of the caller's audio and sends one
+// of the bot's. One goroutine does both, so a call wakes once per frame.
+func (c *Call) media() {
+	select {
+	case <-c.connected:
+	case <-c.done:
+		return
+	}
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	next := time.Now()
+	for {
+		select {
+		case <-timer.C:
+		case <-c.done:
+			return
+		}
+		now := time.Now()
+		if now.Sub(next) > maxTickLag {
+			c.inc(cTickLag)
+			next = now
+		}
+		c.tick(now)
+		next = next.Add(messages.FrameDuration)
+		timer.Reset(time.Until(next))
+	}
+}
+
+// tick is the call's 20 ms: one frame of the caller's audio played out,
+// one of the bot's sent.
+func (c *Call) tick(now time.Time) {
+	if c.ended() {
+		return
+	}
+	c.inputTick(now)
+	c.outputTick(now)
 }
 
 // drainRTCP reads the RTCP of one direction until the peer connection

@@ -38,6 +38,8 @@ const (
 	cRTPPackets
 	cRTPErrors
 	cRTPSent
+	cSendGaps
+	cTickLag
 	nCounters
 )
 
@@ -72,6 +74,8 @@ var counterNames = [nCounters]string{
 	cRTPPackets:            "rtp_packets",
 	cRTPErrors:             "rtp_errors",
 	cRTPSent:               "rtp_sent",
+	cSendGaps:              "send_underruns",
+	cTickLag:               "media_tick_lag_skips",
 }
 
 // counters is a fixed set of atomic counters.

@@ -93,26 +93,6 @@ func (c *Call) readTrack(t *pion.TrackRemote) {
 	}
 }
 
-// playout is the input clock: once connected, one frame per 20 ms until
-// the call ends.
-func (c *Call) playout() {
-	select {
-	case <-c.connected:
-	case <-c.done:
-		return
-	}
-	tick := time.NewTicker(messages.FrameDuration)
-	defer tick.Stop()
-	for {
-		select {
-		case now := <-tick.C:
-			c.inputTick(now)
-		case <-c.done:
-			return
-		}
-	}
-}
-
 // inputTick plays out one frame: what the jitter buffer has due, decoded,
 // or concealment, or silence while buffering.
 func (c *Call) inputTick(now time.Time) {

@@ -10,16 +10,13 @@ import (
 	pionmedia "github.com/pion/webrtc/v4/pkg/media"
 )
 
-// Pacing of the sender.
+// Pacing of the output.
 const (
-	// sendSlack is how long a due slot waits for a late frame, while the
-	// previous slot carried one, before it goes out as silence: the pacer
-	// and the sender tick on two clocks of the same rate, so a frame may
-	// land just after its slot.
-	sendSlack = messages.FrameDuration
-	// maxSendLag: a sender that fell further behind (descheduled) skips
-	// the slots it missed instead of bursting them.
-	maxSendLag = 5 * messages.FrameDuration
+	// prebufferWait: a talk spurt starts when two frames are queued, so
+	// that every later frame has a whole frame time of slack against the
+	// pacer's own scheduling jitter; a lone frame (a spurt of one, or the
+	// pacer late with the second) goes after this long.
+	prebufferWait = 2 * messages.FrameDuration
 	// maxMarks bounds the marks held behind queued audio.
 	maxMarks = 1024
 	// maxPacket is the Opus packet buffer (a 20 ms packet at 510 kbit/s is
@@ -32,6 +29,7 @@ type outItem struct {
 	epoch messages.Epoch
 	pcm   []int16
 	mark  string
+	at    time.Time // when the frame was queued
 }
 
 // outputPath is the bot's audio: WriteFrame queues a copy; the sender
@@ -43,13 +41,14 @@ type outItem struct {
 // less time per frame than encoding the same audio upsampled to 48 kHz;
 // docs/LATENCY.md).
 type outputPath struct {
-	mu     sync.Mutex
-	items  []outItem
-	frames int
-	marks  int
-	free   [][]int16
-	wake   chan struct{}
-	onEcho func(string)
+	mu      sync.Mutex
+	items   []outItem
+	frames  int
+	marks   int
+	talking bool // the last tick sent a frame of a spurt
+	free    [][]int16
+	wake    chan struct{}
+	onEcho  func(string)
 
 	// Owned by the sender.
 	enc     *opus.Encoder
@@ -96,7 +95,7 @@ func (c *Call) WriteFrame(f *messages.OutputAudio) error {
 		c.inc(cOutputDropped)
 		echoes = o.leadingMarksLocked(nil)
 	}
-	o.items = append(o.items, outItem{epoch: f.Epoch, pcm: buf})
+	o.items = append(o.items, outItem{epoch: f.Epoch, pcm: buf, at: time.Now()})
 	o.frames++
 	o.mu.Unlock()
 	c.echo(echoes)
@@ -142,6 +141,9 @@ func (c *Call) Clear(epoch messages.Epoch) error {
 	}
 	clear(o.items[len(kept):])
 	o.items = kept
+	if o.frames == 0 {
+		o.talking = false // a cut spurt, not an underrun
+	}
 	echoes := o.leadingMarksLocked(nil)
 	o.mu.Unlock()
 	c.echo(echoes)
@@ -225,66 +227,42 @@ func (c *Call) echo(names []string) {
 	}
 }
 
-// sendLoop is the output clock: from the connection on, one packet per
-// 20 ms slot, the next queued frame or silence (the stream never pauses,
-// so the browser's jitter buffer keeps its timing and NAT bindings stay
-// open).
-func (c *Call) sendLoop() {
-	select {
-	case <-c.connected:
-	case <-c.done:
-		return
-	}
+// outputTick sends one frame, on the media clock: the next queued frame,
+// or silence (the stream never pauses, so the browser's jitter buffer
+// keeps its timing and NAT bindings stay open). A talk spurt starts once
+// two frames are queued (or one has waited prebufferWait); a spurt whose
+// next frame is missing at its tick sends silence, counted.
+func (c *Call) outputTick(now time.Time) {
 	o := &c.out
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	next := time.Now()
-	talking := false
-	for {
-		now := time.Now()
-		if now.Before(next) {
-			timer.Reset(next.Sub(now))
-			select {
-			case <-timer.C:
-			case <-c.done:
-				return
-			}
-			continue
-		}
-		if now.Sub(next) > maxSendLag {
-			next = now
-		}
-		o.mu.Lock()
-		pcm := o.takeLocked()
-		o.mu.Unlock()
-		// Mid-speech, a missing frame is likely just late: wait for it up
-		// to the slack. In silence, send on time.
-		if pcm == nil && talking && now.Before(next.Add(sendSlack)) {
-			timer.Reset(next.Add(sendSlack).Sub(now))
-			select {
-			case <-o.wake:
-			case <-timer.C:
-			case <-c.done:
-				return
-			}
-			o.mu.Lock()
-			pcm = o.takeLocked()
-			o.mu.Unlock()
-			if pcm == nil && time.Now().Before(next.Add(sendSlack)) {
-				continue
-			}
-		}
-		c.sendFrame(pcm)
-		talking = pcm != nil
-		next = next.Add(messages.FrameDuration)
-		o.mu.Lock()
-		if pcm != nil {
-			o.free = append(o.free, pcm)
-		}
-		o.echoes = o.leadingMarksLocked(o.echoes[:0])
-		o.mu.Unlock()
-		c.echo(o.echoes)
+	o.mu.Lock()
+	var pcm []int16
+	if o.frames > 0 && (o.talking || o.frames >= 2 || now.Sub(o.headAtLocked()) >= prebufferWait) {
+		pcm = o.takeLocked()
 	}
+	underrun := o.talking && pcm == nil
+	o.talking = pcm != nil
+	o.mu.Unlock()
+	if underrun {
+		c.inc(cSendGaps)
+	}
+	c.sendFrame(pcm)
+	o.mu.Lock()
+	if pcm != nil {
+		o.free = append(o.free, pcm)
+	}
+	o.echoes = o.leadingMarksLocked(o.echoes[:0])
+	o.mu.Unlock()
+	c.echo(o.echoes)
+}
+
+// headAtLocked is when the first queued frame was queued.
+func (o *outputPath) headAtLocked() time.Time {
+	for _, it := range o.items {
+		if it.pcm != nil {
+			return it.at
+		}
+	}
+	return time.Time{}
 }
 
 // sendFrame encodes and writes one frame (nil: silence).

@@ -56,6 +56,15 @@ type Options struct {
 	HTTPClient *http.Client
 	// Logger receives pion's lines (default Nop).
 	Logger zerolog.Logger
+	// ArrivalsOnly records the packets' arrival times without decoding
+	// them (Received stays empty): a load generator's caller, whose CPU
+	// should go to the server under test.
+	ArrivalsOnly bool
+	// KernelTimestamps takes the arrival times from the kernel (when the
+	// datagram reached the socket) instead of when the track's reader got
+	// it, so that the caller's own scheduling does not count as the
+	// server's jitter. Dial fails where the socket cannot do it.
+	KernelTimestamps bool
 }
 
 // Caller is one call placed from Go against a media/webrtc Server.
@@ -125,6 +134,10 @@ func (c *Caller) setup() error {
 	}
 	c.gate = &gateConn{PacketConn: conn}
 	c.gate.shut.Store(c.opts.Unreachable)
+	if c.opts.KernelTimestamps && !c.gate.stampKernel() {
+		_ = conn.Close()
+		return errors.New("webrtctest: kernel receive timestamps are not available on this socket")
+	}
 	logs := loggers{log: c.opts.Logger}
 	c.mux = pion.NewICEUDPMux(logs.NewLogger("udpmux"), c.gate)
 
@@ -435,6 +448,12 @@ func (c *Caller) sendLoop() {
 	}
 	pcm := make([]int16, frame)
 	packet := make([]byte, 1500)
+	// Silence is one packet made once: the same bytes every 20 ms decode
+	// to the same silence, without an encoder run per frame.
+	silence, err := silencePacket(c.opts.OpusBitrate)
+	if err != nil {
+		return
+	}
 	tick := time.NewTicker(frameLength)
 	defer tick.Stop()
 	for {
@@ -447,6 +466,10 @@ func (c *Caller) sendLoop() {
 		n := copy(pcm, c.play)
 		c.play = c.play[n:]
 		c.mu.Unlock()
+		if n == 0 {
+			_ = c.track.WriteSample(pionmedia.Sample{Data: silence, Duration: frameLength})
+			continue
+		}
 		clear(pcm[n:])
 		k, err := enc.Encode(pcm, packet)
 		if err != nil {
@@ -454,6 +477,20 @@ func (c *Caller) sendLoop() {
 		}
 		_ = c.track.WriteSample(pionmedia.Sample{Data: packet[:k], Duration: frameLength})
 	}
+}
+
+// silencePacket encodes 20 ms of silence.
+func silencePacket(bitrate int) ([]byte, error) {
+	enc, err := opus.NewEncoder(opus.EncoderConfig{Bitrate: bitrate})
+	if err != nil {
+		return nil, err
+	}
+	packet := make([]byte, 1500)
+	k, err := enc.Encode(make([]int16, frame), packet)
+	if err != nil {
+		return nil, err
+	}
+	return packet[:k], nil
 }
 
 // readTrack decodes what the server sends, concealing sequence gaps, and
@@ -473,10 +510,16 @@ func (c *Caller) readTrack(t *pion.TrackRemote) {
 		if err != nil {
 			return
 		}
+		now := time.Now()
+		if c.opts.ArrivalsOnly {
+			c.mu.Lock()
+			c.arrivals = append(c.arrivals, now)
+			c.mu.Unlock()
+			continue
+		}
 		if pkt.Unmarshal(buf[:n]) != nil {
 			continue
 		}
-		now := time.Now()
 		var decoded []int16
 		if !first {
 			if gap := int(pkt.SequenceNumber - last - 1); gap > 0 && gap <= maxConceal {
@@ -521,8 +564,12 @@ type Jitter struct {
 	P50, P99, Max time.Duration
 }
 
-// Arrivals returns the arrival times of the packets received so far.
+// Arrivals returns the arrival times of the packets received so far
+// (with KernelTimestamps: of every RTP datagram, as the kernel stamped it).
 func (c *Caller) Arrivals() []time.Time {
+	if c.opts.KernelTimestamps {
+		return c.gate.kernelStamps()
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return slices.Clone(c.arrivals)
