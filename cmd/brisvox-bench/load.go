@@ -20,6 +20,7 @@ import (
 
 	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/cmd/internal/serve"
+	"github.com/brisvox/brisvox/media/opus"
 	"github.com/brisvox/brisvox/media/webrtc"
 	"github.com/brisvox/brisvox/sim"
 	"github.com/rs/zerolog"
@@ -42,13 +43,15 @@ func (a talker) Session(serve.CallEnv) (session.Config, error) {
 
 // loadReport is webrtc-load's result.
 type loadReport struct {
-	Calls      int     `json:"calls"`
-	Complexity int     `json:"opus_complexity"`
-	HoldS      float64 `json:"hold_s"`
-	CPUPerCall float64 `json:"cpu_per_call_pct_of_core"`
-	CPUTotal   float64 `json:"cpu_total_pct_of_core"`
-	Cores      int     `json:"cores"`
-	MaxRSSMB   float64 `json:"server_max_rss_mb"`
+	Calls       int     `json:"calls"`
+	Complexity  int     `json:"opus_complexity"`
+	Application string  `json:"opus_application"`
+	GOMAXPROCS  int     `json:"gomaxprocs"`
+	HoldS       float64 `json:"hold_s"`
+	CPUPerCall  float64 `json:"cpu_per_call_pct_of_core"`
+	CPUTotal    float64 `json:"cpu_total_pct_of_core"`
+	Cores       int     `json:"cores"`
+	MaxRSSMB    float64 `json:"server_max_rss_mb"`
 	callersReport
 	Server map[string]uint64 `json:"webrtc_counters,omitempty"`
 }
@@ -72,10 +75,20 @@ func webrtcLoad(args []string, stdout, stderr io.Writer) int {
 	hold := fs.Duration("hold", 30*time.Second, "the measured time")
 	warmup := fs.Duration("warmup", 5*time.Second, "time after the last call connected before measuring")
 	complexity := fs.Int("complexity", 5, "Opus encoder complexity (1-10)")
+	application := fs.String("application", "voip", "Opus application of the output: voip or audio")
 	niceCallers := fs.Int("nice-callers", 10, "the callers' process's nice value (0: same priority as the server)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	cpuProfile := fs.String("cpuprofile", "", "write the server's CPU profile of the hold to this file")
 	if err := fs.Parse(args); err != nil || *calls <= 0 {
+		return 2
+	}
+	app := opus.ApplicationVoIP
+	switch *application {
+	case "voip":
+	case "audio":
+		app = opus.ApplicationAudio
+	default:
+		fmt.Fprintf(stderr, "brisvox-bench: --application %q (want voip or audio)\n", *application)
 		return 2
 	}
 	// Speak for the whole run: the ramp, the warm-up, the hold and slack,
@@ -87,7 +100,7 @@ func webrtcLoad(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "brisvox-bench:", err)
 		return 1
 	}
-	w, err := webrtc.New(webrtc.Config{IncludeLoopback: true, OpusComplexity: *complexity, OnCall: func(c *webrtc.Call) { srv.Start(c) }, Admit: srv.Admit})
+	w, err := webrtc.New(webrtc.Config{IncludeLoopback: true, OpusComplexity: *complexity, OpusApplication: app, OnCall: func(c *webrtc.Call) { srv.Start(c) }, Admit: srv.Admit})
 	if err != nil {
 		fmt.Fprintln(stderr, "brisvox-bench:", err)
 		return 1
@@ -128,7 +141,7 @@ func webrtcLoad(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "brisvox-bench: nice the callers:", err)
 		}
 	}
-	rep := loadReport{Calls: *calls, Complexity: *complexity, Cores: runtime.NumCPU()}
+	rep := loadReport{Calls: *calls, Complexity: *complexity, Application: *application, GOMAXPROCS: runtime.GOMAXPROCS(0), Cores: runtime.NumCPU()}
 	var cpu0, cpu1 time.Duration
 	var t0, t1 time.Time
 	sc := bufio.NewScanner(pipe)
@@ -168,7 +181,7 @@ func webrtcLoad(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, string(b))
 		return 0
 	}
-	fmt.Fprintf(stdout, "%d WebRTC calls on loopback, Opus complexity %d, %d cores, hold %.1fs\n", rep.Calls, rep.Complexity, rep.Cores, rep.HoldS)
+	fmt.Fprintf(stdout, "%d WebRTC calls on loopback, Opus %s complexity %d, %d cores, GOMAXPROCS %d, hold %.1fs\n", rep.Calls, rep.Application, rep.Complexity, rep.Cores, rep.GOMAXPROCS, rep.HoldS)
 	fmt.Fprintf(stdout, "server CPU: %.1f%% of a core in all, %.2f%% per call; max RSS %.0f MB\n", rep.CPUTotal, rep.CPUPerCall, rep.MaxRSSMB)
 	fmt.Fprintf(stdout, "callers' process CPU: %.1f%% of a core\n", rep.CPU)
 	fmt.Fprintf(stdout, "outbound frames at the callers: %d packets, |gap-20ms| p50 %.2f ms, p99 %.2f ms, max %.2f ms; %d calls short of packets\n",

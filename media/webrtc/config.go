@@ -49,6 +49,11 @@ type Config struct {
 	// OpusComplexity of the encoder, 1 to 10 (default 5);
 	// opus.ComplexityLowest for 0. OpusBitrate in bit/s (default 32000).
 	OpusComplexity, OpusBitrate int
+	// OpusApplication tunes the output encoder: opus.ApplicationVoIP (the
+	// default: speech modes, SILK at 16 kHz) or opus.ApplicationAudio
+	// (CELT: about half the encoding time of a 16 kHz voice at complexity
+	// 5 on this project's reference machine, docs/LATENCY.md).
+	OpusApplication opus.Application
 
 	// IncludeLoopback gathers candidates on loopback interfaces: needed
 	// when the browser runs on the same machine with no other interface
@@ -196,7 +201,7 @@ func (c Config) Validate() error {
 			return fmt.Errorf("%w: %s rate %d Hz (want 8000, 16000, 24000 or 48000)", ErrInvalidConfig, r.name, r.hz)
 		}
 	}
-	if err := (opus.EncoderConfig{Complexity: c.OpusComplexity, Bitrate: c.OpusBitrate}).Validate(); err != nil {
+	if err := (opus.EncoderConfig{Application: c.OpusApplication, Complexity: c.OpusComplexity, Bitrate: c.OpusBitrate}).Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	for _, nt := range d.NetworkTypes {
