@@ -5,6 +5,7 @@ import (
 	"context"
 	"math"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -205,4 +206,28 @@ func TestServeWebRTCLoopback(t *testing.T) {
 		t.Errorf("serve exited with %d:\n%s", code, stderr)
 	}
 	goleak.VerifyNone(t, leaks)
+}
+
+// TestServeFailsClosed: a file with a problem is not served; the
+// diagnostic is printed with its position. Mutation: runServe ignoring
+// the diagnostics -> it serves (and the test's listener is used).
+func TestServeFailsClosed(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.toml")
+	src := "prompt = \"p\"\n[stt]\nprovider = \"pocketsphinx\"\n[llm]\nprovider = \"rules\"\ntemprature = 1\n[tts]\nprovider = \"flite\"\n[transports.webrtc]\nenabled = true\n"
+	if err := os.WriteFile(bad, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr syncBuffer
+	code := runServe(context.Background(), serveFlags{agent: bad, maxCalls: 1}, ln, &stdout, &stderr, zerolog.Nop())
+	if code != 1 || strings.Contains(stdout.String(), "serving") {
+		t.Fatalf("served a broken file: %d\n%s", code, stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "bad.toml:6:1") || !strings.Contains(stderr.String(), "not serving") {
+		t.Errorf("stderr: %s", stderr.String())
+	}
 }
