@@ -58,8 +58,9 @@ type outputPath struct {
 }
 
 func (o *outputPath) init(cfg Config) error {
+	app, _ := opusApplication(cfg.OpusApplication) // checked by Validate
 	var err error
-	o.enc, err = opus.NewEncoder(opus.EncoderConfig{SampleRate: cfg.OutputRate, Application: cfg.OpusApplication, Complexity: cfg.OpusComplexity, Bitrate: cfg.OpusBitrate})
+	o.enc, err = opus.NewEncoder(opus.EncoderConfig{SampleRate: cfg.OutputRate, Application: app, Complexity: cfg.OpusComplexity, Bitrate: cfg.OpusBitrate})
 	if err != nil {
 		return fmt.Errorf("webrtc: opus encoder: %w", err)
 	}
