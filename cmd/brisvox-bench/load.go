@@ -7,11 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -52,7 +54,46 @@ type loadReport struct {
 	Cores       int     `json:"cores"`
 	MaxRSSMB    float64 `json:"server_max_rss_mb"`
 	callersReport
-	Server map[string]uint64 `json:"webrtc_counters,omitempty"`
+	// SchedP99MS and SchedMaxMS are the server's goroutine scheduling
+	// latencies over the hold (runtime/metrics /sched/latencies:seconds:
+	// from runnable to running), the time a woken media tick can lose.
+	SchedP50MS float64           `json:"server_sched_latency_p50_ms"`
+	SchedP99MS float64           `json:"server_sched_latency_p99_ms"`
+	Server     map[string]uint64 `json:"webrtc_counters,omitempty"`
+}
+
+// schedHist reads the scheduler latency histogram.
+func schedHist() *metrics.Float64Histogram {
+	s := []metrics.Sample{{Name: "/sched/latencies:seconds"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64Histogram {
+		return nil
+	}
+	return s[0].Value.Float64Histogram()
+}
+
+// histQuantile is the q-quantile (upper bucket bound, in ms) of the counts
+// added between a and b.
+func histQuantile(a, b *metrics.Float64Histogram, q float64) float64 {
+	if a == nil || b == nil {
+		return 0
+	}
+	var total uint64
+	for i := range b.Counts {
+		total += b.Counts[i] - a.Counts[i]
+	}
+	if total == 0 {
+		return 0
+	}
+	want := uint64(math.Ceil(q * float64(total)))
+	var n uint64
+	for i := range b.Counts {
+		n += b.Counts[i] - a.Counts[i]
+		if n >= want {
+			return b.Buckets[i+1] * 1000
+		}
+	}
+	return b.Buckets[len(b.Buckets)-1] * 1000
 }
 
 func cpuTime() time.Duration {
@@ -133,12 +174,13 @@ func webrtcLoad(args []string, stdout, stderr io.Writer) int {
 	}
 	rep := loadReport{Calls: *calls, Complexity: *complexity, Application: *application, GOMAXPROCS: runtime.GOMAXPROCS(0), Cores: runtime.NumCPU()}
 	var cpu0, cpu1 time.Duration
+	var sched0, sched1 *metrics.Float64Histogram
 	var t0, t1 time.Time
 	sc := bufio.NewScanner(pipe)
 	for sc.Scan() {
 		switch line := sc.Text(); {
 		case line == "hold-start":
-			cpu0, t0 = cpuTime(), time.Now()
+			cpu0, t0, sched0 = cpuTime(), time.Now(), schedHist()
 			if *cpuProfile != "" {
 				if f, err := os.Create(*cpuProfile); err == nil {
 					_ = pprof.StartCPUProfile(f)
@@ -146,7 +188,7 @@ func webrtcLoad(args []string, stdout, stderr io.Writer) int {
 				}
 			}
 		case line == "hold-end":
-			cpu1, t1 = cpuTime(), time.Now()
+			cpu1, t1, sched1 = cpuTime(), time.Now(), schedHist()
 			if *cpuProfile != "" {
 				pprof.StopCPUProfile()
 			}
@@ -166,6 +208,7 @@ func webrtcLoad(args []string, stdout, stderr io.Writer) int {
 	rep.CPUTotal = 100 * float64(cpu1-cpu0) / float64(wall)
 	rep.CPUPerCall = rep.CPUTotal / float64(*calls)
 	rep.MaxRSSMB = maxRSS()
+	rep.SchedP50MS, rep.SchedP99MS = histQuantile(sched0, sched1, 0.5), histQuantile(sched0, sched1, 0.99)
 	if *asJSON {
 		b, _ := json.MarshalIndent(rep, "", "  ")
 		fmt.Fprintln(stdout, string(b))
@@ -173,6 +216,7 @@ func webrtcLoad(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%d WebRTC calls on loopback, Opus %s complexity %d, %d cores, GOMAXPROCS %d, hold %.1fs\n", rep.Calls, rep.Application, rep.Complexity, rep.Cores, rep.GOMAXPROCS, rep.HoldS)
 	fmt.Fprintf(stdout, "server CPU: %.1f%% of a core in all, %.2f%% per call; max RSS %.0f MB\n", rep.CPUTotal, rep.CPUPerCall, rep.MaxRSSMB)
+	fmt.Fprintf(stdout, "server goroutine scheduling latency: p50 %.3f ms, p99 %.3f ms\n", rep.SchedP50MS, rep.SchedP99MS)
 	fmt.Fprintf(stdout, "callers' process CPU: %.1f%% of a core\n", rep.CPU)
 	fmt.Fprintf(stdout, "outbound frames at the callers: %d packets, |gap-20ms| p50 %.2f ms, p99 %.2f ms, max %.2f ms; %d calls short of packets\n",
 		rep.Packets, rep.P50MS, rep.P99MS, rep.MaxMS, rep.Short)
