@@ -3,6 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"github.com/coder/websocket"
 	"math"
 	"net"
 	"os"
@@ -230,4 +234,124 @@ func TestServeFailsClosed(t *testing.T) {
 	if !strings.Contains(stderr.String(), "bad.toml:6:1") || !strings.Contains(stderr.String(), "not serving") {
 		t.Errorf("stderr: %s", stderr.String())
 	}
+}
+
+// TestServePCMWebsocket calls the local agent through `brisvox serve`'s
+// PCM websocket (the carrier path): a flite question streamed in real
+// time as 16 kHz PCM is heard, the answer's audio comes back, the live
+// events arrive as text messages, and marks are echoed. Real sockets and
+// engines: skipped with -short. Mutation: serve not mounting the PCM
+// transport -> the dial fails with 404.
+func TestServePCMWebsocket(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real sockets and engines on loopback")
+	}
+	leaks := goleak.IgnoreCurrent()
+	question := say(t, "What time is it?")
+	base, stop, stderr := served(t, filepath.Join(moduleRoot(t), "examples", "agents", "local.toml"))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/pcm?rate=16000", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu       sync.Mutex
+		received []int16
+		events   []map[string]any
+	)
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		for {
+			typ, data, err := ws.Read(ctx)
+			if err != nil {
+				return
+			}
+			if typ == websocket.MessageBinary {
+				mu.Lock()
+				for i := 0; i+1 < len(data); i += 2 {
+					received = append(received, int16(binary.LittleEndian.Uint16(data[i:])))
+				}
+				mu.Unlock()
+				continue
+			}
+			var m map[string]any
+			if json.Unmarshal(data, &m) != nil {
+				continue
+			}
+			switch m["type"] {
+			case "mark": // played at once: this client has no buffer
+				_ = ws.Write(ctx, websocket.MessageText, data)
+			case "event":
+				mu.Lock()
+				if d, ok := m["data"].(map[string]any); ok {
+					events = append(events, d)
+				}
+				mu.Unlock()
+			}
+		}
+	}()
+	find := func(kind string) map[string]any {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, e := range events {
+			if e["kind"] == kind {
+				return e
+			}
+		}
+		return nil
+	}
+	// Stream the question after a second of silence, then silence, in
+	// real time, until the answer has played.
+	pcm := append(make([]int16, 16000), question...)
+	frame := make([]byte, 640)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	var turn map[string]any
+	answered := false
+	for i := 0; ctx.Err() == nil && !answered; i++ {
+		<-tick.C
+		for j := range 320 {
+			var v int16
+			if k := i*320 + j; k < len(pcm) {
+				v = pcm[k]
+			}
+			binary.LittleEndian.PutUint16(frame[2*j:], uint16(v))
+		}
+		if err := ws.Write(ctx, websocket.MessageBinary, frame); err != nil {
+			t.Fatal(err)
+		}
+		if turn == nil {
+			turn = find("user_turn")
+		}
+		if turn != nil {
+			mu.Lock()
+			for _, e := range events {
+				if e["kind"] == "bot_done" && e["epoch"] == turn["epoch"] {
+					answered = true
+				}
+			}
+			mu.Unlock()
+		}
+	}
+	if turn == nil || !strings.Contains(fmt.Sprint(turn["text"]), "time") {
+		t.Fatalf("the question's turn: %v (events %v)", turn, events)
+	}
+	if !answered {
+		t.Fatalf("no answer played: events %v", events)
+	}
+	mu.Lock()
+	r := rms(received)
+	mu.Unlock()
+	if r < 300 || find("latency") == nil {
+		t.Errorf("answer audio rms %.0f, latency event %v", r, find("latency"))
+	}
+	_ = ws.Write(ctx, websocket.MessageText, []byte(`{"type":"hangup"}`))
+	<-readDone
+	_ = ws.CloseNow()
+	if code := stop(); code != 0 {
+		t.Errorf("serve exited with %d:\n%s", code, stderr)
+	}
+	goleak.VerifyNone(t, leaks)
 }
