@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/media/carrier/internal/wscall"
-	"github.com/coder/websocket"
 )
 
 // counterNames are the handler's counters (Stats).
@@ -56,26 +55,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "rate must be 8000, 16000, 24000 or 48000", http.StatusBadRequest)
 		return
 	}
-	if !h.reg.Enter() {
-		h.stats.Inc("refused")
-		http.Error(w, "shutting down", http.StatusServiceUnavailable)
+	ws, ok := h.reg.Accept(w, r, h.cfg.Admit, h.stats, h.cfg.Logger, "pcm websocket call")
+	if !ok {
 		return
 	}
 	defer h.reg.Leave()
-	if h.cfg.Admit != nil {
-		if err := h.cfg.Admit(); err != nil {
-			h.stats.Inc("refused")
-			h.cfg.Logger.Warn().Err(err).Msg("pcm websocket call refused")
-			http.Error(w, "not admitted", http.StatusServiceUnavailable)
-			return
-		}
-	}
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
-	if err != nil {
-		h.stats.Inc("bad_upgrades") // Accept wrote the HTTP error
-		return
-	}
-	h.stats.Inc("upgrades")
 	id := wscall.NewID("pw")
 	core := wscall.NewCore(ws, wscall.Config{
 		ID: id, Rate: rate,

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/media/carrier/internal/wscall"
-	"github.com/coder/websocket"
 )
 
 // counterNames are the handler's counters (Stats).
@@ -47,26 +46,11 @@ func New(cfg Config) (*Handler, error) {
 // ServeHTTP upgrades the request and serves the stream until it ends.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.stats.Inc("requests")
-	if !h.reg.Enter() {
-		h.stats.Inc("refused")
-		http.Error(w, "shutting down", http.StatusServiceUnavailable)
+	ws, ok := h.reg.Accept(w, r, h.cfg.Admit, h.stats, h.cfg.Logger, "twilio stream")
+	if !ok {
 		return
 	}
 	defer h.reg.Leave()
-	if h.cfg.Admit != nil {
-		if err := h.cfg.Admit(); err != nil {
-			h.stats.Inc("refused")
-			h.cfg.Logger.Warn().Err(err).Msg("twilio stream refused")
-			http.Error(w, "not admitted", http.StatusServiceUnavailable)
-			return
-		}
-	}
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
-	if err != nil {
-		h.stats.Inc("bad_upgrades") // Accept wrote the HTTP error
-		return
-	}
-	h.stats.Inc("upgrades")
 	id := wscall.NewID("tw")
 	core := wscall.NewCore(ws, wscall.Config{
 		ID: id, Rate: Rate,

@@ -1,9 +1,11 @@
 package wscall
 
 import (
+	"net/http"
 	"sync"
 
 	"github.com/coder/websocket"
+	"github.com/rs/zerolog"
 )
 
 // Registry is a handler's set of live calls. Every ServeHTTP enters it
@@ -70,4 +72,34 @@ func (r *Registry) Close() {
 	}
 	r.mu.Unlock()
 	r.wg.Wait()
+}
+
+// Accept admits a request and upgrades it: the registry's gate (503 when
+// the handler is closed), the admit hook (503 when it refuses), then the
+// websocket handshake (Accept writes its own HTTP error). On success the
+// caller must call r.Leave when the call is over; on failure the request
+// was answered and counted.
+func (r *Registry) Accept(w http.ResponseWriter, req *http.Request, admit func() error, stats *Counters, log zerolog.Logger, what string) (*websocket.Conn, bool) {
+	if !r.Enter() {
+		stats.Inc("refused")
+		http.Error(w, "shutting down", http.StatusServiceUnavailable)
+		return nil, false
+	}
+	if admit != nil {
+		if err := admit(); err != nil {
+			r.Leave()
+			stats.Inc("refused")
+			log.Warn().Err(err).Msg(what + " refused")
+			http.Error(w, "not admitted", http.StatusServiceUnavailable)
+			return nil, false
+		}
+	}
+	ws, err := websocket.Accept(w, req, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
+	if err != nil {
+		r.Leave()
+		stats.Inc("bad_upgrades") // Accept wrote the HTTP error
+		return nil, false
+	}
+	stats.Inc("upgrades")
+	return ws, true
 }
