@@ -256,6 +256,12 @@ func (c *Call) outputTick(now time.Time) {
 	c.echo(o.echoes)
 }
 
+// OutputLead is how far the audio written to the call can be ahead of
+// what has gone out on the wire: the talk-spurt prebuffer, up to two
+// frames. The session adds it to the pacer's lead margin, so that a word
+// still queued here at a barge-in is not taken as heard.
+func (c *Call) OutputLead() time.Duration { return prebufferWait }
+
 // headAtLocked is when the first queued frame was queued.
 func (o *outputPath) headAtLocked() time.Time {
 	for _, it := range o.items {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/brisvox/brisvox/actors/llm"
 	"github.com/brisvox/brisvox/actors/session"
@@ -17,6 +18,7 @@ import (
 	"github.com/brisvox/brisvox/cmd/internal/serve"
 	"github.com/brisvox/brisvox/media"
 	"github.com/brisvox/brisvox/media/silero"
+	"github.com/brisvox/brisvox/messages"
 	"github.com/brisvox/brisvox/providers"
 	"github.com/rs/zerolog"
 )
@@ -179,6 +181,12 @@ func (a *Agent) Session(env serve.CallEnv) (session.Config, error) {
 			FallbackLine: f.Rounds.FallbackLine.V,
 			FillerAfter:  f.Fillers.After.V, FillerPerTool: f.Fillers.PerTool.V,
 		},
+	}
+	if l, ok := env.Conn.(interface{ OutputLead() time.Duration }); ok {
+		// Audio queued in the transport is not heard yet: the pacer's
+		// margin covers the network and the far jitter buffer (its
+		// default) plus the transport's own lead.
+		cfg.Pacer.LeadMargin = messages.FrameDuration + l.OutputLead()
 	}
 	for _, p := range f.Fillers.Phrases {
 		cfg.LLMConfig.Fillers = append(cfg.LLMConfig.Fillers, p.V)

@@ -242,3 +242,38 @@ enabled = true
 		t.Errorf("8 kHz call: %v", err)
 	}
 }
+
+// leadConn is a connection that holds audio before the wire.
+type leadConn struct{ *sim.Loopback }
+
+func (leadConn) OutputLead() time.Duration { return 40 * time.Millisecond }
+
+// TestSessionLeadMargin: a transport that queues audio (WebRTC's
+// prebuffer) widens the pacer's lead margin by its lead, so a word still
+// queued at a barge-in is not kept as heard. Mutation: the lead ignored ->
+// the default margin.
+func TestSessionLeadMargin(t *testing.T) {
+	f, ds := agentfile.Load(filepath.Join(moduleRoot(t), "examples", "agents", "local.toml"), agentfile.Options{KnownTools: ToolNames()})
+	if len(ds) > 0 {
+		t.Fatal(ds)
+	}
+	f.VAD.Engine.V = "energy" // no Silero pool needed for this
+	a, ds := Build(f, Options{})
+	if len(ds) > 0 {
+		t.Fatal(ds)
+	}
+	defer a.Close()
+	conn := sim.NewLoopback(sim.LoopbackConfig{Rate: 16000}, sim.NewScenario("x").Silence(time.Second), time.Now())
+	defer conn.Close()
+	plain, err := a.Session(serve.CallEnv{ID: "c1", Conn: conn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lead, err := a.Session(serve.CallEnv{ID: "c2", Conn: leadConn{conn}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Pacer.LeadMargin != 0 || lead.Pacer.LeadMargin != 60*time.Millisecond {
+		t.Errorf("lead margins %v (plain, want the default) and %v (want 60ms)", plain.Pacer.LeadMargin, lead.Pacer.LeadMargin)
+	}
+}
