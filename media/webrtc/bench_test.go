@@ -101,3 +101,16 @@ func BenchmarkInputFrame(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkOutputSilence is the output path of an idle call: the cached
+// silence packet written to the (unbound) track, no encoder run.
+func BenchmarkOutputSilence(b *testing.B) {
+	c := bareCall(b, Config{})
+	for range silenceTail {
+		c.sendFrame(nil)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		c.sendFrame(nil)
+	}
+}

@@ -40,6 +40,7 @@ const (
 	cRTPSent
 	cSendGaps
 	cTickLag
+	cSilenceCached
 	nCounters
 )
 
@@ -76,6 +77,7 @@ var counterNames = [nCounters]string{
 	cRTPSent:               "rtp_sent",
 	cSendGaps:              "send_underruns",
 	cTickLag:               "media_tick_lag_skips",
+	cSilenceCached:         "silence_cached_packets",
 }
 
 // counters is a fixed set of atomic counters.

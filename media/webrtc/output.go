@@ -17,6 +17,10 @@ const (
 	// pacer's own scheduling jitter; a lone frame (a spurt of one, or the
 	// pacer late with the second) goes after this long.
 	prebufferWait = 2 * messages.FrameDuration
+	// silenceTail is how many frames of silence after speech are encoded
+	// by the call's encoder (its state settles on silence) before the
+	// cached silence packet takes over.
+	silenceTail = 5
 	// maxMarks bounds the marks held behind queued audio.
 	maxMarks = 1024
 	// maxPacket is the Opus packet buffer (a 20 ms packet at 510 kbit/s is
@@ -54,7 +58,11 @@ type outputPath struct {
 	enc     *opus.Encoder
 	packet  []byte
 	silence []int16
-	echoes  []string
+	// silencePkt is 20 ms of silence encoded once; quiet counts the
+	// silent frames sent since the last audio.
+	silencePkt []byte
+	quiet      int
+	echoes     []string
 }
 
 func (o *outputPath) init(cfg Config) error {
@@ -66,6 +74,18 @@ func (o *outputPath) init(cfg Config) error {
 	}
 	o.packet = make([]byte, maxPacket)
 	o.silence = make([]int16, cfg.OutputRate/50)
+	// The cached silence comes from an encoder of its own, fresh: its
+	// first packet stands alone, as a decoder met in mid-stream needs.
+	quietEnc, err := opus.NewEncoder(opus.EncoderConfig{SampleRate: cfg.OutputRate, Application: app, Complexity: cfg.OpusComplexity, Bitrate: cfg.OpusBitrate})
+	if err != nil {
+		return fmt.Errorf("webrtc: opus encoder: %w", err)
+	}
+	buf := make([]byte, maxPacket)
+	k, err := quietEnc.Encode(o.silence, buf)
+	if err != nil {
+		return fmt.Errorf("webrtc: opus silence: %w", err)
+	}
+	o.silencePkt = buf[:k:k]
 	o.wake = make(chan struct{}, 1)
 	return nil
 }
@@ -272,18 +292,31 @@ func (o *outputPath) headAtLocked() time.Time {
 	return time.Time{}
 }
 
-// sendFrame encodes and writes one frame (nil: silence).
+// sendFrame encodes and writes one frame (nil: silence). A long silence
+// goes out as the cached silence packet: an idle call costs no encoder
+// run per frame (55-67 µs at complexity 5).
 func (c *Call) sendFrame(pcm []int16) {
 	o := &c.out
-	if pcm == nil {
+	var data []byte
+	switch {
+	case pcm != nil:
+		o.quiet = 0
+	case o.quiet >= silenceTail:
+		data = o.silencePkt
+		c.inc(cSilenceCached)
+	default:
+		o.quiet++
 		pcm = o.silence
 	}
-	k, err := o.enc.Encode(pcm, o.packet)
-	if err != nil {
-		c.inc(cRTPErrors)
-		return
+	if data == nil {
+		k, err := o.enc.Encode(pcm, o.packet)
+		if err != nil {
+			c.inc(cRTPErrors)
+			return
+		}
+		data = o.packet[:k]
 	}
-	if err := c.track.WriteSample(pionmedia.Sample{Data: o.packet[:k], Duration: messages.FrameDuration}); err != nil {
+	if err := c.track.WriteSample(pionmedia.Sample{Data: data, Duration: messages.FrameDuration}); err != nil {
 		c.inc(cRTPErrors)
 		return
 	}

@@ -58,3 +58,32 @@ func TestOutputPrebuffer(t *testing.T) {
 		t.Errorf("a cleared spurt counted as an underrun (%d)", got)
 	}
 }
+
+// TestCachedSilence: after speech, silenceTail frames of silence go
+// through the call's encoder, then the cached packet; speech again goes
+// through the encoder, and so does the next silence's tail. Mutation:
+// caching from the first silent frame -> 10 cached of 10; never caching ->
+// 0.
+func TestCachedSilence(t *testing.T) {
+	c := bareCall(t, Config{})
+	cached := func() uint64 { return c.stats[cSilenceCached].Load() }
+	speech := make([]int16, 320)
+	for i := range speech {
+		speech[i] = int16(3000 * (i % 7))
+	}
+	c.sendFrame(speech)
+	for range 10 {
+		c.sendFrame(nil)
+	}
+	if got := cached(); got != 10-silenceTail {
+		t.Fatalf("cached silence %d of 10 silent frames, want %d", got, 10-silenceTail)
+	}
+	c.sendFrame(speech)
+	c.sendFrame(nil)
+	if got := cached(); got != 10-silenceTail {
+		t.Errorf("the silence right after speech was the cached packet (%d)", got)
+	}
+	if len(c.out.silencePkt) == 0 || len(c.out.silencePkt) > 100 {
+		t.Errorf("cached silence packet of %d bytes", len(c.out.silencePkt))
+	}
+}
