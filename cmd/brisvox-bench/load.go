@@ -126,22 +126,27 @@ func webrtcLoad(args []string, stdout, stderr io.Writer) int {
 	// at about 200 ms a word.
 	words := int((time.Duration(*calls)*20*time.Millisecond+*warmup+*hold+20*time.Second)/(200*time.Millisecond)) + 1
 	text := strings.TrimSpace(strings.Repeat("load ", words))
-	srv, err := serve.New(serve.Config{MaxCalls: *calls, DrainTimeout: time.Second, ClosingTimeout: time.Second, Log: zerolog.Nop()}, talker{greeting: text})
-	if err != nil {
-		fmt.Fprintln(stderr, "brisvox-bench:", err)
-		return 1
-	}
-	w, err := webrtc.New(webrtc.Config{IncludeLoopback: true, OpusComplexity: *complexity, OpusApplication: *application, OnCall: func(c *webrtc.Call) { srv.Start(c) }, Admit: srv.Admit})
-	if err != nil {
-		fmt.Fprintln(stderr, "brisvox-bench:", err)
-		return 1
-	}
-	srv.Handle("/webrtc/", http.StripPrefix("/webrtc", w.Handler()), "webrtc", w.Stats, func() { _ = w.Close() })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Fprintln(stderr, "brisvox-bench:", err)
 		return 1
 	}
+	// The transport first: a bad setting is refused before anything runs.
+	var srv *serve.Server
+	w, err := webrtc.New(webrtc.Config{IncludeLoopback: true, OpusComplexity: *complexity, OpusApplication: *application,
+		OnCall: func(c *webrtc.Call) { srv.Start(c) }, Admit: func() error { return srv.Admit() }})
+	if err != nil {
+		_ = ln.Close()
+		fmt.Fprintln(stderr, "brisvox-bench:", err)
+		return 2
+	}
+	srv, err = serve.New(serve.Config{MaxCalls: *calls, DrainTimeout: time.Second, ClosingTimeout: time.Second, Log: zerolog.Nop()}, talker{greeting: text})
+	if err != nil {
+		_ = ln.Close()
+		fmt.Fprintln(stderr, "brisvox-bench:", err)
+		return 1
+	}
+	srv.Handle("/webrtc/", http.StripPrefix("/webrtc", w.Handler()), "webrtc", w.Stats, func() { _ = w.Close() })
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, ln) }()
