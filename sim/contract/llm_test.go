@@ -139,7 +139,7 @@ func TestBrokenDoublesFailExactlyTheirChecks(t *testing.T) {
 		},
 		{
 			// Seen twice: generation goes on after the drop (cancel), and
-			// the reader outlives the abandoned long response (leak).
+			// the reader outlives its streams (leak).
 			name: "keep_alive",
 			build: func(t *testing.T, h *MockHarness) (providers.LLM, LLMHarness) {
 				p := KeepAlive(reference(t, h))
