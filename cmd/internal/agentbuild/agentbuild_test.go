@@ -1,7 +1,6 @@
 package agentbuild
 
 import (
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/brisvox/brisvox/agent/agentfile"
 	"github.com/brisvox/brisvox/cmd/internal/serve"
 	"github.com/brisvox/brisvox/examples/tools"
+	"github.com/brisvox/brisvox/internal/archtest"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -87,20 +87,11 @@ func TestFieldName(t *testing.T) {
 
 func moduleRoot(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
+	root, _, err := archtest.FindModuleRoot(".")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test")
-		}
-		dir = parent
-	}
+	return root
 }
 
 // keys sets dummy values of every key variable the examples name: the
