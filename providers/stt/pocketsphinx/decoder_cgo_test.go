@@ -63,7 +63,12 @@ func TestSessionFailure(t *testing.T) {
 		}
 		s := startSession(t.Context(), cfg, dec, p.release)
 		defer s.Close()
-		sendFrames(t, s, make([]int16, 4*frame))
+		// One frame: the worker fails on the first audio it takes, and
+		// from then on SendAudio is refused, so a second frame would race
+		// the failure (it did, in CI: "provider session closed").
+		if err := s.SendAudio(make([]int16, frame)); err != nil {
+			t.Fatalf("first SendAudio: %v", err)
+		}
 		ev, ok := next(t, s)
 		if !ok || !errors.Is(ev.Err, ErrDecode) {
 			t.Fatalf("first event %+v (open %v), want ErrDecode", ev, ok)
