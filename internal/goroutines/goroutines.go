@@ -32,10 +32,21 @@ func Count() int {
 }
 
 // Snapshot is the set of the goroutines of the caller's synctest bubble
-// when it runs in one, and of all goroutines otherwise. It reads them from
-// the headers of runtime.Stack ("goroutine 7 [select, synctest bubble
-// 2]:"); should the bubble tag's format change, it takes all goroutines (a
-// leak check then stays sound, only noisier).
+// when it runs in one, and of all goroutines otherwise.
+//
+// It reads them from runtime.Stack: a goroutine's header names its bubble
+// ("goroutine 7 [select, synctest bubble 2]:"), but not always. While a
+// goroutine helps the garbage collector (an allocation's GC assist, or
+// starting a cycle) the runtime takes it out of its bubble, and its header
+// names none: a goroutine allocating in a loop was missing from one
+// snapshot in five. A leak check that trusted the tag could pass with the
+// leak alive. So an untagged goroutine is a member when the goroutine that
+// started it is one (a goroutine started in a bubble is always in it), and,
+// when that goroutine has ended, when its state is one a goroutine taken
+// out for the collector shows (running, runnable, semacquire, stopping the
+// world, GC ...): a goroutine outside the bubble may then be counted for a
+// moment, a member is never missed. Should the tag's format change, it
+// takes all goroutines (a leak check then stays sound, only noisier).
 func Snapshot() Set {
 	tag, bubbled := bubbleTag()
 	buf := make([]byte, 1<<16)
@@ -47,26 +58,108 @@ func Snapshot() Set {
 		}
 		buf = make([]byte, 2*len(buf))
 	}
-	set := Set{}
-	for rest := buf; len(rest) > 0; {
-		var l []byte
-		l, rest, _ = bytes.Cut(rest, []byte("\n"))
-		head, ok := bytes.CutPrefix(l, []byte("goroutine "))
+	if !bubbled {
+		tag = nil
+	}
+	return members(buf, tag)
+}
+
+// goroutine is what members reads of one goroutine in a dump.
+type goroutine struct {
+	id, creator uint64 // creator 0: none named
+	tagged      bool   // its header names the bubble
+	state       string // "select", "runnable", ...
+}
+
+// members is the set of the goroutines of dump (runtime.Stack of all
+// goroutines) in the bubble whose tag is tag ("synctest bubble 2"), or of
+// all of them when tag is nil. See Snapshot for the rule.
+func members(dump, tag []byte) Set {
+	all := map[uint64]goroutine{}
+	order := []uint64{}
+	for rest := dump; len(rest) > 0; {
+		var block []byte
+		block, rest, _ = bytes.Cut(rest, []byte("\n\n"))
+		g, ok := parseGoroutine(block, tag)
 		if !ok {
 			continue
 		}
-		if bubbled {
-			_, after, ok := bytes.Cut(head, tag)
-			if !ok || (len(after) > 0 && after[0] != ']' && after[0] != ',') {
-				continue
+		all[g.id] = g
+		order = append(order, g.id)
+	}
+	set := Set{}
+	if tag == nil {
+		for _, id := range order {
+			set[id] = struct{}{}
+		}
+		return set
+	}
+	known := map[uint64]bool{}
+	var member func(id uint64, depth int) bool
+	member = func(id uint64, depth int) bool {
+		if v, ok := known[id]; ok {
+			return v
+		}
+		g := all[id]
+		v := g.tagged
+		if !v {
+			if c, alive := all[g.creator]; alive && g.creator != 0 && depth < len(all) {
+				v = member(c.id, depth+1)
+			} else {
+				v = detachedState(g.state)
 			}
 		}
-		idText, _, _ := bytes.Cut(head, []byte(" "))
-		if id, err := strconv.ParseUint(string(idText), 10, 64); err == nil {
+		known[id] = v
+		return v
+	}
+	for _, id := range order {
+		if member(id, 0) {
 			set[id] = struct{}{}
 		}
 	}
 	return set
+}
+
+// parseGoroutine reads one block of a dump: "goroutine 7 [select,
+// synctest bubble 2]:", frames, and "created by f in goroutine 3".
+func parseGoroutine(block, tag []byte) (goroutine, bool) {
+	head, frames, _ := bytes.Cut(block, []byte("\n"))
+	head, ok := bytes.CutPrefix(head, []byte("goroutine "))
+	if !ok {
+		return goroutine{}, false
+	}
+	idText, status, _ := bytes.Cut(head, []byte(" ["))
+	id, err := strconv.ParseUint(string(idText), 10, 64)
+	if err != nil {
+		return goroutine{}, false
+	}
+	g := goroutine{id: id}
+	status, _, _ = bytes.Cut(status, []byte("]"))
+	state, _, _ := bytes.Cut(status, []byte(","))
+	g.state = string(state)
+	if tag != nil {
+		if _, after, ok := bytes.Cut(status, tag); ok && (len(after) == 0 || after[0] == ',') {
+			g.tagged = true
+		}
+	}
+	if i := bytes.LastIndex(frames, []byte("created by ")); i >= 0 {
+		line, _, _ := bytes.Cut(frames[i:], []byte("\n"))
+		if _, n, ok := bytes.Cut(line, []byte(" in goroutine ")); ok {
+			g.creator, _ = strconv.ParseUint(string(bytes.TrimSpace(n)), 10, 64)
+		}
+	}
+	return g, true
+}
+
+// detachedState tells whether a goroutine in state could be one taken out
+// of its bubble for the collector (seen: runnable, semacquire, GC assist
+// wait; the runtime's code adds GC assist marking, stopping the world).
+func detachedState(state string) bool {
+	switch state {
+	case "running", "runnable", "semacquire", "stopping the world":
+		return true
+	}
+	return len(state) >= 3 && state[:3] == "GC "
 }
 
 // inBubble tells whether the caller runs in a synctest bubble.
