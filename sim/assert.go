@@ -99,8 +99,9 @@ func (r *Result) cutAt(e messages.Epoch) time.Time {
 }
 
 // PlayedWords is the oracle of what the caller heard of epoch e: the words
-// whose first sample reached the client, a frame playing continuously from
-// its arrival, before the epoch was cut.
+// whose first sample played before the epoch was cut, a frame playing
+// continuously from its arrival plus the client's PlayoutDelay (a clear
+// drops what the client had not played).
 func (r *Result) PlayedWords(e messages.Epoch) []string {
 	var frames []Record
 	for _, rec := range r.Records {
@@ -114,7 +115,7 @@ func (r *Result) PlayedWords(e messages.Epoch) []string {
 		heard := false
 		for _, f := range frames {
 			if w.Offset >= f.Offset && w.Offset < f.Offset+messages.FrameDuration {
-				starts := f.At.Add(w.Offset - f.Offset)
+				starts := f.At.Add(r.PlayoutDelay + w.Offset - f.Offset)
 				heard = cut.IsZero() || starts.Before(cut)
 				break
 			}

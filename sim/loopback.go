@@ -50,6 +50,15 @@ type LoopbackConfig struct {
 	// MarkAcks and MarkDelay: how marks are echoed.
 	MarkAcks  MarkAcks
 	MarkDelay time.Duration
+	// PlayoutDelay is the client's playout buffer (a carrier's): it plays
+	// each frame this long after it arrived, and a clear drops what it had
+	// not played yet. MarkAuto echoes a mark once the audio before it has
+	// played: PlayoutDelay after it arrived, then MarkDelay on the way
+	// back. A clear does not stop echoes already due (a carrier may echo
+	// the marks it drops, as Twilio does; the engine must not take them
+	// for playback). The played-text oracle (Result.PlayedWords) counts a
+	// word as heard from when it played.
+	PlayoutDelay time.Duration
 	// ReadDelay makes the client a slow reader: after each audio frame it
 	// waits this long before taking the next one (0: frames arrive when
 	// written).
@@ -230,10 +239,10 @@ func (l *Loopback) Mark(name string) error {
 		l.mu.Unlock()
 	case MarkAuto:
 		l.mu.Unlock()
-		if l.cfg.MarkDelay == 0 {
+		if d := l.cfg.PlayoutDelay + l.cfg.MarkDelay; d == 0 {
 			l.echo(name)
 		} else {
-			t := time.AfterFunc(l.cfg.MarkDelay, func() { l.echo(name) })
+			t := time.AfterFunc(d, func() { l.echo(name) })
 			l.mu.Lock()
 			l.echoes = append(l.echoes, t)
 			l.mu.Unlock()

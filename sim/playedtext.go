@@ -20,28 +20,54 @@ var bargeInStarts = []time.Duration{2060 * msec, 2420 * msec, 2600 * msec, 2900 
 // answerEnds is after the long answer has played out entirely.
 const answerEnds = 15 * time.Second
 
-// PlayedTextCases is the played-text suite: barge-ins at several points of
-// one answer. Nothing heard means nothing kept; a heard prefix is kept
-// exactly with no lead margin, and with the default 20 ms margin at most
-// one heard word fewer at the cut (never a word more). The exact cases are
+// answerTail is a barge-in start between the long answer's last frame
+// leaving the engine (7.93 s) and the caller hearing its last word (7.97 s,
+// behind a 300 ms playout buffer): only a pacer that waits for the end
+// mark's echo still takes it as a barge-in, and cuts "closed." out.
+const answerTail = 7900 * msec
+
+// playedTextVariant is one way of running the played-text suite.
+type playedTextVariant struct {
+	name  string
+	slack int
+	// extra barge-in starts for this variant.
+	extra     []time.Duration
+	configure func(*session.Config)
+	loopback  LoopbackConfig
+}
+
+// playedTextVariants: no lead margin (exact), the default 20 ms margin (at
+// most one heard word fewer), and a carrier with a 300 ms playout buffer
+// whose mark echoes confirm playback (exact: the cut is bounded by the
+// newest confirmation plus the time since it came). The exact cases are
 // what keeps the slack honest: with a 40 ms margin instead of none, the
-// cuts at 2420 ms and 2600 ms lose their last heard word and fail (checked).
+// cuts at 2420 ms and 2600 ms lose their last heard word and fail
+// (checked); with the confirmations ignored, the confirmed cases claim
+// up to 300 ms of unheard words (checked).
+var playedTextVariants = []playedTextVariant{
+	{name: "exact", configure: func(cfg *session.Config) { cfg.Pacer.NoLeadMargin = true }},
+	{name: "margin", slack: 1},
+	{
+		name: "confirmed", extra: []time.Duration{answerTail},
+		configure: func(cfg *session.Config) { cfg.Pacer.ConfirmEvery = 100 * msec },
+		loopback:  LoopbackConfig{PlayoutDelay: 300 * msec},
+	},
+}
+
+// PlayedTextCases is the played-text suite: barge-ins at several points of
+// one answer, in each of playedTextVariants. Nothing heard means nothing
+// kept; a heard prefix is kept exactly, or with the margin's slack.
 func PlayedTextCases() []Case {
 	var out []Case
-	for _, exact := range []bool{true, false} {
-		for _, start := range bargeInStarts {
-			name := fmt.Sprintf("played_text_%s_at_%dms", map[bool]string{true: "exact", false: "margin"}[exact], start.Milliseconds())
-			slack := 0
-			if !exact {
-				slack = 1
-			}
-			out = append(out, Case{Name: name, Slack: slack, Build: func() *Call {
+	for _, v := range playedTextVariants {
+		for _, start := range append(append([]time.Duration(nil), bargeInStarts...), v.extra...) {
+			name := fmt.Sprintf("played_text_%s_at_%dms", v.name, start.Milliseconds())
+			out = append(out, Case{Name: name, Slack: v.slack, Build: func() *Call {
 				s := NewScenario(name).Silence(500*msec).Speak("Tell me about your opening hours.", 1000*msec).
 					Silence(start-1500*msec).Speak("Wait.", 600*msec).Silence(3000 * msec)
 				c := base(s, Response{Text: longAnswer}, Response{Text: "Okay."})
-				if exact {
-					c.Configure = func(cfg *session.Config) { cfg.Pacer.NoLeadMargin = true }
-				}
+				c.Configure = v.configure
+				c.Loopback = v.loopback
 				return c
 			}, Check: func(r *Result, c *Call) error {
 				interrupts := 1
@@ -50,7 +76,7 @@ func PlayedTextCases() []Case {
 				}
 				var errs []error
 				errs = append(errs, expect(r, 2, interrupts), equalWords(saidTurn(r, 1), "Okay."))
-				if start+40*msec <= 2450*msec {
+				if start+40*msec <= 2450*msec+v.loopback.PlayoutDelay {
 					errs = append(errs, equalWords(saidTurn(r, 0), "")) // nothing heard, nothing kept
 				}
 				if interrupts == 0 {

@@ -82,7 +82,10 @@ type Result struct {
 	Tree      *messages.Description
 	Words     map[messages.Epoch][]Word
 	Ended     messages.CallEnded
-	Spoken    []string // text pieces the TTS received
+	// PlayoutDelay is the client's (LoopbackConfig.PlayoutDelay): a frame
+	// plays that long after its record's At.
+	PlayoutDelay time.Duration
+	Spoken       []string // text pieces the TTS received
 	// FramesIn is how many caller frames the client had sent at the probe.
 	FramesIn                 int
 	STTConnects, TTSConnects int
@@ -210,7 +213,7 @@ func (c *Call) run(sys *kit.System, board *actor.PID, id messages.CallID) (*Resu
 		return nil, fmt.Errorf("%w: %w", ErrCallFailed, started.Err)
 	}
 	h := &Handle{System: sys, Board: board, Call: cfg.Call, Conn: conn}
-	out := &Result{Start: start}
+	out := &Result{Start: start, PlayoutDelay: c.Loopback.PlayoutDelay}
 	// wait sleeps until t; false when the call ended first (a stage gave
 	// up): then it is not there to probe.
 	ended := false

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,7 +29,24 @@ type Config struct {
 	// NoLeadMargin sets the margin to zero (the default is applied to a
 	// zero LeadMargin otherwise).
 	NoLeadMargin bool
+	// ConfirmEvery, for a transport whose mark echoes confirm playback (a
+	// carrier's client echoes a mark once the audio before it has played),
+	// sends a mark every ConfirmEvery of released audio and bounds the
+	// heard position at a cut by the newest confirmation: the confirmed
+	// position plus the time since its echo came. Audio the carrier still
+	// buffers is then not counted as heard, however deep its buffer. An
+	// answer that played to its end settles when the echo of its end mark
+	// comes (or at EndEchoTimeout), not when its last frame leaves. A
+	// multiple of 20 ms; 0 (the default) trusts the clock and LeadMargin.
+	ConfirmEvery time.Duration
+	// EndEchoTimeout bounds the wait for the end mark's echo with
+	// ConfirmEvery set; the answer is then settled as played to its end
+	// and counted "end_echo_timeouts". Default 2 s.
+	EndEchoTimeout time.Duration
 }
+
+// DefaultEndEchoTimeout is the default Config.EndEchoTimeout.
+const DefaultEndEchoTimeout = 2 * time.Second
 
 // Validate checks the config.
 func (c Config) Validate() error {
@@ -38,7 +56,20 @@ func (c Config) Validate() error {
 	if c.LeadMargin < 0 {
 		return fmt.Errorf("%w: negative lead margin", ErrInvalidConfig)
 	}
+	if c.ConfirmEvery < 0 || c.ConfirmEvery%messages.FrameDuration != 0 {
+		return fmt.Errorf("%w: confirm every %v: want a multiple of %v", ErrInvalidConfig, c.ConfirmEvery, messages.FrameDuration)
+	}
+	if c.EndEchoTimeout < 0 {
+		return fmt.Errorf("%w: negative end echo timeout", ErrInvalidConfig)
+	}
 	return nil
+}
+
+func (c Config) endEchoTimeout() time.Duration {
+	if c.EndEchoTimeout == 0 {
+		return DefaultEndEchoTimeout
+	}
+	return c.EndEchoTimeout
 }
 
 func (c Config) margin() time.Duration {
@@ -82,6 +113,15 @@ type Actor struct {
 	lastOut  time.Time
 	ended    bool
 	endErr   error
+
+	// With Config.ConfirmEvery: the newest confirmed position of the
+	// epoch and when its echo came (confirmedAt zero: none yet), and
+	// whether the epoch's last frame is out and its end mark's echo is
+	// awaited until endBy.
+	confirmed   time.Duration
+	confirmedAt time.Time
+	awaitEnd    bool
+	endBy       time.Time
 
 	rs *resampling
 
@@ -142,6 +182,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 		ctx.Send(a.peers.LLM, &messages.Heard{Epoch: m.Epoch, Words: a.heardOf(m.Epoch), Cut: true})
 	case *messages.MarkEcho:
 		a.stats.Inc("mark_echoes")
+		a.markEcho(ctx, m)
 	case *messages.Describe:
 		state := "idle"
 		if a.playing {
@@ -159,7 +200,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 		// The queued audio dies with this incarnation: the epoch ends here,
 		// cut at what was heard, so the llm and the turn do not wait for it.
 		if a.epoch != 0 && !a.epochSettled() {
-			a.settle(ctx, max(a.heardNow()-a.margin, 0), true)
+			a.settle(ctx, a.cutAt(max(a.heardNow()-a.margin, 0)), true)
 		}
 		a.timer.Stop()
 		a.drop()
@@ -185,7 +226,7 @@ func (a *Actor) accept(ctx actor.Context, e messages.Epoch) bool {
 		if a.epoch != 0 && !a.epochSettled() {
 			// A new answer before the old one ended: the old one is cut here.
 			a.stats.Inc("overlaps")
-			a.settle(ctx, a.heardNow(), true)
+			a.settle(ctx, a.cutAt(a.heardNow()), true)
 		}
 		a.begin(e)
 	}
@@ -202,6 +243,7 @@ func (a *Actor) begin(e messages.Epoch) {
 	a.wordText, a.told = a.wordText[:0], 0
 	a.queued, a.released = 0, 0
 	a.ended, a.endErr = false, nil
+	a.confirmed, a.confirmedAt, a.awaitEnd = 0, time.Time{}, false
 }
 
 func (a *Actor) audio(ctx actor.Context, m *messages.TTSAudio) {
@@ -254,7 +296,7 @@ func (a *Actor) release(ctx actor.Context) {
 	if a.head == len(a.queue) {
 		a.playing = false
 		if a.ended {
-			a.settle(ctx, a.released, a.endErr != nil)
+			a.playedOut(ctx)
 		}
 		return
 	}
@@ -273,6 +315,9 @@ func (a *Actor) release(ctx actor.Context) {
 	a.released += messages.FrameDuration
 	a.stats.Inc("frames")
 	ctx.Send(a.peers.Transport, f)
+	if c := a.cfg.ConfirmEvery; c > 0 && a.released%c == 0 {
+		ctx.Send(a.peers.Transport, &messages.Mark{Epoch: a.epoch, Name: confirmName(a.epoch, a.released)})
+	}
 	if a.peers.Events {
 		a.tellWords(ctx, now)
 	}
@@ -291,6 +336,14 @@ func (a *Actor) tellWords(ctx actor.Context, now time.Time) {
 }
 
 func (a *Actor) tick(ctx actor.Context) {
+	if a.awaitEnd && !a.armed {
+		if !time.Now().Before(a.endBy) && !a.epochSettled() {
+			a.stats.Inc("end_echo_timeouts")
+			a.awaitEnd = false
+			a.settle(ctx, a.released, a.endErr != nil)
+		}
+		return
+	}
 	if !a.armed || time.Now().Before(a.nextAt) {
 		return
 	}
@@ -336,8 +389,7 @@ func (a *Actor) interrupt(ctx actor.Context, m *messages.Interrupt) {
 	a.minEpoch = m.Epoch
 	a.stats.Inc("interrupts")
 	if a.epoch != 0 && a.epoch < m.Epoch && !a.epochSettled() {
-		pos := a.heardNow() - a.margin
-		a.settle(ctx, max(pos, 0), true)
+		a.settle(ctx, a.cutAt(max(a.heardNow()-a.margin, 0)), true)
 	}
 	a.drop()
 	ctx.Send(a.peers.Transport, &messages.Clear{Epoch: m.Epoch, At: m.At})
@@ -353,7 +405,7 @@ func (a *Actor) settle(ctx actor.Context, pos time.Duration, cut bool) {
 	}
 	a.history[a.hn%len(a.history)] = settled{epoch: a.epoch, words: words}
 	a.hn++
-	a.playing, a.armed = false, false
+	a.playing, a.armed, a.awaitEnd = false, false, false
 	a.timer.Stop()
 	if cut {
 		a.stats.Inc("cuts")
@@ -361,9 +413,100 @@ func (a *Actor) settle(ctx actor.Context, pos time.Duration, cut bool) {
 	ctx.Send(a.peers.LLM, &messages.Heard{Epoch: a.epoch, Words: words, Position: pos, Cut: cut})
 	ctx.Send(a.peers.Turn, &messages.PlayoutDone{Epoch: a.epoch, At: time.Now()})
 	a.peers.Event(ctx, &messages.CallEvent{Kind: messages.EventBotDone, Epoch: a.epoch, Cut: cut, At: time.Now()})
-	if !cut {
-		ctx.Send(a.peers.Transport, &messages.Mark{Epoch: a.epoch, Name: "end-" + strconv.FormatUint(uint64(a.epoch), 10)})
+	if !cut && a.cfg.ConfirmEvery == 0 {
+		ctx.Send(a.peers.Transport, &messages.Mark{Epoch: a.epoch, Name: endName(a.epoch)})
 	}
+}
+
+// playedOut ends an epoch whose last frame is out. Trusting the clock it
+// is settled now; with confirmations, when the echo of its end mark comes.
+func (a *Actor) playedOut(ctx actor.Context) {
+	if a.cfg.ConfirmEvery == 0 {
+		a.settle(ctx, a.released, a.endErr != nil)
+		return
+	}
+	if a.awaitEnd || a.epochSettled() {
+		return
+	}
+	a.awaitEnd = true
+	a.endBy = time.Now().Add(a.cfg.endEchoTimeout())
+	ctx.Send(a.peers.Transport, &messages.Mark{Epoch: a.epoch, Name: endName(a.epoch)})
+	a.timer.Reset(a.cfg.endEchoTimeout())
+}
+
+// markEcho takes a playback confirmation of the current epoch: a
+// position mark moves the confirmed position on, the end mark settles an
+// epoch that played out. Echoes of other epochs confirm nothing now.
+func (a *Actor) markEcho(ctx actor.Context, m *messages.MarkEcho) {
+	if a.cfg.ConfirmEvery == 0 || a.epoch == 0 || a.epochSettled() {
+		return
+	}
+	if m.Name == endName(a.epoch) {
+		if a.awaitEnd {
+			a.awaitEnd = false
+			a.timer.Stop()
+			a.settle(ctx, a.released, a.endErr != nil)
+		}
+		return
+	}
+	e, pos, ok := parseConfirmName(m.Name)
+	if !ok || e != a.epoch {
+		a.stats.Inc("stale_confirmations")
+		return
+	}
+	if pos > a.confirmed || a.confirmedAt.IsZero() {
+		a.confirmed, a.confirmedAt = pos, m.At
+		a.stats.Inc("confirmations")
+	}
+}
+
+// cutAt bounds the heard position pos of a cut by the newest playback
+// confirmation, when the transport gives them: the confirmed position
+// plus the time played since its echo came (none yet: nothing is
+// confirmed heard).
+func (a *Actor) cutAt(pos time.Duration) time.Duration {
+	if a.cfg.ConfirmEvery == 0 {
+		return pos
+	}
+	conf := time.Duration(0)
+	if !a.confirmedAt.IsZero() {
+		conf = a.confirmed + time.Since(a.confirmedAt)
+	}
+	if conf < pos {
+		a.stats.Inc("confirmed_cuts")
+		return conf
+	}
+	return pos
+}
+
+// endName is the name of the mark after an epoch's last frame.
+func endName(e messages.Epoch) string { return "end-" + strconv.FormatUint(uint64(e), 10) }
+
+// confirmName is the name of the mark at pos of epoch e: "pos-<e>-<ms>".
+func confirmName(e messages.Epoch, pos time.Duration) string {
+	return "pos-" + strconv.FormatUint(uint64(e), 10) + "-" + strconv.FormatInt(pos.Milliseconds(), 10)
+}
+
+// parseConfirmName reads a confirmName; the name comes back from the
+// client, so anything else is refused.
+func parseConfirmName(name string) (messages.Epoch, time.Duration, bool) {
+	rest, ok := strings.CutPrefix(name, "pos-")
+	if !ok {
+		return 0, 0, false
+	}
+	es, ms, ok := strings.Cut(rest, "-")
+	if !ok {
+		return 0, 0, false
+	}
+	e, err := strconv.ParseUint(es, 10, 64)
+	if err != nil {
+		return 0, 0, false
+	}
+	m, err := strconv.ParseInt(ms, 10, 64)
+	if err != nil || m < 0 || m > int64(time.Duration(1<<62)/time.Millisecond) {
+		return 0, 0, false
+	}
+	return messages.Epoch(e), time.Duration(m) * time.Millisecond, true
 }
 
 func (a *Actor) wasSettled(e messages.Epoch) bool {

@@ -31,6 +31,14 @@ type Conn interface {
 	Close() error
 }
 
+// PlaybackConfirmer is a Conn whose mark echoes confirm playback: its
+// client echoes a mark once the audio before it has played (a carrier's
+// media stream), not once it was sent. The pacer then bounds what it
+// counts as heard by the echoes (pacer.Config.ConfirmEvery).
+type PlaybackConfirmer interface {
+	ConfirmsPlayback() bool
+}
+
 // FramePool recycles input frames of one rate. Frames go back when the
 // last stage that reads them calls Release.
 type FramePool struct {

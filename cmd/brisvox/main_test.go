@@ -62,7 +62,7 @@ func TestCommand(t *testing.T) {
 		if err != nil {
 			t.Fatalf("sim: %v", err)
 		}
-		if !strings.Contains(string(out), "28 passed, 0 failed") {
+		if !strings.Contains(string(out), "37 passed, 0 failed") {
 			t.Errorf("summary missing:\n%s", out)
 		}
 	})

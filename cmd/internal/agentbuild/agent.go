@@ -11,6 +11,7 @@ import (
 
 	"github.com/brisvox/brisvox/actors/llm"
 	"github.com/brisvox/brisvox/actors/session"
+	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/actors/turn"
 	"github.com/brisvox/brisvox/actors/vad"
 	"github.com/brisvox/brisvox/agent"
@@ -22,6 +23,11 @@ import (
 	"github.com/brisvox/brisvox/providers"
 	"github.com/rs/zerolog"
 )
+
+// ConfirmEvery is how often the pacer asks a carrier's client to confirm
+// playback (a mark every 100 ms of audio): at a cut, what was heard is
+// known to the last echo plus the time since it came.
+const ConfirmEvery = 100 * time.Millisecond
 
 // Options are what the builder needs beyond the file.
 type Options struct {
@@ -187,6 +193,11 @@ func (a *Agent) Session(env serve.CallEnv) (session.Config, error) {
 		// margin covers the network and the far jitter buffer (its
 		// default) plus the transport's own lead.
 		cfg.Pacer.LeadMargin = messages.FrameDuration + l.OutputLead()
+	}
+	if c, ok := env.Conn.(transport.PlaybackConfirmer); ok && c.ConfirmsPlayback() {
+		// A carrier's client says what it played: the heard position at a
+		// cut is bounded by its newest echo, whatever it buffers.
+		cfg.Pacer.ConfirmEvery = ConfirmEvery
 	}
 	for _, p := range f.Fillers.Phrases {
 		cfg.LLMConfig.Fillers = append(cfg.LLMConfig.Fillers, p.V)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/agent/agentfile"
 	"github.com/brisvox/brisvox/cmd/internal/serve"
 	"github.com/brisvox/brisvox/examples/tools"
@@ -239,6 +240,14 @@ type leadConn struct{ *sim.Loopback }
 
 func (leadConn) OutputLead() time.Duration { return 40 * time.Millisecond }
 
+// confirmingConn is a connection whose mark echoes confirm playback.
+type confirmingConn struct {
+	*sim.Loopback
+	confirms bool
+}
+
+func (c confirmingConn) ConfirmsPlayback() bool { return c.confirms }
+
 // TestSessionLeadMargin: a transport that queues audio (WebRTC's
 // prebuffer) widens the pacer's lead margin by its lead, so a word still
 // queued at a barge-in is not kept as heard. Mutation: the lead ignored ->
@@ -266,5 +275,20 @@ func TestSessionLeadMargin(t *testing.T) {
 	}
 	if plain.Pacer.LeadMargin != 0 || lead.Pacer.LeadMargin != 60*time.Millisecond {
 		t.Errorf("lead margins %v (plain, want the default) and %v (want 60ms)", plain.Pacer.LeadMargin, lead.Pacer.LeadMargin)
+	}
+	// A carrier whose echoes confirm playback gets position marks; a
+	// connection that says it does not, and a plain one, do not.
+	// Mutation: the confirmer ignored (ConfirmEvery 0 for all).
+	for _, c := range []struct {
+		conn transport.Conn
+		want time.Duration
+	}{{conn, 0}, {confirmingConn{conn, false}, 0}, {confirmingConn{conn, true}, ConfirmEvery}} {
+		cfg, err := a.Session(serve.CallEnv{ID: "c3", Conn: c.conn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Pacer.ConfirmEvery != c.want {
+			t.Errorf("%T: confirm every %v, want %v", c.conn, cfg.Pacer.ConfirmEvery, c.want)
+		}
 	}
 }

@@ -90,6 +90,12 @@ func (c *Call) Mark(name string) error {
 // only hand the name on. nil unregisters.
 func (c *Call) OnMarkEcho(fn func(name string)) { c.core.SetEcho(fn) }
 
+// ConfirmsPlayback is true: the client must echo a mark once the audio before it has played
+// (echoes of cleared marks are swallowed), so an echo confirms playback.
+func (c *Call) ConfirmsPlayback() bool { return true }
+
+var _ transport.PlaybackConfirmer = (*Call)(nil)
+
 // Publish sends a live event, {"type":"event","data":v}, after what was
 // queued before. It does not block; a full queue is an error.
 func (c *Call) Publish(v any) error {

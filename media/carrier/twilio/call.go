@@ -121,6 +121,12 @@ func (c *Call) Mark(name string) error {
 // only hand the name on. nil unregisters.
 func (c *Call) OnMarkEcho(fn func(name string)) { c.core.SetEcho(fn) }
 
+// ConfirmsPlayback is true: Twilio echoes a mark once the audio before it has played
+// (echoes of cleared marks are swallowed), so an echo confirms playback.
+func (c *Call) ConfirmsPlayback() bool { return true }
+
+var _ transport.PlaybackConfirmer = (*Call)(nil)
+
 // OnDTMF registers the receiver of the caller's key presses (one digit
 // per call, "0"-"9", "*", "#"); it must only hand the digit on. nil
 // unregisters. Digits may be a PIN: do not log them.

@@ -45,10 +45,11 @@
 // so they are swallowed (counted "marks_cleared"), and so are marks still
 // in our own queue when Clear comes. Only a mark whose audio really
 // played reaches OnMarkEcho. The pacer sends "end-<epoch>" only for an
-// epoch released to its end and, on barge-in, Clear; were a cleared
-// epoch's echo handed on, it would read as "that epoch played" although
-// the caller cut it. (The pacer today only counts echoes, and one of an
-// epoch older than the current one would be counted as well; swallowing
+// epoch released to its end, "pos-<epoch>-<ms>" every 100 ms of audio
+// (Call.ConfirmsPlayback: the heard position at a cut is bounded by the
+// newest echo) and, on barge-in, Clear; were a cleared mark's echo handed
+// on, it would read as "played" although the caller cut it. (The pacer
+// also ignores echoes of epochs other than the current one; swallowing
 // them here keeps the echo meaning what its name says.)
 //
 // # Privacy
