@@ -695,17 +695,17 @@ func TestCallsOnAnEndedSessionSayWhy(t *testing.T) {
 // Catches: the pending queue's array growing for good while it is never
 // empty (a long answer read a little behind the service).
 func TestPendingQueueStaysSmall(t *testing.T) {
-	s := &session{wake: make(chan struct{}, 1)}
+	s := newSession(&Config{}, nil)
 	for range 10 {
 		s.queueLocked(providers.TTSEvent{Kind: providers.TTSAudio})
 	}
 	for i := range 100000 {
 		s.queueLocked(providers.TTSEvent{Kind: providers.TTSWord, Offset: time.Duration(i)})
-		if ev, ok := s.popLocked(); !ok || (i >= 10 && ev.Offset != time.Duration(i-10)) {
+		if ev, ok := s.pump.PopLocked(); !ok || (i >= 10 && ev.Offset != time.Duration(i-10)) {
 			t.Fatalf("pop %d: %+v %v", i, ev, ok)
 		}
 	}
-	if c := cap(s.pending); c > 512 {
+	if c := s.pump.CapLocked(); c > 512 {
 		t.Errorf("queue array of %d for 11 live events", c)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/internal/ttspump"
 	"github.com/brisvox/brisvox/providers/internal/wsconn"
 )
 
@@ -88,23 +89,13 @@ func rejectDetail(resp *http.Response, body []byte) string {
 // *providers.Timeout, a connection that could not be made
 // *providers.Disconnected; the cancellation of ctx is ctx's error.
 func (a *Adapter) Connect(ctx context.Context) (providers.TTSSession, error) {
-	s := &session{
-		cfg:      &a.cfg,
-		fields:   a.fields,
-		events:   make(chan providers.TTSEvent, a.cfg.EventBuffer),
-		stop:     make(chan struct{}),
-		pumpDone: make(chan struct{}),
-		wake:     make(chan struct{}, 1),
-		space:    make(chan struct{}, 1),
-		byID:     map[string]*tctx{},
-		byWire:   map[string]*tctx{},
-	}
+	s := newSession(&a.cfg, a.fields)
 	ws, err := a.dialer.Dial(ctx, wsconn.Handler{OnMessage: s.onMessage, OnEnd: s.onEnd})
 	if err != nil {
 		return nil, err
 	}
 	s.ws = ws
-	go s.pump()
+	s.pump.Start()
 	return s, nil
 }
 
@@ -144,22 +135,12 @@ type session struct {
 	fields []byte
 	ws     *wsconn.Session
 	dec    decoder // the reader goroutine's
+	pump   *ttspump.Pump
 
-	events   chan providers.TTSEvent
-	stop     chan struct{} // Close, or the session's context ended
-	stopOnce sync.Once
-	pumpDone chan struct{}
-	wake     chan struct{} // pending grew, or the session ended
-	space    chan struct{} // pending shrank
-
-	mu           sync.Mutex
+	mu           sync.Mutex // guards the pump's queue too
 	byID         map[string]*tctx
 	byWire       map[string]*tctx
 	nextWire     int
-	pending      []providers.TTSEvent // from head on
-	head         int
-	ended        bool
-	endErr       error
 	sentSinceMsg []*tctx // contexts sent to since the last message received
 	flushing     int     // contexts awaiting their done
 	buf          []byte
@@ -168,6 +149,13 @@ type session struct {
 }
 
 var _ providers.TTSSession = (*session)(nil)
+
+// newSession makes a session whose pump is not started yet.
+func newSession(cfg *Config, fields []byte) *session {
+	s := &session{cfg: cfg, fields: fields, byID: map[string]*tctx{}, byWire: map[string]*tctx{}}
+	s.pump = ttspump.New(&s.mu, cfg.EventBuffer)
+	return s
+}
 
 // Stats returns the session's counters so far.
 func (s *session) Stats() Stats {
@@ -189,7 +177,7 @@ func (s *session) closingLocked() bool {
 	case <-s.ws.Closing():
 		return true
 	default:
-		return s.ended
+		return s.pump.EndedLocked()
 	}
 }
 
@@ -331,17 +319,7 @@ func (s *session) Cancel(contextID string) error {
 	}
 	// The context's events not yet handed over, its Flushed included
 	// (the service may have finished it already), are taken back.
-	kept := s.pending[:s.head]
-	for _, ev := range s.pending[s.head:] {
-		if ev.ContextID == contextID && ev.Kind != providers.TTSCancelled {
-			s.retracted.Add(1)
-			continue
-		}
-		kept = append(kept, ev)
-	}
-	clear(s.pending[len(kept):])
-	s.pending = kept
-	s.signal(s.space)
+	s.retracted.Add(int64(s.pump.RetractLocked(contextID)))
 	s.queueLocked(providers.TTSEvent{Kind: providers.TTSCancelled, ContextID: contextID})
 	return nil
 }
@@ -349,50 +327,19 @@ func (s *session) Cancel(contextID string) error {
 // Events delivers audio, words, Flushed and Cancelled in order; it is
 // closed when the session ends, after one event with Err set if it
 // failed.
-func (s *session) Events() <-chan providers.TTSEvent { return s.events }
+func (s *session) Events() <-chan providers.TTSEvent { return s.pump.Events() }
 
 // Close closes the websocket (within CloseTimeout) and waits for the
 // session's goroutines. No event is delivered after it.
 func (s *session) Close() error {
-	s.stopOnce.Do(func() { close(s.stop) })
+	s.pump.Stop()
 	_ = s.ws.Close()
-	<-s.pumpDone
+	s.pump.Wait()
 	return nil
 }
 
-// signal wakes whoever waits on the one-slot channel c.
-func (s *session) signal(c chan struct{}) {
-	select {
-	case c <- struct{}{}:
-	default:
-	}
-}
-
 // queueLocked appends ev for the pump.
-func (s *session) queueLocked(ev providers.TTSEvent) {
-	s.pending = append(s.pending, ev)
-	s.signal(s.wake)
-}
-
-// popLocked takes the first pending event.
-func (s *session) popLocked() (providers.TTSEvent, bool) {
-	if s.head == len(s.pending) {
-		return providers.TTSEvent{}, false
-	}
-	ev := s.pending[s.head]
-	s.pending[s.head] = providers.TTSEvent{}
-	s.head++
-	switch {
-	case s.head == len(s.pending):
-		s.pending, s.head = s.pending[:0], 0
-	case s.head >= 64 && 2*s.head >= len(s.pending):
-		// A queue never empty would grow its array for good.
-		n := copy(s.pending, s.pending[s.head:])
-		clear(s.pending[n:])
-		s.pending, s.head = s.pending[:n], 0
-	}
-	return ev, true
-}
+func (s *session) queueLocked(ev providers.TTSEvent) { s.pump.QueueLocked(ev) }
 
 // onMessage decodes one message on the reader goroutine and queues its
 // events; it waits (deadline disarmed) while PendingEvents are queued.
@@ -403,13 +350,13 @@ func (s *session) onMessage(ws *wsconn.Session, _ bool, data []byte) error {
 	}
 	for {
 		s.mu.Lock()
-		if len(s.pending)-s.head < s.cfg.PendingEvents {
+		if s.pump.PendingLocked() < s.cfg.PendingEvents {
 			break
 		}
 		ws.ExpectReplyBy(time.Time{})
 		s.mu.Unlock()
 		select {
-		case <-s.space:
+		case <-s.pump.Space():
 		case <-ws.Closing():
 			return nil
 		}
@@ -506,51 +453,6 @@ func (c *tctx) samples(b []byte) []int16 {
 // Close or by its context drops what is pending and reports nothing.
 func (s *session) onEnd(err error) {
 	s.mu.Lock()
-	s.ended, s.endErr = true, err
-	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		s.endErr = nil
-		s.pending, s.head = nil, 0
-		s.stopOnce.Do(func() { close(s.stop) })
-	}
-	s.mu.Unlock()
-	s.signal(s.wake)
-	s.signal(s.space)
-}
-
-// pump is the delivery goroutine: it hands the pending events to Events
-// in order, then the failure (if any), then closes Events. It stops at
-// once on Close or the end of the session's context.
-func (s *session) pump() {
-	defer close(s.pumpDone)
-	defer close(s.events)
-	for {
-		s.mu.Lock()
-		if ev, ok := s.popLocked(); ok {
-			s.mu.Unlock()
-			s.signal(s.space)
-			select {
-			case s.events <- ev:
-			case <-s.stop:
-				return
-			}
-			continue
-		}
-		if s.ended {
-			err := s.endErr
-			s.mu.Unlock()
-			if err != nil {
-				select {
-				case s.events <- providers.TTSEvent{Kind: providers.TTSError, Err: err}:
-				case <-s.stop:
-				}
-			}
-			return
-		}
-		s.mu.Unlock()
-		select {
-		case <-s.wake:
-		case <-s.stop:
-			return
-		}
-	}
+	defer s.mu.Unlock()
+	s.pump.EndLocked(err)
 }

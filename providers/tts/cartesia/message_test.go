@@ -223,8 +223,8 @@ func BenchmarkDecodeTimestamps(b *testing.B) {
 // decode, the samples (the one allocation: the event's PCM), the queue.
 func BenchmarkChunkToEvent(b *testing.B) {
 	data := []byte(chunkMessage)
-	s := &session{cfg: &Config{SampleRate: 16000, PendingEvents: 1 << 20}, wake: make(chan struct{}, 1),
-		byID: map[string]*tctx{}, byWire: map[string]*tctx{"ctx-12": {id: "a", wire: "ctx-12"}}}
+	s := newSession(&Config{SampleRate: 16000, PendingEvents: 1 << 20}, nil)
+	s.byWire["ctx-12"] = &tctx{id: "a", wire: "ctx-12"}
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
@@ -235,7 +235,7 @@ func BenchmarkChunkToEvent(b *testing.B) {
 		if err := s.applyLocked(m); err != nil {
 			b.Fatal(err)
 		}
-		s.pending = s.pending[:0]
+		_, _ = s.pump.PopLocked()
 	}
 }
 

@@ -1,7 +1,6 @@
 package aura
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/internal/ttspump"
 	"github.com/brisvox/brisvox/providers/internal/wsconn"
 )
 
@@ -47,29 +47,20 @@ type Stats struct {
 
 // session is one websocket with its contexts.
 type session struct {
-	cfg *Config
-	ws  *wsconn.Session
-	msg message // the reader goroutine's decode buffer
+	cfg  *Config
+	ws   *wsconn.Session
+	msg  message // the reader goroutine's decode buffer
+	pump *ttspump.Pump
 
-	events    chan providers.TTSEvent
-	stop      chan struct{} // Close, or the session ended without failure
-	stopOnce  sync.Once
-	pumpDone  chan struct{}
 	probeDone chan struct{}
-	wake      chan struct{} // pending grew, or the session ended
-	space     chan struct{} // pending shrank
 	probeWake chan struct{} // the probe's state changed
 
-	mu        sync.Mutex
-	queue     []*actx // queue[0] is on the wire
+	mu        sync.Mutex // guards the pump's queue too
+	queue     []*actx    // queue[0] is on the wire
 	byID      map[string]*actx
-	heldBytes int // over every context
-	clearing  int // Clears sent and not Cleared: what comes is a cancelled context's
-	pending   []providers.TTSEvent
-	head      int
-	ended     bool
-	endErr    error
-	blocked   bool // the reader waits for room in pending
+	heldBytes int  // over every context
+	clearing  int  // Clears sent and not Cleared: what comes is a cancelled context's
+	blocked   bool // the reader waits for room in the pump's queue
 	owedSince bool // an answer is owed and the deadline is armed
 	probeOn   bool
 	odd       byte
@@ -82,17 +73,14 @@ type session struct {
 var _ providers.TTSSession = (*session)(nil)
 
 func newSession(cfg *Config) *session {
-	return &session{
+	s := &session{
 		cfg:       cfg,
-		events:    make(chan providers.TTSEvent, cfg.EventBuffer),
-		stop:      make(chan struct{}),
-		pumpDone:  make(chan struct{}),
 		probeDone: make(chan struct{}),
-		wake:      make(chan struct{}, 1),
-		space:     make(chan struct{}, 1),
 		probeWake: make(chan struct{}, 1),
 		byID:      map[string]*actx{},
 	}
+	s.pump = ttspump.New(&s.mu, cfg.EventBuffer)
+	return s
 }
 
 // start runs the pump and the probe over ws.
@@ -100,7 +88,7 @@ func (s *session) start(ws *wsconn.Session) {
 	s.mu.Lock()
 	s.ws = ws
 	s.mu.Unlock()
-	go s.pump()
+	s.pump.Start()
 	go s.probe()
 }
 
@@ -125,7 +113,7 @@ func (s *session) closingLocked() bool {
 	case <-s.ws.Closing():
 		return true
 	default:
-		return s.ended
+		return s.pump.EndedLocked()
 	}
 }
 
@@ -216,7 +204,7 @@ func (s *session) progressLocked() {
 // server and nothing is owed, off otherwise (a ping in flight then runs
 // out, its outcome ignored).
 func (s *session) probeLocked() {
-	on := !s.cfg.noProbe && !s.ended && !s.blocked && !s.owedLocked() && len(s.queue) > 0 && s.queue[0].unflushed
+	on := !s.cfg.noProbe && !s.pump.EndedLocked() && !s.blocked && !s.owedLocked() && len(s.queue) > 0 && s.queue[0].unflushed
 	if on == s.probeOn {
 		return
 	}
@@ -344,17 +332,7 @@ func (s *session) Cancel(contextID string) error {
 			s.owesLocked()
 		}
 	}
-	kept := s.pending[:s.head]
-	for _, ev := range s.pending[s.head:] {
-		if ev.ContextID == contextID && ev.Kind != providers.TTSCancelled {
-			s.retracted.Add(1)
-			continue
-		}
-		kept = append(kept, ev)
-	}
-	clear(s.pending[len(kept):])
-	s.pending = kept
-	signal(s.space)
+	s.retracted.Add(int64(s.pump.RetractLocked(contextID)))
 	s.queueLocked(providers.TTSEvent{Kind: providers.TTSCancelled, ContextID: contextID, Rate: s.cfg.SampleRate})
 	s.progressLocked()
 	return nil
@@ -363,14 +341,14 @@ func (s *session) Cancel(contextID string) error {
 // Events delivers audio, Flushed and Cancelled in order (no words: the
 // service has no word times); it is closed when the session ends, after
 // one event with Err set if it failed.
-func (s *session) Events() <-chan providers.TTSEvent { return s.events }
+func (s *session) Events() <-chan providers.TTSEvent { return s.pump.Events() }
 
 // Close sends Close, closes the websocket (within CloseTimeout) and waits
 // for the session's goroutines. No event is delivered after it.
 func (s *session) Close() error {
-	s.stopOnce.Do(func() { close(s.stop) })
+	s.pump.Stop()
 	_ = s.ws.Close()
-	<-s.pumpDone
+	s.pump.Wait()
 	<-s.probeDone
 	return nil
 }
@@ -384,29 +362,7 @@ func signal(c chan struct{}) {
 }
 
 // queueLocked appends ev for the pump.
-func (s *session) queueLocked(ev providers.TTSEvent) {
-	s.pending = append(s.pending, ev)
-	signal(s.wake)
-}
-
-// popLocked takes the first pending event.
-func (s *session) popLocked() (providers.TTSEvent, bool) {
-	if s.head == len(s.pending) {
-		return providers.TTSEvent{}, false
-	}
-	ev := s.pending[s.head]
-	s.pending[s.head] = providers.TTSEvent{}
-	s.head++
-	switch {
-	case s.head == len(s.pending):
-		s.pending, s.head = s.pending[:0], 0
-	case s.head >= 64 && 2*s.head >= len(s.pending):
-		n := copy(s.pending, s.pending[s.head:])
-		clear(s.pending[n:])
-		s.pending, s.head = s.pending[:n], 0
-	}
-	return ev, true
-}
+func (s *session) queueLocked(ev providers.TTSEvent) { s.pump.QueueLocked(ev) }
 
 // onMessage decodes one message on the reader goroutine and applies it;
 // while PendingEvents wait for the caller it waits too, with the deadline
@@ -417,7 +373,7 @@ func (s *session) onMessage(ws *wsconn.Session, binary bool, data []byte) error 
 	}
 	for {
 		s.mu.Lock()
-		if len(s.pending)-s.head < s.cfg.PendingEvents {
+		if s.pump.PendingLocked() < s.cfg.PendingEvents {
 			break
 		}
 		s.blocked = true
@@ -425,7 +381,7 @@ func (s *session) onMessage(ws *wsconn.Session, binary bool, data []byte) error 
 		s.probeLocked()
 		s.mu.Unlock()
 		select {
-		case <-s.space:
+		case <-s.pump.Space():
 		case <-ws.Closing():
 			return nil
 		}
@@ -489,52 +445,7 @@ func (s *session) applyLocked(m *message) error {
 // or by its context drops what is pending and reports nothing.
 func (s *session) onEnd(err error) {
 	s.mu.Lock()
-	s.ended, s.endErr = true, err
-	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		s.endErr = nil
-		s.pending, s.head = nil, 0
-		s.stopOnce.Do(func() { close(s.stop) })
-	}
+	defer s.mu.Unlock()
+	s.pump.EndLocked(err)
 	s.probeLocked()
-	s.mu.Unlock()
-	signal(s.wake)
-	signal(s.space)
-}
-
-// pump is the delivery goroutine: it hands the pending events to Events
-// in order, then the failure (if any), then closes Events. It stops at
-// once on Close or the end of the session's context.
-func (s *session) pump() {
-	defer close(s.pumpDone)
-	defer close(s.events)
-	for {
-		s.mu.Lock()
-		if ev, ok := s.popLocked(); ok {
-			s.mu.Unlock()
-			signal(s.space)
-			select {
-			case s.events <- ev:
-			case <-s.stop:
-				return
-			}
-			continue
-		}
-		if s.ended {
-			err := s.endErr
-			s.mu.Unlock()
-			if err != nil {
-				select {
-				case s.events <- providers.TTSEvent{Kind: providers.TTSError, Err: err}:
-				case <-s.stop:
-				}
-			}
-			return
-		}
-		s.mu.Unlock()
-		select {
-		case <-s.wake:
-		case <-s.stop:
-			return
-		}
-	}
 }

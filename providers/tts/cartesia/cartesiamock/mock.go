@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/brisvox/brisvox/providers/internal/mockloop"
 	"github.com/brisvox/brisvox/providers/internal/wsmock"
 )
 
@@ -158,85 +159,29 @@ type sess struct {
 	queue    []out
 }
 
+var _ mockloop.Session = (*sess)(nil)
+
 func (s *Server) session(c *wsmock.Conn) {
-	in := make(chan wsmock.Message)
-	readerDone := make(chan struct{})
-	sessionDone := make(chan struct{})
-	go func() {
-		defer close(readerDone)
-		defer close(in)
-		for {
-			m, err := c.Next()
-			if err != nil {
-				return
-			}
-			// A message read is handed over even when the client has gone
-			// meanwhile (its last message before the close must be
-			// recorded); only the session's end stops the hand-over.
-			select {
-			case in <- m:
-			case <-sessionDone:
-				return
-			}
-		}
-	}()
-	defer func() {
-		close(sessionDone)
-		c.Drop()
-		<-readerDone
-	}()
-	ss := &sess{srv: s, c: c, contexts: map[string]*mctx{}}
-	var timer *time.Timer
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
-	for {
-		if len(ss.queue) == 0 {
-			m, ok := <-in
-			if !ok {
-				return
-			}
-			ss.handle(m)
-			continue
-		}
-		pace := s.currentVoice().Pace
-		if pace <= 0 {
-			// Unpaced: still take what the client sent first, so a
-			// cancel stops what is queued.
-			select {
-			case m, ok := <-in:
-				if !ok {
-					return
-				}
-				ss.handle(m)
-				continue
-			default:
-			}
-		} else {
-			if timer == nil {
-				timer = time.NewTimer(pace)
-			} else {
-				timer.Reset(pace)
-			}
-			select {
-			case m, ok := <-in:
-				timer.Stop()
-				if !ok {
-					return
-				}
-				ss.handle(m)
-				continue
-			case <-timer.C:
-			}
-		}
-		o := ss.queue[0]
-		ss.queue = ss.queue[1:]
-		if c.Send(o.data) != nil {
-			return
-		}
-	}
+	mockloop.Serve(c, &sess{srv: s, c: c, contexts: map[string]*mctx{}})
+}
+
+// Handle takes one client message; the session goes on whatever it was.
+func (ss *sess) Handle(m wsmock.Message) bool {
+	ss.handle(m)
+	return true
+}
+
+// Queued tells whether a message waits to be sent.
+func (ss *sess) Queued() bool { return len(ss.queue) > 0 }
+
+// Pace is the voice's, read before each message.
+func (ss *sess) Pace() time.Duration { return ss.srv.currentVoice().Pace }
+
+// SendNext sends the first queued message.
+func (ss *sess) SendNext() bool {
+	o := ss.queue[0]
+	ss.queue = ss.queue[1:]
+	return ss.c.Send(o.data) == nil
 }
 
 // handle reads one client message and queues the answer.

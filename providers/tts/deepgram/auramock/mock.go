@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/brisvox/brisvox/providers/internal/mockloop"
 	"github.com/brisvox/brisvox/providers/internal/wsmock"
 )
 
@@ -144,33 +145,9 @@ type sess struct {
 	seq     int
 }
 
+var _ mockloop.Session = (*sess)(nil)
+
 func (s *Server) session(c *wsmock.Conn) {
-	in := make(chan wsmock.Message)
-	readerDone := make(chan struct{})
-	sessionDone := make(chan struct{})
-	go func() {
-		defer close(readerDone)
-		defer close(in)
-		for {
-			m, err := c.Next()
-			if err != nil {
-				return
-			}
-			// A message read is handed over even when the client has gone
-			// meanwhile (its last message before the close must be
-			// recorded); only the session's end stops the hand-over.
-			select {
-			case in <- m:
-			case <-sessionDone:
-				return
-			}
-		}
-	}()
-	defer func() {
-		close(sessionDone)
-		c.Drop()
-		<-readerDone
-	}()
 	ss := &sess{srv: s, c: c, rate: 24000}
 	if r := c.Request().Query.Get("sample_rate"); r != "" {
 		if n, err := parseRate(r); err == nil {
@@ -181,70 +158,33 @@ func (s *Server) session(c *wsmock.Conn) {
 		_ = c.SendRaw(false, message(map[string]any{"type": "Metadata", "request_id": "00000000-0000-0000-0000-000000000001",
 			"model_name": c.Request().Query.Get("model"), "model_version": "mock", "model_uuid": "00000000-0000-0000-0000-000000000002"}))
 	}
-	var timer *time.Timer
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
-	for {
-		if len(ss.queue) == 0 {
-			m, ok := <-in
-			if !ok {
-				return
-			}
-			if !ss.handle(m) {
-				return
-			}
-			continue
-		}
-		pace := s.currentVoice().Pace
-		if pace <= 0 {
-			select {
-			case m, ok := <-in:
-				if !ok || !ss.handle(m) {
-					return
-				}
-				continue
-			default:
-			}
-		} else {
-			if timer == nil {
-				timer = time.NewTimer(pace)
-			} else {
-				timer.Reset(pace)
-			}
-			select {
-			case m, ok := <-in:
-				timer.Stop()
-				if !ok || !ss.handle(m) {
-					return
-				}
-				continue
-			case <-timer.C:
-			}
-		}
-		o := ss.queue[0]
-		ss.queue = ss.queue[1:]
-		if o.closes {
-			_ = c.CloseWith(1000, "")
-			return
-		}
-		var err error
-		if o.binary {
-			err = c.SendBinary(o.data)
-		} else {
-			err = c.Send(o.data)
-		}
-		if err != nil {
-			return
-		}
-	}
+	mockloop.Serve(c, ss)
 }
 
-// handle reads one client message and queues the answer; false ends the
+// Queued tells whether a message waits to be sent.
+func (ss *sess) Queued() bool { return len(ss.queue) > 0 }
+
+// Pace is the voice's, read before each message.
+func (ss *sess) Pace() time.Duration { return ss.srv.currentVoice().Pace }
+
+// SendNext sends the first queued message, or closes the connection when
+// that is what was queued (and ends the session).
+func (ss *sess) SendNext() bool {
+	o := ss.queue[0]
+	ss.queue = ss.queue[1:]
+	if o.closes {
+		_ = ss.c.CloseWith(1000, "")
+		return false
+	}
+	if o.binary {
+		return ss.c.SendBinary(o.data) == nil
+	}
+	return ss.c.Send(o.data) == nil
+}
+
+// Handle reads one client message and queues the answer; false ends the
 // session.
-func (ss *sess) handle(m wsmock.Message) bool {
+func (ss *sess) Handle(m wsmock.Message) bool {
 	var raw struct {
 		Type *string `json:"type"`
 		Text *string `json:"text"`

@@ -1,0 +1,5 @@
+//go:build !race
+
+package ttspump
+
+const raceEnabled = false
