@@ -62,6 +62,15 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// checkArgs rejects the arguments of a Run or a wrapper: a nil one
+// (missing; what names it), an invalid config.
+func checkArgs(missing bool, what string, cfg interface{ Validate() error }) error {
+	if missing {
+		return fmt.Errorf("%w: nil %s", ErrInvalidConfig, what)
+	}
+	return cfg.Validate()
+}
+
 // withDefaults fills the zero fields.
 func (c Config) withDefaults() Config {
 	if c.TimeoutSlack == 0 {

@@ -40,10 +40,7 @@ func (d Deadlines) Validate() error {
 // the response. Every timer starts when the call starts. It starts no
 // goroutine of its own (time.AfterFunc timers only).
 func WithDeadlines(p providers.LLM, d Deadlines) (providers.LLM, error) {
-	if p == nil {
-		return nil, fmt.Errorf("%w: nil provider", ErrInvalidConfig)
-	}
-	if err := d.Validate(); err != nil {
+	if err := checkArgs(p == nil, "provider", d); err != nil {
 		return nil, err
 	}
 	return &deadlineLLM{p: p, d: d}, nil

@@ -2,7 +2,6 @@ package contract
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/brisvox/brisvox/providers"
@@ -59,10 +58,7 @@ func warmWithin(ctx context.Context, limit time.Duration, warm func(context.Cont
 // Each session runs one relay goroutine, stopped by Close or the end of
 // the inner session.
 func STTWithDeadlines(p providers.STT, d Deadlines) (providers.STT, error) {
-	if p == nil {
-		return nil, fmt.Errorf("%w: nil provider", ErrInvalidConfig)
-	}
-	if err := d.Validate(); err != nil {
+	if err := checkArgs(p == nil, "provider", d); err != nil {
 		return nil, err
 	}
 	return &deadlineSTT{p: p, d: d}, nil
@@ -128,10 +124,7 @@ func (s *deadlineSTTSession) Close() error {
 // session runs one relay goroutine, stopped by Close or the end of the
 // inner session.
 func TTSWithDeadlines(p providers.TTS, d Deadlines) (providers.TTS, error) {
-	if p == nil {
-		return nil, fmt.Errorf("%w: nil provider", ErrInvalidConfig)
-	}
-	if err := d.Validate(); err != nil {
+	if err := checkArgs(p == nil, "provider", d); err != nil {
 		return nil, err
 	}
 	return &deadlineTTS{p: p, d: d}, nil

@@ -43,6 +43,18 @@ func (l *lingerers) Release() {
 	l.wg.Wait()
 }
 
+// leave starts a goroutine that lingers for Linger or until Release.
+func (l *lingerers) leave() {
+	l.wg.Go(func() {
+		t := time.NewTimer(Linger)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-l.released.Done():
+		}
+	})
+}
+
 // LeakyLLM leaves a goroutine behind for every stream, alive for Linger or
 // until Release.
 type LeakyLLM struct {
@@ -55,14 +67,7 @@ func Leaky(p providers.LLM) *LeakyLLM { return &LeakyLLM{LLM: p, lingerers: newL
 
 // Stream leaves a goroutine behind and streams from p.
 func (l *LeakyLLM) Stream(ctx context.Context, req *providers.Request) (providers.LLMStream, error) {
-	l.wg.Go(func() {
-		t := time.NewTimer(Linger)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-l.released.Done():
-		}
-	})
+	l.leave()
 	return l.LLM.Stream(ctx, req)
 }
 
@@ -96,20 +101,25 @@ func (s *misMappedStream) Recv() (providers.LLMEvent, error) {
 }
 
 // WarmFails fails every Warm.
-func WarmFails(p providers.LLM) providers.LLM { return &warmFails{p} }
-
-type warmFails struct{ providers.LLM }
-
-func (w *warmFails) Warm(context.Context) error {
-	return fmt.Errorf("%w: warm fails", ErrBroken)
-}
+func WarmFails(p providers.LLM) providers.LLM { return &warmReplacedLLM{p, warmFailing} }
 
 // WarmHangs never returns from Warm until its context ends.
-func WarmHangs(p providers.LLM) providers.LLM { return &warmHangs{p} }
+func WarmHangs(p providers.LLM) providers.LLM { return &warmReplacedLLM{p, warmHanging} }
 
-type warmHangs struct{ providers.LLM }
+// warmReplacedLLM is p with its Warm replaced by warm.
+type warmReplacedLLM struct {
+	providers.LLM
+	warm func(context.Context) error
+}
 
-func (w *warmHangs) Warm(ctx context.Context) error {
+func (w *warmReplacedLLM) Warm(ctx context.Context) error { return w.warm(ctx) }
+
+// warmFailing is the Warm of the WarmFails doubles.
+func warmFailing(context.Context) error { return fmt.Errorf("%w: warm fails", ErrBroken) }
+
+// warmHanging is the Warm of the WarmHangs doubles: it returns when ctx
+// ends.
+func warmHanging(ctx context.Context) error {
 	<-ctx.Done()
 	return ctx.Err()
 }
@@ -120,32 +130,50 @@ func WarmSlows(p providers.LLM) providers.LLM { return &warmSlows{LLM: p} }
 
 type warmSlows struct {
 	providers.LLM
-	mu     sync.Mutex
-	warmed bool
+	slow warmSlowdown
 }
 
 func (w *warmSlows) Warm(ctx context.Context) error {
-	w.mu.Lock()
-	w.warmed = true
-	w.mu.Unlock()
+	w.slow.warmed()
 	return w.LLM.Warm(ctx)
 }
 
 func (w *warmSlows) Stream(ctx context.Context, req *providers.Request) (providers.LLMStream, error) {
-	w.mu.Lock()
-	slow := w.warmed
-	w.warmed = false
-	w.mu.Unlock()
-	if slow {
-		t := time.NewTimer(WarmSlowdown)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+	if err := w.slow.wait(ctx); err != nil {
+		return nil, err
 	}
 	return w.LLM.Stream(ctx, req)
+}
+
+// warmSlowdown is the state of the WarmSlows doubles: the connect after a
+// Warm waits WarmSlowdown first.
+type warmSlowdown struct {
+	mu   sync.Mutex
+	slow bool
+}
+
+func (w *warmSlowdown) warmed() {
+	w.mu.Lock()
+	w.slow = true
+	w.mu.Unlock()
+}
+
+func (w *warmSlowdown) wait(ctx context.Context) error {
+	w.mu.Lock()
+	slow := w.slow
+	w.slow = false
+	w.mu.Unlock()
+	if !slow {
+		return nil
+	}
+	t := time.NewTimer(WarmSlowdown)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // ConnectHangs enforces d's first-event and idle deadlines but none for

@@ -2,8 +2,6 @@ package contract
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"sync"
 	"time"
 
@@ -19,7 +17,7 @@ type relaySTTSession struct {
 	r *relay[providers.STTEvent]
 }
 
-func newRelaySTT(s providers.STTSession, step func(providers.STTEvent, func(providers.STTEvent) bool) bool) *relaySTTSession {
+func newRelaySTT(s providers.STTSession, step relayStep[providers.STTEvent]) *relaySTTSession {
 	return &relaySTTSession{STTSession: s, r: newRelay(s.Events(), step)}
 }
 
@@ -27,126 +25,64 @@ func (s *relaySTTSession) Events() <-chan providers.STTEvent { return s.r.out }
 
 func (s *relaySTTSession) Close() error { return s.r.halt(s.STTSession.Close) }
 
-// NoInterims drops every interim: the caller sees finals and failures only.
-func NoInterims(p providers.STT) providers.STT { return &noInterims{p} }
-
-type noInterims struct{ providers.STT }
-
-func (n *noInterims) Connect(ctx context.Context) (providers.STTSession, error) {
-	s, err := n.STT.Connect(ctx)
-	if err != nil {
-		return nil, err
+// sttSessions is the STT kind of the generic doubles.
+func sttSessions() sessionKind[providers.STTSession, providers.STTEvent] {
+	return sessionKind[providers.STTSession, providers.STTEvent]{
+		relay: func(s providers.STTSession, step relayStep[providers.STTEvent]) providers.STTSession {
+			return newRelaySTT(s, step)
+		},
+		errOf:   func(ev providers.STTEvent) error { return ev.Err },
+		withErr: func(ev providers.STTEvent, err error) providers.STTEvent { ev.Err = err; return ev },
 	}
-	return newRelaySTT(s, func(ev providers.STTEvent, emit func(providers.STTEvent) bool) bool {
+}
+
+// relaySTT is p with every session's events passed through step.
+func relaySTT(p providers.STT, step relayStep[providers.STTEvent]) providers.STT {
+	return &wrapSessions[providers.STTSession]{p, func(s providers.STTSession) providers.STTSession {
+		return newRelaySTT(s, step)
+	}}
+}
+
+// NoInterims drops every interim: the caller sees finals and failures only.
+func NoInterims(p providers.STT) providers.STT {
+	return relaySTT(p, func(ev providers.STTEvent, emit func(providers.STTEvent) bool) bool {
 		if !ev.Final && ev.Err == nil {
 			return true
 		}
 		return emit(ev)
-	}), nil
+	})
 }
 
 // InterimsAsFinals marks every interim Final, as an adapter that reads the
 // service's finality flag wrongly; finals of a Finalize are unchanged.
-func InterimsAsFinals(p providers.STT) providers.STT { return &interimsAsFinals{p} }
-
-type interimsAsFinals struct{ providers.STT }
-
-func (n *interimsAsFinals) Connect(ctx context.Context) (providers.STTSession, error) {
-	s, err := n.STT.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return newRelaySTT(s, func(ev providers.STTEvent, emit func(providers.STTEvent) bool) bool {
+func InterimsAsFinals(p providers.STT) providers.STT {
+	return relaySTT(p, func(ev providers.STTEvent, emit func(providers.STTEvent) bool) bool {
 		if ev.Err == nil {
 			ev.Final = true
 		}
 		return emit(ev)
-	}), nil
+	})
 }
 
 // MisMappedSTT turns a refusal with status 429 into a *providers.Protocol,
 // from Connect and in the events.
-func MisMappedSTT(p providers.STT) providers.STT { return &misMappedSTT{p} }
-
-type misMappedSTT struct{ providers.STT }
-
-func (m *misMappedSTT) Connect(ctx context.Context) (providers.STTSession, error) {
-	s, err := m.STT.Connect(ctx)
-	if err != nil {
-		return nil, mismap(err)
-	}
-	return newRelaySTT(s, func(ev providers.STTEvent, emit func(providers.STTEvent) bool) bool {
-		ev.Err = mismap(ev.Err)
-		return emit(ev)
-	}), nil
+func MisMappedSTT(p providers.STT) providers.STT {
+	return &misMappedConnector[providers.STTSession, providers.STTEvent]{p, sttSessions()}
 }
 
 // WarmFailsSTT fails every Warm.
-func WarmFailsSTT(p providers.STT) providers.STT { return &warmFailsSTT{p} }
-
-type warmFailsSTT struct{ providers.STT }
-
-func (w *warmFailsSTT) Warm(context.Context) error { return fmt.Errorf("%w: warm fails", ErrBroken) }
+func WarmFailsSTT(p providers.STT) providers.STT {
+	return &warmReplacedConnector[providers.STTSession]{p, warmFailing}
+}
 
 // WarmHangsSTT never returns from Warm until its context ends.
-func WarmHangsSTT(p providers.STT) providers.STT { return &warmHangsSTT{p} }
-
-type warmHangsSTT struct{ providers.STT }
-
-func (w *warmHangsSTT) Warm(ctx context.Context) error {
-	<-ctx.Done()
-	return ctx.Err()
+func WarmHangsSTT(p providers.STT) providers.STT {
+	return &warmReplacedConnector[providers.STTSession]{p, warmHanging}
 }
 
 // WarmSlowsSTT makes the first Connect after a Warm WarmSlowdown slower.
-func WarmSlowsSTT(p providers.STT) providers.STT { return &warmSlowsSTT{STT: p} }
-
-type warmSlowsSTT struct {
-	providers.STT
-	slow warmSlowdown
-}
-
-func (w *warmSlowsSTT) Warm(ctx context.Context) error {
-	w.slow.warmed()
-	return w.STT.Warm(ctx)
-}
-
-func (w *warmSlowsSTT) Connect(ctx context.Context) (providers.STTSession, error) {
-	if err := w.slow.wait(ctx); err != nil {
-		return nil, err
-	}
-	return w.STT.Connect(ctx)
-}
-
-// warmSlowdown is the state of the WarmSlows doubles: the connect after a
-// Warm waits WarmSlowdown first.
-type warmSlowdown struct {
-	mu   sync.Mutex
-	slow bool
-}
-
-func (w *warmSlowdown) warmed() {
-	w.mu.Lock()
-	w.slow = true
-	w.mu.Unlock()
-}
-
-func (w *warmSlowdown) wait(ctx context.Context) error {
-	w.mu.Lock()
-	slow := w.slow
-	w.slow = false
-	w.mu.Unlock()
-	if !slow {
-		return nil
-	}
-	t := time.NewTimer(WarmSlowdown)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+func WarmSlowsSTT(p providers.STT) providers.STT {
+	return &warmSlowsConnector[providers.STTSession]{connector: p}
 }
 
 // ConnectHangsSTT enforces d for the first event and idle gaps but none
@@ -292,38 +228,6 @@ func (s *leakySTTSession) Close() error { return nil }
 // with *providers.Disconnected, the next Connect returns that session
 // instead of a new one, as an adapter that caches its connection and does
 // not notice it died.
-func StaleSessionSTT(p providers.STT) providers.STT { return &staleSTT{STT: p} }
-
-type staleSTT struct {
-	providers.STT
-	mu      sync.Mutex
-	dropped providers.STTSession
-}
-
-func (s *staleSTT) Connect(ctx context.Context) (providers.STTSession, error) {
-	s.mu.Lock()
-	if d := s.dropped; d != nil {
-		s.dropped = nil
-		s.mu.Unlock()
-		return d, nil
-	}
-	s.mu.Unlock()
-	inner, err := s.STT.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var self *relaySTTSession // set under s.mu once the relay exists
-	rs := newRelaySTT(inner, func(ev providers.STTEvent, emit func(providers.STTEvent) bool) bool {
-		var disc *providers.Disconnected
-		if errors.As(ev.Err, &disc) {
-			s.mu.Lock()
-			s.dropped = self
-			s.mu.Unlock()
-		}
-		return emit(ev)
-	})
-	s.mu.Lock()
-	self = rs
-	s.mu.Unlock()
-	return rs, nil
+func StaleSessionSTT(p providers.STT) providers.STT {
+	return &staleConnector[providers.STTSession, providers.STTEvent]{connector: p, kind: sttSessions()}
 }

@@ -2,7 +2,6 @@ package contract
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -27,7 +26,7 @@ type relayTTSSession struct {
 	r *relay[providers.TTSEvent]
 }
 
-func newRelayTTS(s providers.TTSSession, step func(providers.TTSEvent, func(providers.TTSEvent) bool) bool) *relayTTSSession {
+func newRelayTTS(s providers.TTSSession, step relayStep[providers.TTSEvent]) *relayTTSSession {
 	return &relayTTSSession{TTSSession: s, r: newRelay(s.Events(), step)}
 }
 
@@ -35,24 +34,26 @@ func (s *relayTTSSession) Events() <-chan providers.TTSEvent { return s.r.out }
 
 func (s *relayTTSSession) Close() error { return s.r.halt(s.TTSSession.Close) }
 
-// ttsWrap makes a TTS whose sessions are made by wrap from p's.
-type ttsWrap struct {
-	providers.TTS
-	wrap func(providers.TTSSession) providers.TTSSession
+// ttsSessions is the TTS kind of the generic doubles.
+func ttsSessions() sessionKind[providers.TTSSession, providers.TTSEvent] {
+	return sessionKind[providers.TTSSession, providers.TTSEvent]{
+		relay: func(s providers.TTSSession, step relayStep[providers.TTSEvent]) providers.TTSSession {
+			return newRelayTTS(s, step)
+		},
+		errOf:   func(ev providers.TTSEvent) error { return ev.Err },
+		withErr: func(ev providers.TTSEvent, err error) providers.TTSEvent { ev.Err = err; return ev },
+	}
 }
 
-func (w *ttsWrap) Connect(ctx context.Context) (providers.TTSSession, error) {
-	s, err := w.TTS.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return w.wrap(s), nil
+// wrapTTS makes a TTS whose sessions are made by wrap from p's.
+func wrapTTS(p providers.TTS, wrap func(providers.TTSSession) providers.TTSSession) providers.TTS {
+	return &wrapSessions[providers.TTSSession]{p, wrap}
 }
 
 // DeadCancel fails every Cancel, as an adapter whose cancel receiver was
 // dropped: the send fails loudly.
 func DeadCancel(p providers.TTS) providers.TTS {
-	return &ttsWrap{p, func(s providers.TTSSession) providers.TTSSession { return deadCancel{s} }}
+	return wrapTTS(p, func(s providers.TTSSession) providers.TTSSession { return deadCancel{s} })
 }
 
 type deadCancel struct{ providers.TTSSession }
@@ -64,7 +65,7 @@ func (deadCancel) Cancel(string) error {
 // IgnoresCancel accepts every Cancel into a channel nothing reads: the
 // barge-in is lost, the context goes on.
 func IgnoresCancel(p providers.TTS) providers.TTS {
-	return &ttsWrap{p, func(s providers.TTSSession) providers.TTSSession { return ignoresCancel{s} }}
+	return wrapTTS(p, func(s providers.TTSSession) providers.TTSSession { return ignoresCancel{s} })
 }
 
 type ignoresCancel struct{ providers.TTSSession }
@@ -73,7 +74,7 @@ func (ignoresCancel) Cancel(string) error { return nil }
 
 // DelayedCancel hands every Cancel to the provider CancelDelay late.
 func DelayedCancel(p providers.TTS) providers.TTS {
-	return &ttsWrap{p, func(s providers.TTSSession) providers.TTSSession { return &delayedCancel{TTSSession: s} }}
+	return wrapTTS(p, func(s providers.TTSSession) providers.TTSSession { return &delayedCancel{TTSSession: s} })
 }
 
 type delayedCancel struct {
@@ -101,9 +102,9 @@ func (d *delayedCancel) Close() error {
 // AckThenKeepsStreaming acknowledges every Cancel at once and never tells
 // the provider: the cancelled context keeps streaming after its ack.
 func AckThenKeepsStreaming(p providers.TTS) providers.TTS {
-	return &ttsWrap{p, func(s providers.TTSSession) providers.TTSSession {
+	return wrapTTS(p, func(s providers.TTSSession) providers.TTSSession {
 		return &ackKeeps{newRelayTTS(s, passTTS)}
-	}}
+	})
 }
 
 // passTTS relays every event unchanged.
@@ -119,21 +120,21 @@ func (a *ackKeeps) Cancel(id string) error {
 // DiesAfterCancel ends the session with the ack of a cancel: the events
 // close after the Cancelled event, so no later context is served.
 func DiesAfterCancel(p providers.TTS) providers.TTS {
-	return &ttsWrap{p, func(s providers.TTSSession) providers.TTSSession {
+	return wrapTTS(p, func(s providers.TTSSession) providers.TTSSession {
 		return newRelayTTS(s, func(ev providers.TTSEvent, emit func(providers.TTSEvent) bool) bool {
 			return emit(ev) && ev.Kind != providers.TTSCancelled
 		})
-	}}
+	})
 }
 
 // Stragglers puts n audio events of the cancelled context between every
 // Cancel and its ack. The contract allows CancelSlackEvents of them.
 func Stragglers(p providers.TTS, n int) providers.TTS {
-	return &ttsWrap{p, func(s providers.TTSSession) providers.TTSSession {
+	return wrapTTS(p, func(s providers.TTSSession) providers.TTSSession {
 		st := &stragglers{n: n, pending: map[string]bool{}}
 		st.relayTTSSession = newRelayTTS(s, st.step)
 		return st
-	}}
+	})
 }
 
 type stragglers struct {
@@ -173,7 +174,7 @@ func (s *stragglers) step(ev providers.TTSEvent, emit func(providers.TTSEvent) b
 // Truncated delivers only the first audio chunk of every context; its
 // words and Flushed still come.
 func Truncated(p providers.TTS) providers.TTS {
-	return &ttsWrap{p, func(s providers.TTSSession) providers.TTSSession {
+	return wrapTTS(p, func(s providers.TTSSession) providers.TTSSession {
 		seen := map[string]bool{} // relay goroutine only
 		return newRelayTTS(s, func(ev providers.TTSEvent, emit func(providers.TTSEvent) bool) bool {
 			if ev.Kind == providers.TTSAudio {
@@ -184,13 +185,13 @@ func Truncated(p providers.TTS) providers.TTS {
 			}
 			return emit(ev)
 		})
-	}}
+	})
 }
 
 // LateAudio delivers the last audio chunk of every context after its
 // Flushed.
 func LateAudio(p providers.TTS) providers.TTS {
-	return &ttsWrap{p, func(s providers.TTSSession) providers.TTSSession {
+	return wrapTTS(p, func(s providers.TTSSession) providers.TTSSession {
 		var held *providers.TTSEvent // relay goroutine only
 		return newRelayTTS(s, func(ev providers.TTSEvent, emit func(providers.TTSEvent) bool) bool {
 			switch {
@@ -209,20 +210,20 @@ func LateAudio(p providers.TTS) providers.TTS {
 			}
 			return emit(ev)
 		})
-	}}
+	})
 }
 
 // LeadingSilence reports every word LeadingSilenceOffset late, as a
 // service that aligns words after leading silence: conformant.
 func LeadingSilence(p providers.TTS) providers.TTS {
-	return &ttsWrap{p, func(s providers.TTSSession) providers.TTSSession {
+	return wrapTTS(p, func(s providers.TTSSession) providers.TTSSession {
 		return newRelayTTS(s, func(ev providers.TTSEvent, emit func(providers.TTSEvent) bool) bool {
 			if ev.Kind == providers.TTSWord {
 				ev.Offset += LeadingSilenceOffset
 			}
 			return emit(ev)
 		})
-	}}
+	})
 }
 
 // DeclaresNoWords is h saying that its service has no word times while
@@ -239,10 +240,7 @@ func (declaresNoWords) EmitsWords() bool { return false }
 // that holds text on the service without probing it. With a harness that
 // holds text (HoldsText) it fails exactly timeout/held_text_stalled.
 func FlushOwesOnly(p providers.TTS, d Deadlines) (providers.TTS, error) {
-	if p == nil {
-		return nil, fmt.Errorf("%w: nil provider", ErrInvalidConfig)
-	}
-	if err := d.Validate(); err != nil {
+	if err := checkArgs(p == nil, "provider", d); err != nil {
 		return nil, err
 	}
 	return &deadlineTTS{p: p, d: d, flushOnly: true}, nil
@@ -270,56 +268,23 @@ func (opensNothing) FaultsAtConnect() bool { return false }
 
 // MisMappedTTS turns a refusal with status 429 into a *providers.Protocol,
 // from Connect and in the events.
-func MisMappedTTS(p providers.TTS) providers.TTS { return &misMappedTTS{p} }
-
-type misMappedTTS struct{ providers.TTS }
-
-func (m *misMappedTTS) Connect(ctx context.Context) (providers.TTSSession, error) {
-	s, err := m.TTS.Connect(ctx)
-	if err != nil {
-		return nil, mismap(err)
-	}
-	return newRelayTTS(s, func(ev providers.TTSEvent, emit func(providers.TTSEvent) bool) bool {
-		ev.Err = mismap(ev.Err)
-		return emit(ev)
-	}), nil
+func MisMappedTTS(p providers.TTS) providers.TTS {
+	return &misMappedConnector[providers.TTSSession, providers.TTSEvent]{p, ttsSessions()}
 }
 
 // WarmFailsTTS fails every Warm.
-func WarmFailsTTS(p providers.TTS) providers.TTS { return &warmFailsTTS{p} }
-
-type warmFailsTTS struct{ providers.TTS }
-
-func (w *warmFailsTTS) Warm(context.Context) error { return fmt.Errorf("%w: warm fails", ErrBroken) }
+func WarmFailsTTS(p providers.TTS) providers.TTS {
+	return &warmReplacedConnector[providers.TTSSession]{p, warmFailing}
+}
 
 // WarmHangsTTS never returns from Warm until its context ends.
-func WarmHangsTTS(p providers.TTS) providers.TTS { return &warmHangsTTS{p} }
-
-type warmHangsTTS struct{ providers.TTS }
-
-func (w *warmHangsTTS) Warm(ctx context.Context) error {
-	<-ctx.Done()
-	return ctx.Err()
+func WarmHangsTTS(p providers.TTS) providers.TTS {
+	return &warmReplacedConnector[providers.TTSSession]{p, warmHanging}
 }
 
 // WarmSlowsTTS makes the first Connect after a Warm WarmSlowdown slower.
-func WarmSlowsTTS(p providers.TTS) providers.TTS { return &warmSlowsTTS{TTS: p} }
-
-type warmSlowsTTS struct {
-	providers.TTS
-	slow warmSlowdown
-}
-
-func (w *warmSlowsTTS) Warm(ctx context.Context) error {
-	w.slow.warmed()
-	return w.TTS.Warm(ctx)
-}
-
-func (w *warmSlowsTTS) Connect(ctx context.Context) (providers.TTSSession, error) {
-	if err := w.slow.wait(ctx); err != nil {
-		return nil, err
-	}
-	return w.TTS.Connect(ctx)
+func WarmSlowsTTS(p providers.TTS) providers.TTS {
+	return &warmSlowsConnector[providers.TTSSession]{connector: p}
 }
 
 // ConnectHangsTTS enforces d for the first event and idle gaps but none
@@ -346,51 +311,12 @@ func NewLeakyTTS(p providers.TTS) *LeakyTTS { return &LeakyTTS{TTS: p, lingerers
 
 // Connect leaves a goroutine behind and connects p.
 func (l *LeakyTTS) Connect(ctx context.Context) (providers.TTSSession, error) {
-	l.wg.Go(func() {
-		t := time.NewTimer(Linger)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-l.released.Done():
-		}
-	})
+	l.leave()
 	return l.TTS.Connect(ctx)
 }
 
 // StaleSessionTTS hands out a dead session again: after a session failed
 // with *providers.Disconnected, the next Connect returns that session.
-func StaleSessionTTS(p providers.TTS) providers.TTS { return &staleTTS{TTS: p} }
-
-type staleTTS struct {
-	providers.TTS
-	mu      sync.Mutex
-	dropped providers.TTSSession
-}
-
-func (s *staleTTS) Connect(ctx context.Context) (providers.TTSSession, error) {
-	s.mu.Lock()
-	if d := s.dropped; d != nil {
-		s.dropped = nil
-		s.mu.Unlock()
-		return d, nil
-	}
-	s.mu.Unlock()
-	inner, err := s.TTS.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var self *relayTTSSession // set under s.mu once the relay exists
-	rs := newRelayTTS(inner, func(ev providers.TTSEvent, emit func(providers.TTSEvent) bool) bool {
-		var disc *providers.Disconnected
-		if errors.As(ev.Err, &disc) {
-			s.mu.Lock()
-			s.dropped = self
-			s.mu.Unlock()
-		}
-		return emit(ev)
-	})
-	s.mu.Lock()
-	self = rs
-	s.mu.Unlock()
-	return rs, nil
+func StaleSessionTTS(p providers.TTS) providers.TTS {
+	return &staleConnector[providers.TTSSession, providers.TTSEvent]{connector: p, kind: ttsSessions()}
 }

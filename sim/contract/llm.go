@@ -28,44 +28,25 @@ const (
 	CheckGoroutineLeak      = "no_goroutine_leak"
 )
 
-// boundFactor: every provider call and awaited event is bounded by
-// boundFactor x the io timeout.
-const boundFactor = 3
-
-// stall is how long an injected stall lasts: far beyond any deadline.
-const stall = time.Hour
-
-// llmCheck is one check of the LLM suite.
-type llmCheck struct {
-	name string
-	run  func(*llmRun) error
-}
-
 // llmChecks is the LLM suite, in order.
-func llmChecks() []llmCheck {
-	return []llmCheck{
-		{CheckStreaming, (*llmRun).streaming},
-		{CheckCancel, (*llmRun).cancel},
-		{CheckReconnect, (*llmRun).reconnect},
-		{CheckErrorMapping, (*llmRun).errorMapping},
-		{CheckTimeoutConnect, (*llmRun).timeoutConnectStalled},
-		{CheckTimeoutConnectSlow, (*llmRun).timeoutConnectSlow},
-		{CheckTimeoutFirst, (*llmRun).timeoutFirstStalled},
-		{CheckTimeoutFirstSlow, (*llmRun).timeoutFirstSlow},
-		{CheckTimeoutIdle, (*llmRun).timeoutIdle},
-		{CheckWarm, (*llmRun).warm},
-		{CheckGoroutineLeak, (*llmRun).goroutineLeak},
+func llmChecks() []check[*llmRun] {
+	return []check[*llmRun]{
+		{CheckStreaming, (*llmRun).streaming, false},
+		{CheckCancel, (*llmRun).cancel, false},
+		{CheckReconnect, (*llmRun).reconnect, true},
+		{CheckErrorMapping, (*llmRun).errorMapping, true},
+		{CheckTimeoutConnect, (*llmRun).timeoutConnectStalled, true},
+		{CheckTimeoutConnectSlow, (*llmRun).timeoutConnectSlow, true},
+		{CheckTimeoutFirst, (*llmRun).timeoutFirstStalled, true},
+		{CheckTimeoutFirstSlow, (*llmRun).timeoutFirstSlow, true},
+		{CheckTimeoutIdle, (*llmRun).timeoutIdle, true},
+		{CheckWarm, (*llmRun).warm, false},
+		{CheckGoroutineLeak, (*llmRun).goroutineLeak, false},
 	}
 }
 
 // LLMCheckNames lists the checks RunLLM runs, in order.
-func LLMCheckNames() []string {
-	var out []string
-	for _, c := range llmChecks() {
-		out = append(out, c.name)
-	}
-	return out
-}
+func LLMCheckNames() []string { return checkNames(llmChecks()) }
 
 // RunLLM runs the LLM contract suite against p, scripted through h, and
 // reports one CheckResult per check. The error is only for invalid
@@ -74,40 +55,23 @@ func LLMCheckNames() []string {
 // inside it) for virtual time. ctx ends the suite early: the checks then
 // fail with its error.
 func RunLLM(ctx context.Context, p providers.LLM, h LLMHarness, cfg Config) (Report, error) {
-	if p == nil || h == nil {
-		return Report{}, fmt.Errorf("%w: nil provider or harness", ErrInvalidConfig)
-	}
-	if err := cfg.Validate(); err != nil {
+	if err := checkArgs(p == nil || h == nil, "provider or harness", cfg); err != nil {
 		return Report{}, err
 	}
 	ioTimeout := h.IOTimeout()
 	if ioTimeout <= 0 {
 		return Report{}, fmt.Errorf("%w: harness io timeout %v", ErrInvalidConfig, ioTimeout)
 	}
-	r := &llmRun{ctx: ctx, p: p, h: h, cfg: cfg.withDefaults(), io: ioTimeout, bound: boundFactor * ioTimeout}
-	rep := Report{Kind: "llm"}
-	for _, c := range llmChecks() {
-		h.Reset()
-		start := time.Now()
-		err := c.run(r)
-		res := CheckResult{Name: c.name, Passed: err == nil, Elapsed: time.Since(start)}
-		if err != nil {
-			res.Detail = err.Error()
-		}
-		rep.Checks = append(rep.Checks, res)
-	}
-	return rep, nil
+	r := &llmRun{suite: newSuite(ctx, cfg, ioTimeout), p: p, h: h}
+	return runChecks("llm", r, llmChecks(), h.Reset, false), nil
 }
 
 // llmRun is one run of the suite.
 type llmRun struct {
-	ctx   context.Context
-	p     providers.LLM
-	h     LLMHarness
-	cfg   Config
-	io    time.Duration
-	bound time.Duration
-	seq   int
+	suite
+	p   providers.LLM
+	h   LLMHarness
+	seq int
 }
 
 // request makes a request unique to this point of the suite.
@@ -118,35 +82,24 @@ func (r *llmRun) request(what string) *providers.Request {
 
 // llmStream is a stream under test with its context and bounds.
 type llmStream struct {
-	r      *llmRun
-	what   string
-	s      providers.LLMStream
-	cancel context.CancelFunc
-	n      int // events read
+	handle[providers.LLMStream]
+	r *llmRun
 }
 
 // open calls Stream, bounded.
 func (r *llmRun) open(what string, req *providers.Request) (*llmStream, error) {
-	ctx, cancel := context.WithCancel(r.ctx)
-	s, err := callBounded("Stream ("+what+")", r.bound,
-		func() (providers.LLMStream, error) { return r.p.Stream(ctx, req) },
-		cancel,
-		func(s providers.LLMStream) { _ = s.Close() })
+	h, err := openHandle(&r.suite, "Stream", "stream", what,
+		func(ctx context.Context) (providers.LLMStream, error) { return r.p.Stream(ctx, req) })
 	if err != nil {
-		cancel()
 		return nil, err
 	}
-	if s == nil {
-		cancel()
-		return nil, fmt.Errorf("Stream (%s) returned neither a stream nor an error", what)
-	}
-	return &llmStream{r: r, what: what, s: s, cancel: cancel}, nil
+	return &llmStream{handle: h, r: r}, nil
 }
 
 // recv reads the next event, bounded. On a hang the stream is closed and
 // its context cancelled.
 func (st *llmStream) recv() (providers.LLMEvent, error) {
-	ev, err := callBounded(fmt.Sprintf("Recv of event %d (%s)", st.n, st.what), st.r.bound,
+	ev, err := callBounded(fmt.Sprintf("Recv of event %d (%s)", st.n, st.what), st.bound,
 		st.s.Recv,
 		func() { _ = st.s.Close(); st.cancel() },
 		nil)
@@ -154,15 +107,6 @@ func (st *llmStream) recv() (providers.LLMEvent, error) {
 		st.n++
 	}
 	return ev, err
-}
-
-// close closes the stream (bounded) and cancels its context.
-func (st *llmStream) close() error {
-	_, err := callBounded("Close ("+st.what+")", st.r.bound,
-		func() (struct{}, error) { return struct{}{}, st.s.Close() },
-		st.cancel, nil)
-	st.cancel()
-	return err
 }
 
 // readToEnd reads the rest of the stream: it must end with Done, then
@@ -376,51 +320,24 @@ func (r *llmRun) wholeOf(what string, req *providers.Request) ([]providers.LLMEv
 // connects lazily), a protocol violation to *providers.Protocol, a drop to
 // *providers.Disconnected. Every case is tried; all breaches are reported.
 func (r *llmRun) errorMapping() error {
-	var bad []string
-	for _, status := range []int{401, 429, 500, 503} {
+	return checkErrorMapping(func(status int, what string) error {
 		r.h.Reset()
 		r.h.Script(Response{Text: words("e", 3)})
 		r.h.Inject(sim.Fault{Kind: sim.FaultReject, Status: status})
-		what := fmt.Sprintf("refusal %d", status)
-		var err error
-		if st, oerr := r.open(what, r.request(what)); oerr != nil {
-			err = oerr
-		} else {
-			_, err = st.recv()
-			st.close()
+		st, err := r.open(what, r.request(what))
+		if err != nil {
+			return err
 		}
-		var rej *providers.Rejected
-		if !errors.As(err, &rej) || rej.Status != status {
-			bad = append(bad, fmt.Sprintf("%s: got %v, want *providers.Rejected{Status: %d}", what, err, status))
-		}
-	}
-	for _, c := range []struct {
-		what string
-		kind sim.FaultKind
-		ok   func(error) bool
-		want string
-	}{
-		{"protocol violation", sim.FaultProtocol, func(err error) bool { var e *providers.Protocol; return errors.As(err, &e) }, "*providers.Protocol"},
-		{"drop", sim.FaultDisconnect, func(err error) bool { var e *providers.Disconnected; return errors.As(err, &e) }, "*providers.Disconnected"},
-	} {
+		_, err = st.recv()
+		st.close()
+		return err
+	}, func(c mappedFault) error {
 		r.h.Reset()
 		r.h.Script(Response{Text: words("e", 5)})
 		r.h.Inject(sim.Fault{Kind: c.kind, BeforeEvent: 1})
 		_, err := r.whole(c.what)
-		if !c.ok(err) {
-			bad = append(bad, fmt.Sprintf("%s: got %v, want %s", c.what, err, c.want))
-		}
-	}
-	if len(bad) > 0 {
-		return errors.New(strings.Join(bad, "; "))
-	}
-	return nil
-}
-
-// judgeTimeout demands a *providers.Timeout within TimeoutSlack of the io
-// timeout, either way.
-func (r *llmRun) judgeTimeout(err error, elapsed time.Duration) error {
-	return judgeTimeout(err, elapsed, r.io, r.cfg.TimeoutSlack)
+		return err
+	})
 }
 
 // timeoutConnectStalled: a connect stalled for an hour fails with Timeout
@@ -519,58 +436,30 @@ func (r *llmRun) timeToFirst(what string) (time.Duration, error) {
 // warm: Warm succeeds twice, and the stream after it is not slower to its
 // first event than a cold one plus WarmSlack.
 func (r *llmRun) warm() error {
-	cold, err := r.timeToFirst("cold stream")
-	if err != nil {
-		return fmt.Errorf("cold stream: %w", err)
-	}
-	for i := range 2 {
-		ctx, cancel := context.WithCancel(r.ctx)
-		_, err := callBounded(fmt.Sprintf("Warm #%d", i+1), r.bound,
-			func() (struct{}, error) { return struct{}{}, r.p.Warm(ctx) }, cancel, nil)
-		cancel()
-		if err != nil {
-			return fmt.Errorf("Warm #%d: %w", i+1, err)
-		}
-	}
-	warm, err := r.timeToFirst("warm stream")
-	if err != nil {
-		return fmt.Errorf("stream after Warm: %w", err)
-	}
-	if warm > cold+r.cfg.WarmSlack {
-		return fmt.Errorf("first event %v after Warm, cold %v: more than %v slower", warm, cold, r.cfg.WarmSlack)
-	}
-	return nil
+	return r.checkWarm(r.p.Warm, r.timeToFirst, "stream", "first event")
 }
 
-// goroutineLeak: the goroutine count returns to its baseline within
-// LeakBound after a finished stream and after one abandoned mid-way
-// through a long response (its context cancelled, never closed). The
-// baseline is the set of the bubble's goroutines once stable for
-// LeakBound; a leak is a goroutine started since that is still alive
-// LeakBound after the stream (one that ended meanwhile cannot hide it).
+// goroutineLeak: no goroutine started since the baseline outlives, by
+// LeakBound, a finished stream or one abandoned mid-way through a long
+// response (its context cancelled, never closed); see checkNoLeak.
 func (r *llmRun) goroutineLeak() error {
-	baseline := stableGoroutines(r.cfg.LeakBound)
-
-	r.h.Script(Response{Text: words("f", 5)})
-	if _, err := r.whole("finished stream"); err != nil {
-		return fmt.Errorf("finished stream: %w", err)
-	}
-	if n := settleGoroutines(baseline, r.cfg.LeakBound); n > 0 {
-		return fmt.Errorf("after a finished stream: %d goroutines started since the baseline still alive %v later", n, r.cfg.LeakBound)
-	}
-
-	r.h.Script(Response{Text: words("a", r.cfg.LongResponseWords)})
-	st, err := r.open("abandoned stream", r.request("abandoned stream"))
-	if err != nil {
-		return fmt.Errorf("abandoned stream: %w", err)
-	}
-	if err := st.readTexts(2); err != nil {
-		st.close()
-		return fmt.Errorf("abandoned stream: %w", err)
-	}
-	st.cancel()
-	if n := settleGoroutines(baseline, r.cfg.LeakBound); n > 0 {
-		return fmt.Errorf("after an abandoned stream: %d goroutines started since the baseline still alive %v later", n, r.cfg.LeakBound)
-	}
-	return nil
+	return r.checkNoLeak("stream", func() error {
+		r.h.Script(Response{Text: words("f", 5)})
+		if _, err := r.whole("finished stream"); err != nil {
+			return fmt.Errorf("finished stream: %w", err)
+		}
+		return nil
+	}, func() error {
+		r.h.Script(Response{Text: words("a", r.cfg.LongResponseWords)})
+		st, err := r.open("abandoned stream", r.request("abandoned stream"))
+		if err != nil {
+			return fmt.Errorf("abandoned stream: %w", err)
+		}
+		if err := st.readTexts(2); err != nil {
+			st.close()
+			return fmt.Errorf("abandoned stream: %w", err)
+		}
+		st.cancel()
+		return nil
+	})
 }

@@ -24,11 +24,14 @@ type MockHarnessConfig struct {
 const DefaultIOTimeout = 2 * time.Second
 
 // Validate rejects a negative io timeout and an invalid LLM config.
-func (c MockHarnessConfig) Validate() error {
-	if c.IOTimeout < 0 {
-		return fmt.Errorf("%w: io timeout %v", ErrInvalidConfig, c.IOTimeout)
+func (c MockHarnessConfig) Validate() error { return validateMock(c.IOTimeout, c.LLM) }
+
+// validateMock rejects a negative io timeout and an invalid mock config.
+func validateMock(io time.Duration, mock interface{ Validate() error }) error {
+	if io < 0 {
+		return fmt.Errorf("%w: io timeout %v", ErrInvalidConfig, io)
 	}
-	if err := c.LLM.Validate(); err != nil {
+	if err := mock.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	return nil

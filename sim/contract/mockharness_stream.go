@@ -2,7 +2,6 @@ package contract
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
@@ -21,15 +20,7 @@ type MockSTTHarnessConfig struct {
 }
 
 // Validate rejects a negative io timeout and an invalid STT config.
-func (c MockSTTHarnessConfig) Validate() error {
-	if c.IOTimeout < 0 {
-		return fmt.Errorf("%w: io timeout %v", ErrInvalidConfig, c.IOTimeout)
-	}
-	if err := c.STT.Validate(); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
-	}
-	return nil
-}
+func (c MockSTTHarnessConfig) Validate() error { return validateMock(c.IOTimeout, c.STT) }
 
 // MockSTTHarness is the STTHarness of the simulator's MockSTT. A MockSTT
 // takes its utterances when it is made, so the harness makes one lazily,
@@ -132,15 +123,7 @@ type MockTTSHarnessConfig struct {
 }
 
 // Validate rejects a negative io timeout and an invalid TTS config.
-func (c MockTTSHarnessConfig) Validate() error {
-	if c.IOTimeout < 0 {
-		return fmt.Errorf("%w: io timeout %v", ErrInvalidConfig, c.IOTimeout)
-	}
-	if err := c.TTS.Validate(); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
-	}
-	return nil
-}
+func (c MockTTSHarnessConfig) Validate() error { return validateMock(c.IOTimeout, c.TTS) }
 
 // MockTTSHarness is the TTSHarness of the simulator's MockTTS. Reset
 // starts a fresh mock, so faults injected and not used are dropped.

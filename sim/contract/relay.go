@@ -15,8 +15,12 @@ type relay[E any] struct {
 	once   sync.Once
 }
 
+// relayStep is what a relay does with one event ev of the inner session:
+// it hands what the caller is to see to emit, and says whether to go on.
+type relayStep[E any] func(ev E, emit func(E) bool) bool
+
 // newRelay starts the relay of in through step.
-func newRelay[E any](in <-chan E, step func(ev E, emit func(E) bool) bool) *relay[E] {
+func newRelay[E any](in <-chan E, step relayStep[E]) *relay[E] {
 	r := &relay[E]{out: make(chan E, relayBuffer), extra: make(chan E, relayBuffer), stop: make(chan struct{}), exited: make(chan struct{})}
 	go func() {
 		defer close(r.exited)

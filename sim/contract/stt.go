@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/brisvox/brisvox/providers"
@@ -25,37 +24,25 @@ const burstDuration = 100 * time.Millisecond
 // the hang-up, so that the provider is mid-way through an utterance.
 const feedFor = 300 * time.Millisecond
 
-// sttCheck is one check of the STT suite.
-type sttCheck struct {
-	name string
-	run  func(*sttRun) error
-}
-
 // sttChecks is the STT suite, in order.
-func sttChecks() []sttCheck {
-	return []sttCheck{
-		{CheckStreaming, (*sttRun).streaming},
-		{CheckCancel, (*sttRun).cancel},
-		{CheckReconnect, (*sttRun).reconnect},
-		{CheckErrorMapping, (*sttRun).errorMapping},
-		{CheckTimeoutConnect, (*sttRun).timeoutConnectStalled},
-		{CheckTimeoutConnectSlow, (*sttRun).timeoutConnectSlow},
-		{CheckTimeoutFirst, (*sttRun).timeoutFirstStalled},
-		{CheckTimeoutFirstSlow, (*sttRun).timeoutFirstSlow},
-		{CheckTimeoutIdle, (*sttRun).timeoutIdle},
-		{CheckWarm, (*sttRun).warm},
-		{CheckGoroutineLeak, (*sttRun).goroutineLeak},
+func sttChecks() []check[*sttRun] {
+	return []check[*sttRun]{
+		{CheckStreaming, (*sttRun).streaming, false},
+		{CheckCancel, (*sttRun).cancel, false},
+		{CheckReconnect, (*sttRun).reconnect, true},
+		{CheckErrorMapping, (*sttRun).errorMapping, true},
+		{CheckTimeoutConnect, (*sttRun).timeoutConnectStalled, true},
+		{CheckTimeoutConnectSlow, (*sttRun).timeoutConnectSlow, true},
+		{CheckTimeoutFirst, (*sttRun).timeoutFirstStalled, true},
+		{CheckTimeoutFirstSlow, (*sttRun).timeoutFirstSlow, true},
+		{CheckTimeoutIdle, (*sttRun).timeoutIdle, true},
+		{CheckWarm, (*sttRun).warm, false},
+		{CheckGoroutineLeak, (*sttRun).goroutineLeak, false},
 	}
 }
 
 // STTCheckNames lists the checks RunSTT runs, in order.
-func STTCheckNames() []string {
-	var out []string
-	for _, c := range sttChecks() {
-		out = append(out, c.name)
-	}
-	return out
-}
+func STTCheckNames() []string { return checkNames(sttChecks()) }
 
 // RunSTT runs the STT contract suite against p, scripted through h, and
 // reports one CheckResult per check. The error is only for invalid
@@ -64,116 +51,56 @@ func STTCheckNames() []string {
 // inside it) for virtual time. ctx ends the suite early: the checks then
 // fail with its error.
 func RunSTT(ctx context.Context, p providers.STT, h STTHarness, cfg Config) (Report, error) {
-	if p == nil || h == nil {
-		return Report{}, fmt.Errorf("%w: nil provider or harness", ErrInvalidConfig)
-	}
-	if err := cfg.Validate(); err != nil {
+	if err := checkArgs(p == nil || h == nil, "provider or harness", cfg); err != nil {
 		return Report{}, err
 	}
 	io, rate := h.IOTimeout(), h.SampleRate()
 	if io <= 0 || rate < 50 {
 		return Report{}, fmt.Errorf("%w: harness io timeout %v, rate %d", ErrInvalidConfig, io, rate)
 	}
-	r := &sttRun{ctx: ctx, p: p, h: h, cfg: cfg.withDefaults(), io: io, bound: boundFactor * io,
+	r := &sttRun{suite: newSuite(ctx, cfg, io), p: p, h: h,
 		frame: speechFrame(rate, frameDuration), burst: speechFrame(rate, burstDuration)}
-	rep := Report{Kind: "stt"}
-	for _, c := range sttChecks() {
-		h.Reset()
-		start := time.Now()
-		err := c.run(r)
-		res := CheckResult{Name: c.name, Passed: err == nil, Elapsed: time.Since(start)}
-		if err != nil {
-			res.Detail = err.Error()
-		}
-		rep.Checks = append(rep.Checks, res)
-	}
-	return rep, nil
+	return runChecks("stt", r, sttChecks(), h.Reset, false), nil
 }
 
 // sttRun is one run of the STT suite.
 type sttRun struct {
-	ctx   context.Context
+	suite
 	p     providers.STT
 	h     STTHarness
-	cfg   Config
-	io    time.Duration
-	bound time.Duration
 	frame []int16 // frameDuration of speech
 	burst []int16 // burstDuration of speech
 }
 
 // sttSess is a session under test with its context and bounds.
 type sttSess struct {
-	r      *sttRun
-	what   string
-	s      providers.STTSession
-	cancel context.CancelFunc
-	n      int // events read, failures excluded
+	handle[providers.STTSession]
+	r *sttRun
 }
 
 // connect calls Connect, bounded.
 func (r *sttRun) connect(what string) (*sttSess, error) {
-	ctx, cancel := context.WithCancel(r.ctx)
-	s, err := callBounded("Connect ("+what+")", r.bound,
-		func() (providers.STTSession, error) { return r.p.Connect(ctx) },
-		cancel,
-		func(s providers.STTSession) { _ = s.Close() })
+	h, err := openHandle(&r.suite, "Connect", "session", what, r.p.Connect)
 	if err != nil {
-		cancel()
 		return nil, err
 	}
-	if s == nil {
-		cancel()
-		return nil, fmt.Errorf("Connect (%s) returned neither a session nor an error", what)
-	}
-	return &sttSess{r: r, what: what, s: s, cancel: cancel}, nil
+	return &sttSess{handle: h, r: r}, nil
 }
 
 // recv reads the next event within the bound. A failure event is returned
 // with its error; a closed channel is ErrEnded.
 func (ss *sttSess) recv() (providers.STTEvent, error) {
-	ev, ok, timedOut := recvWithin(ss.s.Events(), ss.r.bound)
-	switch {
-	case timedOut:
-		return ev, fmt.Errorf("%w: event %d (%s) after %v", ErrHang, ss.n, ss.what, ss.r.bound)
-	case !ok:
-		return ev, fmt.Errorf("%w after %d events (%s)", ErrEnded, ss.n, ss.what)
-	case ev.Err != nil:
-		return ev, ev.Err
-	}
-	ss.n++
-	return ev, nil
+	return recvEvent(&ss.handle, func(ev providers.STTEvent) error { return ev.Err })
 }
 
 // send calls SendAudio, bounded.
 func (ss *sttSess) send(pcm []int16) error {
-	_, err := callBounded("SendAudio ("+ss.what+")", ss.r.bound,
-		func() (struct{}, error) { return struct{}{}, ss.s.SendAudio(pcm) },
-		func() { _ = ss.s.Close() }, nil)
-	return err
+	return ss.call("SendAudio", func() error { return ss.s.SendAudio(pcm) })
 }
 
 // finalize calls Finalize, bounded.
 func (ss *sttSess) finalize() error {
-	_, err := callBounded("Finalize ("+ss.what+")", ss.r.bound,
-		func() (struct{}, error) { return struct{}{}, ss.s.Finalize() },
-		func() { _ = ss.s.Close() }, nil)
-	return err
-}
-
-// hangUp calls Close, bounded, and leaves the context alone.
-func (ss *sttSess) hangUp() error {
-	_, err := callBounded("Close ("+ss.what+")", ss.r.bound,
-		func() (struct{}, error) { return struct{}{}, ss.s.Close() },
-		ss.cancel, nil)
-	return err
-}
-
-// close calls Close (bounded) and cancels the session's context.
-func (ss *sttSess) close() error {
-	err := ss.hangUp()
-	ss.cancel()
-	return err
+	return ss.call("Finalize", ss.s.Finalize)
 }
 
 // readUntilFinal reads until the final of a Finalize.
@@ -215,7 +142,7 @@ type feeder struct {
 
 // feed starts a feeder; the first frame goes out at once.
 func (ss *sttSess) feed() *feeder {
-	f := &feeder{stop: make(chan struct{}), done: make(chan struct{}), bound: ss.r.bound,
+	f := &feeder{stop: make(chan struct{}), done: make(chan struct{}), bound: ss.bound,
 		abort: func() { _ = ss.s.Close() }, sender: "SendAudio (" + ss.what + ")"}
 	go func() {
 		defer close(f.done)
@@ -408,55 +335,29 @@ func (r *sttRun) reconnect() error {
 // connects lazily), a protocol violation to *providers.Protocol, a drop to
 // *providers.Disconnected. Every case is tried; all breaches are reported.
 func (r *sttRun) errorMapping() error {
-	var bad []string
-	for _, status := range []int{401, 429, 500, 503} {
+	return checkErrorMapping(func(status int, what string) error {
 		r.h.Reset()
 		r.h.Script("refused")
 		r.h.Inject(sim.Fault{Kind: sim.FaultReject, Status: status})
-		what := fmt.Sprintf("refusal %d", status)
-		ss, err := r.connect(what)
-		if err == nil {
-			_, err = ss.sayAndFinalize()
-			ss.close()
-		}
-		var rej *providers.Rejected
-		if !errors.As(err, &rej) || rej.Status != status {
-			bad = append(bad, fmt.Sprintf("%s: got %v, want *providers.Rejected{Status: %d}", what, err, status))
-		}
-	}
-	for _, c := range mappedFaults() {
+		return r.sayOnce(what)
+	}, func(c mappedFault) error {
 		r.h.Reset()
 		r.h.Script("mapped")
 		r.h.Inject(sim.Fault{Kind: c.kind, BeforeEvent: 0})
-		ss, err := r.connect(c.what)
-		if err == nil {
-			_, err = ss.sayAndFinalize()
-			ss.close()
-		}
-		if !c.ok(err) {
-			bad = append(bad, fmt.Sprintf("%s: got %v, want %s", c.what, err, c.want))
-		}
-	}
-	if len(bad) > 0 {
-		return errors.New(strings.Join(bad, "; "))
-	}
-	return nil
+		return r.sayOnce(c.what)
+	})
 }
 
-// mappedFault is a session fault and the typed error it must surface as.
-type mappedFault struct {
-	what string
-	kind sim.FaultKind
-	ok   func(error) bool
-	want string
-}
-
-// mappedFaults are the protocol violation and the drop.
-func mappedFaults() []mappedFault {
-	return []mappedFault{
-		{"protocol violation", sim.FaultProtocol, func(err error) bool { var e *providers.Protocol; return errors.As(err, &e) }, "*providers.Protocol"},
-		{"drop", sim.FaultDisconnect, func(err error) bool { var e *providers.Disconnected; return errors.As(err, &e) }, "*providers.Disconnected"},
+// sayOnce connects, says a burst and reads its final, and closes: the
+// first error on the way.
+func (r *sttRun) sayOnce(what string) error {
+	ss, err := r.connect(what)
+	if err != nil {
+		return err
 	}
+	_, err = ss.sayAndFinalize()
+	ss.close()
+	return err
 }
 
 // timeoutConnectStalled: a connect stalled for an hour fails with Timeout
@@ -470,7 +371,7 @@ func (r *sttRun) timeoutConnectStalled() error {
 	if ss != nil {
 		ss.close()
 	}
-	return judgeTimeout(err, elapsed, r.io, r.cfg.TimeoutSlack)
+	return r.judgeTimeout(err, elapsed)
 }
 
 // timeoutConnectSlow: a connect slow by half the deadline succeeds and
@@ -508,7 +409,7 @@ func (r *sttRun) timeoutFirstStalled() error {
 	if err == nil {
 		return fmt.Errorf("%s came through a stall of the first event", describeSTT(ev))
 	}
-	return judgeTimeout(err, time.Since(start), r.io, r.cfg.TimeoutSlack)
+	return r.judgeTimeout(err, time.Since(start))
 }
 
 // timeoutFirstSlow: a first event late by half the deadline is delivered,
@@ -556,7 +457,7 @@ func (r *sttRun) timeoutIdle() error {
 	for range r.cfg.MaxEvents {
 		start := time.Now()
 		if _, err := ss.recv(); err != nil {
-			return judgeTimeout(err, time.Since(start), r.io, r.cfg.TimeoutSlack)
+			return r.judgeTimeout(err, time.Since(start))
 		}
 	}
 	return fmt.Errorf("%d events through the stall", r.cfg.MaxEvents)
@@ -587,76 +488,43 @@ func (r *sttRun) timeToFirst(what string) (time.Duration, error) {
 // warm: Warm succeeds twice, and the session after it is not slower to its
 // first event than a cold one plus WarmSlack.
 func (r *sttRun) warm() error {
-	cold, err := r.timeToFirst("cold session")
-	if err != nil {
-		return fmt.Errorf("cold session: %w", err)
-	}
-	if err := warmTwice(r.ctx, r.bound, r.p.Warm); err != nil {
-		return err
-	}
-	warm, err := r.timeToFirst("warm session")
-	if err != nil {
-		return fmt.Errorf("session after Warm: %w", err)
-	}
-	if warm > cold+r.cfg.WarmSlack {
-		return fmt.Errorf("first event %v after Warm, cold %v: more than %v slower", warm, cold, r.cfg.WarmSlack)
-	}
-	return nil
+	return r.checkWarm(r.p.Warm, r.timeToFirst, "session", "first event")
 }
 
-// warmTwice calls warm twice, each bounded.
-func warmTwice(ctx context.Context, bound time.Duration, warm func(context.Context) error) error {
-	for i := range 2 {
-		wctx, cancel := context.WithCancel(ctx)
-		_, err := callBounded(fmt.Sprintf("Warm #%d", i+1), bound,
-			func() (struct{}, error) { return struct{}{}, warm(wctx) }, cancel, nil)
-		cancel()
-		if err != nil {
-			return fmt.Errorf("Warm #%d: %w", i+1, err)
-		}
-	}
-	return nil
-}
-
-// goroutineLeak: the goroutine count returns to its baseline within
-// LeakBound after a finished session (closed) and after one abandoned
-// while speech streams in and a final is owed (its context cancelled,
-// never closed).
+// goroutineLeak: no goroutine started since the baseline outlives, by
+// LeakBound, a finished session (closed) or one abandoned while speech
+// streams in and a final is owed (its context cancelled, never closed);
+// see checkNoLeak.
 func (r *sttRun) goroutineLeak() error {
-	baseline := stableGoroutines(r.cfg.LeakBound)
-
-	r.h.Script("finished")
-	r.h.Script(words("a", 50))
-	ss, err := r.connect("finished session")
-	if err != nil {
-		return err
-	}
-	if _, err := ss.sayAndFinalize(); err != nil {
+	return r.checkNoLeak("session", func() error {
+		r.h.Script("finished")
+		r.h.Script(words("a", 50))
+		ss, err := r.connect("finished session")
+		if err != nil {
+			return err
+		}
+		if _, err := ss.sayAndFinalize(); err != nil {
+			ss.close()
+			return fmt.Errorf("finished session: %w", err)
+		}
 		ss.close()
-		return fmt.Errorf("finished session: %w", err)
-	}
-	ss.close()
-	if n := settleGoroutines(baseline, r.cfg.LeakBound); n > 0 {
-		return fmt.Errorf("after a finished session: %d goroutines started since the baseline still alive %v later", n, r.cfg.LeakBound)
-	}
-
-	ss, err = r.connect("abandoned session")
-	if err != nil {
-		return err
-	}
-	f := ss.feed()
-	time.Sleep(feedFor)
-	if err := f.halt(); err != nil {
+		return nil
+	}, func() error {
+		ss, err := r.connect("abandoned session")
+		if err != nil {
+			return err
+		}
+		f := ss.feed()
+		time.Sleep(feedFor)
+		if err := f.halt(); err != nil {
+			ss.cancel()
+			return err
+		}
+		if err := ss.finalize(); err != nil {
+			ss.cancel()
+			return err
+		}
 		ss.cancel()
-		return err
-	}
-	if err := ss.finalize(); err != nil {
-		ss.cancel()
-		return err
-	}
-	ss.cancel()
-	if n := settleGoroutines(baseline, r.cfg.LeakBound); n > 0 {
-		return fmt.Errorf("after an abandoned session: %d goroutines started since the baseline still alive %v later", n, r.cfg.LeakBound)
-	}
-	return nil
+		return nil
+	})
 }

@@ -67,17 +67,9 @@ func speechText(n int) string {
 	return strings.Join(ws, " ")
 }
 
-// ttsCheck is one check of the TTS suite.
-type ttsCheck struct {
-	name string
-	run  func(*ttsRun) error
-	// faults is true for a check that injects a fault into the service.
-	faults bool
-}
-
 // ttsChecks is the TTS suite, in order.
-func ttsChecks() []ttsCheck {
-	return []ttsCheck{
+func ttsChecks() []check[*ttsRun] {
+	return []check[*ttsRun]{
 		{CheckAudioAndWords, (*ttsRun).audioAndWords, false},
 		{CheckFlush, (*ttsRun).flush, false},
 		{CheckCancel, (*ttsRun).cancel, false},
@@ -96,34 +88,22 @@ func ttsChecks() []ttsCheck {
 // TTSCheckNamesFor lists the checks RunTTS reports with h, in order: the
 // held-text checks follow TTSCheckNames when h holds text. The checks
 // skipped for an in-process engine are listed too (reported Skipped).
-func TTSCheckNamesFor(h TTSHarness) []string {
-	var out []string
-	for _, c := range ttsChecksFor(h) {
-		out = append(out, c.name)
-	}
-	return out
-}
+func TTSCheckNamesFor(h TTSHarness) []string { return checkNames(ttsChecksFor(h)) }
 
 // ttsChecksFor is the suite for h.
-func ttsChecksFor(h TTSHarness) []ttsCheck {
+func ttsChecksFor(h TTSHarness) []check[*ttsRun] {
 	checks := ttsChecks()
 	if ht, ok := h.(TTSHoldsText); ok && ht.HoldsText() {
 		checks = append(checks,
-			ttsCheck{CheckTimeoutHeldStalled, (*ttsRun).timeoutHeldStalled, true},
-			ttsCheck{CheckHeldTextSlowLLM, (*ttsRun).heldTextSlowLLM, false})
+			check[*ttsRun]{CheckTimeoutHeldStalled, (*ttsRun).timeoutHeldStalled, true},
+			check[*ttsRun]{CheckHeldTextSlowLLM, (*ttsRun).heldTextSlowLLM, false})
 	}
 	return checks
 }
 
 // TTSCheckNames lists the checks RunTTS runs for a harness that holds no
 // text (see TTSCheckNamesFor), in order.
-func TTSCheckNames() []string {
-	var out []string
-	for _, c := range ttsChecks() {
-		out = append(out, c.name)
-	}
-	return out
-}
+func TTSCheckNames() []string { return checkNames(ttsChecks()) }
 
 // RunTTS runs the TTS contract suite against p, driven through h, and
 // reports one CheckResult per check (Skipped for a fault check when h is
@@ -133,46 +113,24 @@ func TTSCheckNames() []string {
 // inside it) for virtual time. ctx ends the suite early: the checks then
 // fail with its error.
 func RunTTS(ctx context.Context, p providers.TTS, h TTSHarness, cfg Config) (Report, error) {
-	if p == nil || h == nil {
-		return Report{}, fmt.Errorf("%w: nil provider or harness", ErrInvalidConfig)
-	}
-	if err := cfg.Validate(); err != nil {
+	if err := checkArgs(p == nil || h == nil, "provider or harness", cfg); err != nil {
 		return Report{}, err
 	}
 	io := h.IOTimeout()
 	if io <= 0 {
 		return Report{}, fmt.Errorf("%w: harness io timeout %v", ErrInvalidConfig, io)
 	}
-	r := &ttsRun{ctx: ctx, p: p, h: h, cfg: cfg.withDefaults(), io: io, bound: boundFactor * io,
-		words: h.EmitsWords(), atConnect: h.FaultsAtConnect()}
-	rep := Report{Kind: "tts"}
+	r := &ttsRun{suite: newSuite(ctx, cfg, io), p: p, h: h, words: h.EmitsWords(), atConnect: h.FaultsAtConnect()}
 	ip, _ := h.(TTSInProcess)
 	inProcess := ip != nil && ip.InProcess()
-	for _, c := range ttsChecksFor(h) {
-		if inProcess && c.faults {
-			rep.Checks = append(rep.Checks, CheckResult{Name: c.name, Skipped: true, Detail: skipInProcess})
-			continue
-		}
-		h.Reset()
-		start := time.Now()
-		err := c.run(r)
-		res := CheckResult{Name: c.name, Passed: err == nil, Elapsed: time.Since(start)}
-		if err != nil {
-			res.Detail = err.Error()
-		}
-		rep.Checks = append(rep.Checks, res)
-	}
-	return rep, nil
+	return runChecks("tts", r, ttsChecksFor(h), h.Reset, inProcess), nil
 }
 
 // ttsRun is one run of the TTS suite.
 type ttsRun struct {
-	ctx       context.Context
+	suite
 	p         providers.TTS
 	h         TTSHarness
-	cfg       Config
-	io        time.Duration
-	bound     time.Duration
 	words     bool // the harness's EmitsWords
 	atConnect bool // the harness's FaultsAtConnect
 	seq       int
@@ -186,55 +144,34 @@ func (r *ttsRun) contextID(what string) string {
 
 // ttsSess is a session under test with its context and bounds.
 type ttsSess struct {
-	r      *ttsRun
-	what   string
-	s      providers.TTSSession
-	cancel context.CancelFunc
-	n      int // events read, failures excluded
+	handle[providers.TTSSession]
+	r *ttsRun
 }
 
 // connect calls Connect, bounded.
 func (r *ttsRun) connect(what string) (*ttsSess, error) {
-	ctx, cancel := context.WithCancel(r.ctx)
-	s, err := callBounded("Connect ("+what+")", r.bound,
-		func() (providers.TTSSession, error) { return r.p.Connect(ctx) },
-		cancel,
-		func(s providers.TTSSession) { _ = s.Close() })
+	h, err := openHandle(&r.suite, "Connect", "session", what, r.p.Connect)
 	if err != nil {
-		cancel()
 		return nil, err
 	}
-	if s == nil {
-		cancel()
-		return nil, fmt.Errorf("Connect (%s) returned neither a session nor an error", what)
-	}
-	return &ttsSess{r: r, what: what, s: s, cancel: cancel}, nil
+	return &ttsSess{handle: h, r: r}, nil
 }
 
 // recv reads the next event within the bound. A TTSError event is
 // returned with its error; a closed channel is ErrEnded.
 func (ss *ttsSess) recv() (providers.TTSEvent, error) {
-	ev, ok, timedOut := recvWithin(ss.s.Events(), ss.r.bound)
-	switch {
-	case timedOut:
-		return ev, fmt.Errorf("%w: event %d (%s) after %v", ErrHang, ss.n, ss.what, ss.r.bound)
-	case !ok:
-		return ev, fmt.Errorf("%w after %d events (%s)", ErrEnded, ss.n, ss.what)
-	case ev.Kind == providers.TTSError && ev.Err != nil:
-		return ev, ev.Err
-	case ev.Kind == providers.TTSError:
-		return ev, fmt.Errorf("a TTSError event without Err after %d events (%s)", ss.n, ss.what)
-	}
-	ss.n++
-	return ev, nil
+	return recvEvent(&ss.handle, ss.failure)
 }
 
-// call runs one session method, bounded.
-func (ss *ttsSess) call(what string, f func() error) error {
-	_, err := callBounded(what+" ("+ss.what+")", ss.r.bound,
-		func() (struct{}, error) { return struct{}{}, f() },
-		func() { _ = ss.s.Close() }, nil)
-	return err
+// failure is the error a TTSError event reports; nil for the other kinds.
+func (ss *ttsSess) failure(ev providers.TTSEvent) error {
+	switch {
+	case ev.Kind != providers.TTSError:
+		return nil
+	case ev.Err != nil:
+		return ev.Err
+	}
+	return fmt.Errorf("a TTSError event without Err after %d events (%s)", ss.n, ss.what)
 }
 
 // say pushes the pieces into context id and flushes it.
@@ -245,15 +182,6 @@ func (ss *ttsSess) say(id string, pieces ...string) error {
 		}
 	}
 	return ss.call("Flush", func() error { return ss.s.Flush(id) })
-}
-
-// close calls Close (bounded) and cancels the session's context.
-func (ss *ttsSess) close() error {
-	_, err := callBounded("Close ("+ss.what+")", ss.r.bound,
-		func() (struct{}, error) { return struct{}{}, ss.s.Close() },
-		ss.cancel, nil)
-	ss.cancel()
-	return err
 }
 
 // spoken is what a context delivered up to its Flushed.
@@ -327,6 +255,20 @@ func (ss *ttsSess) speak(pieces ...string) (spoken, error) {
 		return spoken{}, err
 	}
 	return ss.untilFlushed(id)
+}
+
+// speakAudible says text in a new context and demands audio before its
+// Flushed. (The words and their times are audio_and_words' and flush's
+// business.)
+func (ss *ttsSess) speakAudible(text string) error {
+	sp, err := ss.speak(text)
+	if err != nil {
+		return err
+	}
+	if sp.chunks == 0 {
+		return errors.New("no audio before Flushed")
+	}
+	return nil
 }
 
 // judge checks what a context said against the text: audio, and (when the
@@ -463,12 +405,8 @@ func (r *ttsRun) cancel() error {
 			if err := ss.quiet("the Cancelled ack"); err != nil {
 				return err
 			}
-			sp, err := ss.speak("the next answer")
-			if err != nil {
+			if err := ss.speakAudible("the next answer"); err != nil {
 				return fmt.Errorf("the context after the cancel: %w", err)
-			}
-			if sp.chunks == 0 {
-				return errors.New("the context after the cancel: no audio before Flushed")
 			}
 			return nil
 		case i >= buffered:
@@ -507,12 +445,8 @@ func (r *ttsRun) reconnect() error {
 		return fmt.Errorf("retry after the drop: %w", err)
 	}
 	defer ss2.close()
-	sp, err := ss2.speak("the retry speaks")
-	if err != nil {
+	if err := ss2.speakAudible("the retry speaks"); err != nil {
 		return fmt.Errorf("retry after the drop: %w", err)
-	}
-	if sp.chunks == 0 {
-		return errors.New("retry after the drop: no audio before Flushed")
 	}
 	return nil
 }
@@ -553,33 +487,22 @@ func (r *ttsRun) connectFault(what string) (start time.Time, err error) {
 // *providers.Protocol, a drop to *providers.Disconnected. Every case is
 // tried; all breaches are reported.
 func (r *ttsRun) errorMapping() error {
-	var bad []string
-	for _, status := range []int{401, 429, 500, 503} {
+	return checkErrorMapping(func(status int, what string) error {
 		r.h.Reset()
 		r.h.Inject(sim.Fault{Kind: sim.FaultReject, Status: status})
-		what := fmt.Sprintf("refusal %d", status)
 		_, err := r.connectFault(what)
-		var rej *providers.Rejected
-		if !errors.As(err, &rej) || rej.Status != status {
-			bad = append(bad, fmt.Sprintf("%s: got %v, want *providers.Rejected{Status: %d}", what, err, status))
-		}
-	}
-	for _, c := range mappedFaults() {
+		return err
+	}, func(c mappedFault) error {
 		r.h.Reset()
 		r.h.Inject(sim.Fault{Kind: c.kind, BeforeEvent: 1})
 		ss, err := r.connect(c.what)
-		if err == nil {
-			_, err = ss.speak(speechText(5))
-			ss.close()
+		if err != nil {
+			return err
 		}
-		if !c.ok(err) {
-			bad = append(bad, fmt.Sprintf("%s: got %v, want %s", c.what, err, c.want))
-		}
-	}
-	if len(bad) > 0 {
-		return errors.New(strings.Join(bad, "; "))
-	}
-	return nil
+		_, err = ss.speak(speechText(5))
+		ss.close()
+		return err
+	})
 }
 
 // timeoutConnectStalled: a connect stalled for an hour fails with Timeout
@@ -588,25 +511,17 @@ func (r *ttsRun) errorMapping() error {
 func (r *ttsRun) timeoutConnectStalled() error {
 	r.h.Inject(sim.Fault{Kind: sim.FaultConnectStall, Duration: stall})
 	start, err := r.connectFault("stalled connect")
-	return judgeTimeout(err, time.Since(start), r.io, r.cfg.TimeoutSlack)
+	return r.judgeTimeout(err, time.Since(start))
 }
 
-// whole connects and speaks one text to its Flushed, with audio. (The
-// words and their times are audio_and_words' and flush's business.)
+// whole connects and speaks one text to its Flushed, with audio.
 func (r *ttsRun) whole(what string) error {
 	ss, err := r.connect(what)
 	if err != nil {
 		return err
 	}
 	defer ss.close()
-	sp, err := ss.speak(speechText(5))
-	if err != nil {
-		return err
-	}
-	if sp.chunks == 0 {
-		return errors.New("no audio before Flushed")
-	}
-	return nil
+	return ss.speakAudible(speechText(5))
 }
 
 // timeoutConnectSlow: a connect slow by half the deadline succeeds and the
@@ -620,20 +535,25 @@ func (r *ttsRun) timeoutConnectSlow() error {
 // Timeout at the deadline, counted from the text pushed and flushed.
 func (r *ttsRun) timeoutFirstStalled() error {
 	r.h.Inject(sim.Fault{Kind: sim.FaultStall, BeforeEvent: 0, Duration: stall})
-	ss, err := r.connect("stalled first event")
+	return r.firstEventStalls("stalled first event", func(ss *ttsSess, id string) error {
+		return ss.say(id, speechText(5))
+	})
+}
+
+// firstEventStalls connects a session named what to a service that the
+// check made stall before its first event, hands it text with input (in
+// a new context id), and demands a Timeout at the deadline counted from
+// the input.
+func (r *ttsRun) firstEventStalls(what string, input func(ss *ttsSess, id string) error) error {
+	ss, err := r.connect(what)
 	if err != nil {
 		return err
 	}
 	defer ss.close()
-	if err := ss.say(r.contextID("stalled first event"), speechText(5)); err != nil {
+	if err := input(ss, r.contextID(what)); err != nil {
 		return err
 	}
-	start := time.Now()
-	ev, err := ss.recv()
-	if err == nil {
-		return fmt.Errorf("%s came through a stall of the first event", describeTTS(ev))
-	}
-	return judgeTimeout(err, time.Since(start), r.io, r.cfg.TimeoutSlack)
+	return ss.timesOut("a stall of the first event")
 }
 
 // timeoutHeldStalled: a text pushed and not flushed to a service stalled
@@ -642,21 +562,9 @@ func (r *ttsRun) timeoutFirstStalled() error {
 // the service holds would wait for good.
 func (r *ttsRun) timeoutHeldStalled() error {
 	r.h.Inject(sim.Fault{Kind: sim.FaultStall, BeforeEvent: 0, Duration: stall})
-	ss, err := r.connect("stalled held text")
-	if err != nil {
-		return err
-	}
-	defer ss.close()
-	id := r.contextID("stalled held text")
-	if err := ss.call("Push", func() error { return ss.s.Push(id, speechText(5)) }); err != nil {
-		return err
-	}
-	start := time.Now()
-	ev, err := ss.recv()
-	if err == nil {
-		return fmt.Errorf("%s came through a stall of the first event", describeTTS(ev))
-	}
-	return judgeTimeout(err, time.Since(start), r.io, r.cfg.TimeoutSlack)
+	return r.firstEventStalls("stalled held text", func(ss *ttsSess, id string) error {
+		return ss.call("Push", func() error { return ss.s.Push(id, speechText(5)) })
+	})
 }
 
 // heldTextSlowLLM: a live service holds a pushed text while the LLM takes
@@ -708,12 +616,19 @@ func (r *ttsRun) timeoutIdle() error {
 	if _, err := ss.recv(); err != nil {
 		return fmt.Errorf("no event before the gap: %w", err)
 	}
+	return ss.timesOut("the stall")
+}
+
+// timesOut reads the next event, which the stall the check injected
+// (through names it in the failure) must turn into a Timeout at the
+// deadline, counted from now.
+func (ss *ttsSess) timesOut(through string) error {
 	start := time.Now()
 	ev, err := ss.recv()
 	if err == nil {
-		return fmt.Errorf("%s came through the stall", describeTTS(ev))
+		return fmt.Errorf("%s came through %s", describeTTS(ev), through)
 	}
-	return judgeTimeout(err, time.Since(start), r.io, r.cfg.TimeoutSlack)
+	return ss.r.judgeTimeout(err, time.Since(start))
 }
 
 // timeToAudio connects, says a text and returns the time from the Connect
@@ -754,57 +669,38 @@ func (r *ttsRun) timeToAudio(what string) (time.Duration, error) {
 // warm: Warm succeeds twice, and the session after it is not slower to its
 // first audio than a cold one plus WarmSlack.
 func (r *ttsRun) warm() error {
-	cold, err := r.timeToAudio("cold session")
-	if err != nil {
-		return fmt.Errorf("cold session: %w", err)
-	}
-	if err := warmTwice(r.ctx, r.bound, r.p.Warm); err != nil {
-		return err
-	}
-	warm, err := r.timeToAudio("warm session")
-	if err != nil {
-		return fmt.Errorf("session after Warm: %w", err)
-	}
-	if warm > cold+r.cfg.WarmSlack {
-		return fmt.Errorf("first audio %v after Warm, cold %v: more than %v slower", warm, cold, r.cfg.WarmSlack)
-	}
-	return nil
+	return r.checkWarm(r.p.Warm, r.timeToAudio, "session", "first audio")
 }
 
-// goroutineLeak: the goroutine count returns to its baseline within
-// LeakBound after a finished session (closed) and after one abandoned
-// mid-way through a long context (its context cancelled, never closed).
+// goroutineLeak: no goroutine started since the baseline outlives, by
+// LeakBound, a finished session (closed) or one abandoned mid-way through
+// a long context (its context cancelled, never closed); see checkNoLeak.
 func (r *ttsRun) goroutineLeak() error {
-	baseline := stableGoroutines(r.cfg.LeakBound)
-
-	if err := r.whole("finished session"); err != nil {
-		return fmt.Errorf("finished session: %w", err)
-	}
-	if n := settleGoroutines(baseline, r.cfg.LeakBound); n > 0 {
-		return fmt.Errorf("after a finished session: %d goroutines started since the baseline still alive %v later", n, r.cfg.LeakBound)
-	}
-
-	ss, err := r.connect("abandoned session")
-	if err != nil {
-		return err
-	}
-	if err := ss.say(r.contextID("abandoned"), speechText(40)); err != nil {
-		ss.cancel()
-		return err
-	}
-	for {
-		ev, err := ss.recv()
+	return r.checkNoLeak("session", func() error {
+		if err := r.whole("finished session"); err != nil {
+			return fmt.Errorf("finished session: %w", err)
+		}
+		return nil
+	}, func() error {
+		ss, err := r.connect("abandoned session")
 		if err != nil {
+			return err
+		}
+		if err := ss.say(r.contextID("abandoned"), speechText(40)); err != nil {
 			ss.cancel()
-			return fmt.Errorf("abandoned session: %w", err)
+			return err
 		}
-		if ev.Kind == providers.TTSAudio {
-			break
+		for {
+			ev, err := ss.recv()
+			if err != nil {
+				ss.cancel()
+				return fmt.Errorf("abandoned session: %w", err)
+			}
+			if ev.Kind == providers.TTSAudio {
+				break
+			}
 		}
-	}
-	ss.cancel()
-	if n := settleGoroutines(baseline, r.cfg.LeakBound); n > 0 {
-		return fmt.Errorf("after an abandoned session: %d goroutines started since the baseline still alive %v later", n, r.cfg.LeakBound)
-	}
-	return nil
+		ss.cancel()
+		return nil
+	})
 }

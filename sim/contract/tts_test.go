@@ -335,8 +335,8 @@ func (s *instantSession) Close() error {
 func TestWarmAcceptsAnInstantService(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newTTSHarness(t, false)
-		r := &ttsRun{ctx: t.Context(), p: instantTTS{}, h: h, cfg: Config{}.withDefaults(),
-			io: h.IOTimeout(), bound: boundFactor * h.IOTimeout(), words: true, atConnect: true}
+		r := &ttsRun{suite: newSuite(t.Context(), Config{}, h.IOTimeout()), p: instantTTS{}, h: h,
+			words: true, atConnect: true}
 		if err := r.warm(); err != nil {
 			t.Fatalf("warm over an instant service: %v", err)
 		}
