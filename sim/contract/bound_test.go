@@ -1,10 +1,13 @@
 package contract
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/brisvox/brisvox/providers"
 )
 
 // A call that hangs is reported as ErrHang after the bound, aborted, and
@@ -37,6 +40,23 @@ func TestCallBoundedRecoversAPanic(t *testing.T) {
 		_, err := callBounded("Warm (test)", time.Second, func() (int, error) { panic("boom") }, nil, nil)
 		if err == nil {
 			t.Fatal("no error for a panicking call")
+		}
+	})
+}
+
+// A Connect that answers (nil, nil) after the suite gave up on it is
+// reported as the hang it was, not a panic on closing the late nil.
+// Mutation caught: the late session closed without the nil check (the
+// test binary panics: nil pointer dereference).
+func TestOpenHandleLateNilSession(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newSuite(t.Context(), Config{}, time.Second)
+		_, err := openHandle(&s, "Connect", "session", "late nil", func(ctx context.Context) (providers.STTSession, error) {
+			<-ctx.Done()
+			return nil, nil
+		})
+		if !errors.Is(err, ErrHang) {
+			t.Fatalf("err %v, want ErrHang", err)
 		}
 	})
 }

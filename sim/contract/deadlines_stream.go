@@ -19,7 +19,7 @@ func connectWithin[S any](ctx context.Context, limit time.Duration, connect func
 	s, err := connect(sctx)
 	var zero S
 	if t != nil && !t.Stop() && ctx.Err() == nil {
-		if err == nil {
+		if err == nil && any(s) != nil {
 			closeS(s)
 		}
 		cancel()

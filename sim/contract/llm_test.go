@@ -78,7 +78,10 @@ func TestMockLLMPassesTheSuite(t *testing.T) {
 // judgeTimeout (deadline_1500ms, deadline_500ms), its upper bound
 // (deadline_3s), the CancelPrompt watch after the drop (keep_alive), both
 // counter checks of cancel together (frozen_counter; either alone still
-// catches it), the abandoned stream of no_goroutine_leak (keep_alive).
+// catches it). (The abandoned-stream half of no_goroutine_leak is not
+// pinned here: since the KeepAlive double's reader waits on after every
+// stream, keep_alive, like the STT and TTS leaky doubles, fails at the
+// finished stream already, and no double leaks only when abandoned.)
 func TestBrokenDoublesFailExactlyTheirChecks(t *testing.T) {
 	timeoutStalls := []string{CheckTimeoutConnect, CheckTimeoutFirst, CheckTimeoutIdle}
 	allTimeouts := []string{CheckTimeoutConnect, CheckTimeoutConnectSlow, CheckTimeoutFirst, CheckTimeoutFirstSlow, CheckTimeoutIdle}

@@ -27,7 +27,11 @@ func openHandle[S io.Closer](s *suite, call, noun, what string, open func(contex
 	sess, err := callBounded(call+" ("+what+")", s.bound,
 		func() (S, error) { return open(ctx) },
 		cancel,
-		func(sess S) { _ = sess.Close() })
+		func(sess S) {
+			if any(sess) != nil { // (nil, nil) too late: nothing to close
+				_ = sess.Close()
+			}
+		})
 	if err != nil {
 		cancel()
 		return handle[S]{}, err
