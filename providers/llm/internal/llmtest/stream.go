@@ -105,11 +105,11 @@ func EndsTyped(t testing.TB, s providers.LLMStream, limit int) {
 // the stream's buffers have grown to their size.
 const warmRecvs = 5
 
-// RecvAllocs reads warmRecvs events from s, then returns the average
-// allocations of one Recv over runs more; each must give an event whose
-// text is text (s must hold warmRecvs+runs+1 such events: AllocsPerRun
-// makes one call more to warm up). Counts differ under -race: the caller
-// skips there.
+// RecvAllocs reads 5 events from s to warm its buffers, then returns the
+// average allocations of one Recv over runs more; each must give an event
+// whose text is text (s must hold 5+runs+1 such events: AllocsPerRun makes
+// one call more to warm up). Counts differ under -race: the caller skips
+// there.
 func RecvAllocs(t testing.TB, s providers.LLMStream, runs int, text string) float64 {
 	t.Helper()
 	for range warmRecvs {
