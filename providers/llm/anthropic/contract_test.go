@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -12,68 +11,19 @@ import (
 
 	"github.com/brisvox/brisvox/providers/llm/anthropic"
 	m "github.com/brisvox/brisvox/providers/llm/anthropic/anthropicmock"
-	"github.com/brisvox/brisvox/providers/llm/openai/openaimock"
+	"github.com/brisvox/brisvox/providers/llm/internal/llmtest"
 	"github.com/brisvox/brisvox/sim"
 	"github.com/brisvox/brisvox/sim/contract"
 )
 
-// mockHarness is the contract suite's LLMHarness over anthropicmock: every
-// chat request takes the next scripted response and the next injected
-// fault, merged into one anthropicmock.Response.
-type mockHarness struct {
-	srv *m.Server
-	io  time.Duration
+// The suite's harness is llmtest's over anthropicmock: every request takes
+// the next scripted response ("ok" when none is left) and the next
+// injected fault, merged by respond.
+var _ contract.LLMHarness = (*llmtest.Harness[contract.Response, sim.Fault])(nil)
 
-	mu     sync.Mutex
-	script []contract.Response
-	faults []sim.Fault
-}
-
-var _ contract.LLMHarness = (*mockHarness)(nil)
-
-// newMockHarness serves the harness's responses on srv.
-func newMockHarness(srv *m.Server, ioTimeout time.Duration) *mockHarness {
-	h := &mockHarness{srv: srv, io: ioTimeout}
-	srv.SetSource(h.next)
-	return h
-}
-
-func (h *mockHarness) Reset() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.script, h.faults = nil, nil
-}
-
-func (h *mockHarness) Script(r contract.Response) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.script = append(h.script, r)
-}
-
-func (h *mockHarness) Inject(f sim.Fault) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.faults = append(h.faults, f)
-}
-
-func (h *mockHarness) EventsSent() int          { return h.srv.Events() }
-func (h *mockHarness) IOTimeout() time.Duration { return h.io }
-
-// next is the mock's answer to a chat request: the next scripted response
-// ("ok" when none is left) with the next fault (if any) applied.
-func (h *mockHarness) next() m.Response {
-	h.mu.Lock()
-	r := contract.Response{Text: "ok"}
-	if len(h.script) > 0 {
-		r, h.script = h.script[0], h.script[1:]
-	}
-	var f sim.Fault
-	if len(h.faults) > 0 {
-		f, h.faults = h.faults[0], h.faults[1:]
-	}
-	h.mu.Unlock()
-	return withFault(lines(r), f)
-}
+// respond is the mock's answer to a request of the suite: r streamed as
+// the service does, with f (if any) applied.
+func respond(r contract.Response, f sim.Fault) m.Response { return withFault(lines(r), f) }
 
 // lines streams r as the service does: message_start, a text block with
 // one delta per word, then each call as a tool_use block with its input
@@ -177,22 +127,17 @@ const contractIO = 2 * time.Second
 // DNS lookup of the pipe's address).
 func TestContractSuiteOverTheMock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := openaimock.NewPipeListener()
-		srv := m.NewWithListener(l)
-		defer srv.Close()
-		a, err := anthropic.New(anthropic.Config{
+		srv, dial := llmtest.Piped(t, m.NewWithListener)
+		a := llmtest.Open(t, anthropic.New, anthropic.Config{
 			BaseURL:           srv.URL(),
 			Model:             "mock-model",
 			ConnectTimeout:    contractIO,
 			FirstEventTimeout: contractIO,
 			IdleTimeout:       contractIO,
-			DialContext:       l.DialContext,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer a.Close()
-		rep, err := contract.RunLLM(context.Background(), a, newMockHarness(srv, contractIO), contract.Config{})
+			DialContext:       dial,
+		}, nil)
+		h := llmtest.NewHarness(srv, contractIO, contract.Response{Text: "ok"}, respond)
+		rep, err := contract.RunLLM(context.Background(), a, h, contract.Config{})
 		if err != nil {
 			t.Fatal(err)
 		}

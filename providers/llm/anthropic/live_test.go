@@ -2,14 +2,14 @@ package anthropic_test
 
 import (
 	"context"
-	"github.com/brisvox/brisvox/providers"
 	"testing"
 	"time"
 
+	"github.com/brisvox/brisvox/providers"
 	"github.com/brisvox/brisvox/providers/llm/anthropic"
 	m "github.com/brisvox/brisvox/providers/llm/anthropic/anthropicmock"
+	"github.com/brisvox/brisvox/providers/llm/internal/llmtest"
 	"github.com/brisvox/brisvox/providers/llm/internal/loose"
-	"github.com/brisvox/brisvox/providers/llm/openai/openaimock"
 )
 
 // liveBudget bounds a whole live run (four steps, five requests).
@@ -76,15 +76,9 @@ func TestLooseOverMock(t *testing.T) {
 	cases := loose.MockCases()
 	var srv *m.Server
 	loose.OverMock(t, cases, func(t *testing.T, broken string) providers.LLM {
-		l := openaimock.NewPipeListener()
-		srv = m.NewWithListener(l, looseScript(broken)...)
-		t.Cleanup(srv.Close)
-		a, err := anthropic.New(anthropic.Config{BaseURL: srv.URL(), Model: "mock-model", DialContext: l.DialContext})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = a.Close() })
-		return a
+		var dial llmtest.DialFunc
+		srv, dial = llmtest.Piped(t, m.NewWithListener, looseScript(broken)...)
+		return llmtest.Open(t, anthropic.New, anthropic.Config{BaseURL: srv.URL(), Model: "mock-model", DialContext: dial}, nil)
 	}, func(t *testing.T, _ loose.Report) {
 		reqs := srv.Requests()
 		if len(reqs) != 4 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/brisvox/brisvox/providers"
 	m "github.com/brisvox/brisvox/providers/llm/anthropic/anthropicmock"
+	"github.com/brisvox/brisvox/providers/llm/internal/llmtest"
 )
 
 // memStream is a stream over an in-memory body: the parser and decoder
@@ -44,7 +45,7 @@ func TestSSEFraming(t *testing.T) {
 		"event: content_block_delta\r\ndata: {\"type\":\"content_block_delta\",\"index\":0,\r\ndata: \"delta\":{\"type\":\"text_delta\",\"text\":\"ab\"}}\r\n\r\n" +
 		sseBody(m.BlockStop(0), m.MessageDelta("end_turn", 2), m.MessageStop())
 	s := memStream(strings.NewReader(body), 1024)
-	evs, err := collect(t, s)
+	evs, err := llmtest.Collect(t, s)
 	if err != nil || len(evs) != 3 || evs[0].Text != "ab" || evs[1].Kind != providers.LLMUsage || evs[2].Kind != providers.LLMDone {
 		t.Fatalf("events %+v, err %v", evs, err)
 	}
@@ -63,18 +64,7 @@ func FuzzSSE(f *testing.F) {
 		const max = 512
 		s := memStream(bytes.NewReader(body), max)
 		defer s.Close()
-		for range len(body) + 2 {
-			_, err := s.Recv()
-			if err == nil {
-				continue
-			}
-			if !errors.Is(err, io.EOF) && !errors.Is(err, providers.ErrProtocol) &&
-				!errors.Is(err, providers.ErrRejected) && !errors.Is(err, providers.ErrDisconnected) {
-				t.Fatalf("unexpected error %v", err)
-			}
-			return
-		}
-		t.Fatal("stream did not end")
+		llmtest.EndsTyped(t, s, len(body)+2)
 	})
 }
 
@@ -89,7 +79,7 @@ func TestThinkingBound(t *testing.T) {
 	}
 	lines = append(lines, m.BlockStop(0), m.MessageStop())
 	s := memStream(strings.NewReader(sseBody(lines...)), DefaultMaxLineBytes)
-	if _, err := collect(t, s); !errors.Is(err, providers.ErrProtocol) {
+	if _, err := llmtest.Collect(t, s); !errors.Is(err, providers.ErrProtocol) {
 		t.Fatalf("error %v, want a Protocol", err)
 	}
 }
@@ -116,17 +106,7 @@ func TestDeltaAllocs(t *testing.T) {
 	const n = 200
 	s := memStream(bytes.NewReader(textBody(n+10)), DefaultMaxLineBytes)
 	defer s.Close()
-	for range 5 { // warm the buffers
-		if _, err := s.Recv(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	allocs := testing.AllocsPerRun(n, func() {
-		if ev, err := s.Recv(); err != nil || ev.Text != "word " {
-			t.Fatalf("%+v %v", ev, err)
-		}
-	})
-	if allocs != 1 {
+	if allocs := llmtest.RecvAllocs(t, s, n, "word "); allocs != 1 {
 		t.Fatalf("%.1f allocations per delta, want 1 (its text)", allocs)
 	}
 }
@@ -143,17 +123,5 @@ func BenchmarkDelta(b *testing.B) {
 	rd := bytes.NewReader(body)
 	s := memStream(rd, DefaultMaxLineBytes)
 	defer s.Close()
-	left := 1024
-	for b.Loop() {
-		if left == 0 {
-			b.StopTimer()
-			rd.Reset(deltas)
-			left = 1024
-			b.StartTimer()
-		}
-		if _, err := s.Recv(); err != nil {
-			b.Fatal(err)
-		}
-		left--
-	}
+	llmtest.BenchRecv(b, s, 1024, func() { rd.Reset(deltas) })
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/providers"
 	m "github.com/brisvox/brisvox/providers/llm/anthropic/anthropicmock"
+	"github.com/brisvox/brisvox/providers/llm/internal/llmtest"
 )
 
 // TestStreamAssembles streams text and two parallel tool_use blocks whose
@@ -35,7 +36,7 @@ func TestStreamAssembles(t *testing.T) {
 	}
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := piped(t, nil, m.Response{Lines: lines})
-		evs, err := run(t, a, simpleReq())
+		evs, err := llmtest.Run(t, a, llmtest.SimpleRequest())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +57,7 @@ func TestStreamAssembles(t *testing.T) {
 		if usage == nil || usage.InputTokens != 42 || usage.OutputTokens != 17 {
 			t.Errorf("usage %+v, want 42 in, 17 out", usage)
 		}
-		r := assemble(t, evs)
+		r := llmtest.Assemble(t, evs)
 		if r.Text != "Checking both." {
 			t.Errorf("text %q", r.Text)
 		}
@@ -102,7 +103,7 @@ func TestThinkingRoundTrip(t *testing.T) {
 	const wantData = `{"thinking":[{"type":"thinking","thinking":"The caller wants the hours.","signature":"EqQBCgIYAhIM"},{"type":"redacted_thinking","data":"cmVkYWN0ZWQ="}]}`
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := piped(t, func(c *Config) { c.MaxTokens, c.ThinkingBudget = 4096, 2048 }, m.Response{Lines: lines}, m.Response{Lines: m.Text("ok")})
-		evs, err := run(t, a, simpleReq())
+		evs, err := llmtest.Run(t, a, llmtest.SimpleRequest())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +114,7 @@ func TestThinkingRoundTrip(t *testing.T) {
 		if got := string(evs[n-2].ProviderData); got != wantData {
 			t.Fatalf("provider data\n got %s\nwant %s", got, wantData)
 		}
-		r := assemble(t, evs)
+		r := llmtest.Assemble(t, evs)
 		if r.Text != "We open at nine." {
 			t.Errorf("spoken text %q", r.Text)
 		}
@@ -123,7 +124,7 @@ func TestThinkingRoundTrip(t *testing.T) {
 		asst := agent.Assistant(r.Text, nil)
 		asst.ProviderData = r.ProviderData
 		req := &providers.Request{Messages: []agent.Message{agent.User("hours?"), asst, agent.User("thanks")}}
-		if _, err := run(t, a, req); err != nil {
+		if _, err := llmtest.Run(t, a, req); err != nil {
 			t.Fatal(err)
 		}
 		sent := srv.Requests()[1]["messages"].([]any)[1].(map[string]any)["content"].([]any)
@@ -191,7 +192,7 @@ func TestStreamErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				a, _ := piped(t, nil, c.resp)
-				_, err := run(t, a, simpleReq())
+				_, err := llmtest.Run(t, a, llmtest.SimpleRequest())
 				if !c.ok(err) {
 					t.Fatalf("error %v (%T)", err, err)
 				}
@@ -209,7 +210,7 @@ func TestStreamErrors(t *testing.T) {
 func TestKeyRedacted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, _ := piped(t, nil, m.Response{Status: 401, ErrorBody: m.ErrorBody("authentication_error", "bad key "+testKey)})
-		_, err := run(t, a, simpleReq())
+		_, err := llmtest.Run(t, a, llmtest.SimpleRequest())
 		var r *providers.Rejected
 		if !errors.As(err, &r) || r.Status != 401 {
 			t.Fatalf("error %v", err)
@@ -232,15 +233,7 @@ func TestKeyRedacted(t *testing.T) {
 func TestWarmReusesConnection(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := piped(t, nil)
-		if err := a.Warm(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := run(t, a, simpleReq()); err != nil {
-			t.Fatal(err)
-		}
-		if srv.WarmHits() != 1 || srv.Conns() != 1 {
-			t.Fatalf("warm hits %d, connections %d; want 1 and 1", srv.WarmHits(), srv.Conns())
-		}
+		llmtest.WarmReusesConnection(t, a, srv)
 		if v := srv.Versions(); len(v) != 2 || v[0] != DefaultVersion {
 			t.Fatalf("versions %q", v)
 		}
@@ -254,7 +247,7 @@ func TestIdleTimerResets(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, _ := piped(t, func(c *Config) { c.IdleTimeout, c.FirstEventTimeout = time.Second, time.Second },
 			m.Response{Lines: m.Text(strings.Repeat("w ", 40)), Pace: 600 * time.Millisecond})
-		if _, err := run(t, a, simpleReq()); err != nil {
+		if _, err := llmtest.Run(t, a, llmtest.SimpleRequest()); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -333,7 +326,7 @@ func TestStopAtTheTokenLimit(t *testing.T) {
 	}
 	synctest.Test(t, func(t *testing.T) {
 		a, _ := piped(t, nil, m.Response{Lines: lines})
-		evs, err := run(t, a, simpleReq())
+		evs, err := llmtest.Run(t, a, llmtest.SimpleRequest())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/brisvox/brisvox/providers"
 	"github.com/brisvox/brisvox/providers/llm/anthropic"
 	m "github.com/brisvox/brisvox/providers/llm/anthropic/anthropicmock"
-	"github.com/brisvox/brisvox/providers/llm/openai/openaimock"
+	"github.com/brisvox/brisvox/providers/llm/internal/llmtest"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -65,18 +65,9 @@ func overAnthropic(rs []sim.Response, interleave bool) (providers.LLM, func() in
 	for i, r := range rs {
 		script[i] = m.Response{Lines: toolSuiteLines(r, interleave)}
 	}
-	l := openaimock.NewPipeListener()
-	srv := m.NewWithListener(l, script...)
-	a, err := anthropic.New(anthropic.Config{BaseURL: srv.URL(), Model: "mock-model", DialContext: l.DialContext})
-	if err != nil {
-		srv.Close()
-		return nil, nil, nil, err
-	}
-	cleanup := func() {
-		_ = a.Close()
-		srv.Close()
-	}
-	return a, func() int { return len(srv.Requests()) }, cleanup, nil
+	return llmtest.PipedLLM(m.NewWithListener, func(url string, dial llmtest.DialFunc) (*anthropic.Adapter, error) {
+		return anthropic.New(anthropic.Config{BaseURL: url, Model: "mock-model", DialContext: dial})
+	}, script...)
 }
 
 // TestToolSuiteOverAnthropic runs the tool scenarios S1-S6 through the whole

@@ -12,6 +12,7 @@ import (
 	"github.com/brisvox/brisvox/messages"
 	"github.com/brisvox/brisvox/providers"
 	m "github.com/brisvox/brisvox/providers/llm/gemini/geminimock"
+	"github.com/brisvox/brisvox/providers/llm/internal/llmtest"
 )
 
 // TestRequestShape sends a conversation with a system prompt, a greeting
@@ -41,7 +42,7 @@ func TestRequestShape(t *testing.T) {
 			},
 			Tools: []providers.ToolDef{{Name: "weather", Description: "weather now", Parameters: json.RawMessage(schema)}},
 		}
-		if _, err := run(t, a, req); err != nil {
+		if _, err := llmtest.Run(t, a, req); err != nil {
 			t.Fatal(err)
 		}
 		reqs := srv.Requests()
@@ -93,7 +94,7 @@ func TestStreamAssembles(t *testing.T) {
 			m.Chunk(m.Part{ID: "fc-1", Name: "weather", Args: `{"city":"Paris"}`, Signature: "sigCall"}, m.Part{Name: "time", Args: `{"tz":"CET"}`}),
 			m.Finish("STOP", 12, 7, 3),
 		}})
-		evs, err := run(t, a, simpleReq())
+		evs, err := llmtest.Run(t, a, llmtest.SimpleRequest())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +114,7 @@ func TestStreamAssembles(t *testing.T) {
 		if last.Kind != providers.LLMDone || last.StopReason != "STOP" {
 			t.Fatalf("last event %+v", last)
 		}
-		r := assemble(t, evs)
+		r := llmtest.Assemble(t, evs)
 		if r.Text != "Let me check." {
 			t.Fatalf("text %q", r.Text)
 		}
@@ -154,11 +155,11 @@ func TestSignaturesRoundTrip(t *testing.T) {
 			m.Chunk(m.Part{ID: "x", Name: "f", Args: `{}`, Signature: sigCall}),
 			m.Finish("STOP", 1, 1, 0),
 		}})
-		evs, err := run(t, a, simpleReq())
+		evs, err := llmtest.Run(t, a, llmtest.SimpleRequest())
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := assemble(t, evs)
+		r := llmtest.Assemble(t, evs)
 		msg, ok := r.AssistantMessage()
 		if !ok {
 			t.Fatal("no assistant message")
@@ -173,7 +174,7 @@ func TestSignaturesRoundTrip(t *testing.T) {
 			msg,
 			agent.ToolMessage(messages.ToolResult{CallID: "engine.1", Content: "done"}),
 		}}
-		if _, err := run(t, a, req); err != nil {
+		if _, err := llmtest.Run(t, a, req); err != nil {
 			t.Fatal(err)
 		}
 		body, _ := json.Marshal(srv.Requests()[1]["contents"])
@@ -205,7 +206,7 @@ func TestFinishReasons(t *testing.T) {
 		t.Run(c.reason, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				a, _ := piped(t, nil, m.Response{Lines: []string{m.TextChunk("cut"), m.Finish(c.reason, 1, 1, 0)}})
-				evs, err := run(t, a, simpleReq())
+				evs, err := llmtest.Run(t, a, llmtest.SimpleRequest())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -223,7 +224,7 @@ func TestFinishReasons(t *testing.T) {
 func TestEndWithoutFinishReason(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, _ := piped(t, nil, m.Response{Lines: []string{m.TextChunk("half an ")}})
-		evs, err := run(t, a, simpleReq())
+		evs, err := llmtest.Run(t, a, llmtest.SimpleRequest())
 		var d *providers.Disconnected
 		if !errors.As(err, &d) {
 			t.Fatalf("events %+v, error %v, want Disconnected", evs, err)
@@ -252,7 +253,7 @@ func TestErrorMapping(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				a, _ := piped(t, nil, c.resp)
-				_, err := run(t, a, simpleReq())
+				_, err := llmtest.Run(t, a, llmtest.SimpleRequest())
 				if err == nil {
 					t.Fatal("no error")
 				}

@@ -2,74 +2,25 @@ package gemini_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/brisvox/brisvox/providers/llm/gemini"
 	m "github.com/brisvox/brisvox/providers/llm/gemini/geminimock"
-	"github.com/brisvox/brisvox/providers/llm/openai/openaimock"
+	"github.com/brisvox/brisvox/providers/llm/internal/llmtest"
 	"github.com/brisvox/brisvox/sim"
 	"github.com/brisvox/brisvox/sim/contract"
 )
 
-// mockHarness is the contract suite's LLMHarness over geminimock: every
-// request takes the next scripted response and the next injected fault,
-// merged into one geminimock.Response.
-type mockHarness struct {
-	srv *m.Server
-	io  time.Duration
+// The suite's harness is llmtest's over geminimock: every request takes
+// the next scripted response ("ok" when none is left) and the next
+// injected fault, merged by respond.
+var _ contract.LLMHarness = (*llmtest.Harness[contract.Response, sim.Fault])(nil)
 
-	mu     sync.Mutex
-	script []contract.Response
-	faults []sim.Fault
-}
-
-var _ contract.LLMHarness = (*mockHarness)(nil)
-
-func newMockHarness(srv *m.Server, ioTimeout time.Duration) *mockHarness {
-	h := &mockHarness{srv: srv, io: ioTimeout}
-	srv.SetSource(h.next)
-	return h
-}
-
-func (h *mockHarness) Reset() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.script, h.faults = nil, nil
-}
-
-func (h *mockHarness) Script(r contract.Response) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.script = append(h.script, r)
-}
-
-func (h *mockHarness) Inject(f sim.Fault) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.faults = append(h.faults, f)
-}
-
-func (h *mockHarness) EventsSent() int          { return h.srv.Events() }
-func (h *mockHarness) IOTimeout() time.Duration { return h.io }
-
-// next is the mock's answer to a request: the next scripted response
-// ("ok" when none is left) with the next fault (if any) applied.
-func (h *mockHarness) next() m.Response {
-	h.mu.Lock()
-	r := contract.Response{Text: "ok"}
-	if len(h.script) > 0 {
-		r, h.script = h.script[0], h.script[1:]
-	}
-	var f sim.Fault
-	if len(h.faults) > 0 {
-		f, h.faults = h.faults[0], h.faults[1:]
-	}
-	h.mu.Unlock()
-	return withFault(lines(r), f)
-}
+// respond is the mock's answer to a request of the suite: r streamed as
+// the service does, with f (if any) applied.
+func respond(r contract.Response, f sim.Fault) m.Response { return withFault(lines(r), f) }
 
 // lines streams r as the service does: one chunk per word of text, one
 // chunk per call (each whole), then the finishReason chunk with the usage.
@@ -130,22 +81,17 @@ const contractIO = 2 * time.Second
 // TestEndWithoutFinishReason pins it.)
 func TestContractSuiteOverTheMock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := openaimock.NewPipeListener()
-		srv := m.NewWithListener(l)
-		defer srv.Close()
-		a, err := gemini.New(gemini.Config{
+		srv, dial := llmtest.Piped(t, m.NewWithListener)
+		a := llmtest.Open(t, gemini.New, gemini.Config{
 			BaseURL:           srv.URL(),
 			Model:             "mock-model",
 			ConnectTimeout:    contractIO,
 			FirstEventTimeout: contractIO,
 			IdleTimeout:       contractIO,
-			DialContext:       l.DialContext,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer a.Close()
-		rep, err := contract.RunLLM(context.Background(), a, newMockHarness(srv, contractIO), contract.Config{})
+			DialContext:       dial,
+		}, nil)
+		h := llmtest.NewHarness(srv, contractIO, contract.Response{Text: "ok"}, respond)
+		rep, err := contract.RunLLM(context.Background(), a, h, contract.Config{})
 		if err != nil {
 			t.Fatal(err)
 		}

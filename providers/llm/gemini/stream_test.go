@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/brisvox/brisvox/internal/goroutines"
 	"io"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/brisvox/brisvox/providers"
 	m "github.com/brisvox/brisvox/providers/llm/gemini/geminimock"
+	"github.com/brisvox/brisvox/providers/llm/internal/llmtest"
 )
 
 // TestCancelStopsAtOnce cancels the caller's context while Recv waits on a
@@ -23,27 +23,7 @@ import (
 func TestCancelStopsAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, _ := piped(t, nil, m.Response{Lines: m.Text("one two three"), Stall: true, StallBefore: 1})
-		ctx, cancel := context.WithCancel(t.Context())
-		s, err := a.Stream(ctx, simpleReq())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
-		if ev, err := s.Recv(); err != nil || ev.Text != "one " {
-			t.Fatalf("%+v %v", ev, err)
-		}
-		start := time.Now()
-		go func() {
-			time.Sleep(100 * time.Millisecond)
-			cancel()
-		}()
-		_, err = s.Recv()
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("error %v, want context.Canceled", err)
-		}
-		if d := time.Since(start); d != 100*time.Millisecond {
-			t.Fatalf("Recv returned %v after the wait began, want 100ms", d)
-		}
+		llmtest.CancelStopsAtOnce(t, a, "one ")
 	})
 }
 
@@ -53,42 +33,17 @@ func TestCancelStopsAtOnce(t *testing.T) {
 // the first-event phase armed with IdleTimeout (the first-event case ends
 // at 3s, not 2s).
 func TestTimeoutPhases(t *testing.T) {
-	cases := []struct {
-		name string
-		resp m.Response
-		op   string
-		at   time.Duration
-	}{
-		{"headers", m.Response{StallHeaders: true}, "response headers", time.Second},
-		{"first event", m.Response{Lines: m.Text("a b"), Stall: true, StallBefore: 0}, "first event", 2 * time.Second},
-		{"event gap", m.Response{Lines: m.Text("a b"), Stall: true, StallBefore: 1}, "event gap", 3 * time.Second},
-		{"body end", m.Response{Lines: m.Text("a b"), Stall: true, StallBefore: 3}, "event gap", 3 * time.Second},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				a, _ := piped(t, func(cfg *Config) {
-					cfg.ConnectTimeout, cfg.FirstEventTimeout, cfg.IdleTimeout = time.Second, 2*time.Second, 3*time.Second
-				}, c.resp)
-				start := time.Now()
-				s, err := a.Stream(t.Context(), simpleReq())
-				if err == nil {
-					defer s.Close()
-					for err == nil {
-						start = time.Now()
-						_, err = s.Recv()
-					}
-				}
-				var to *providers.Timeout
-				if !errors.As(err, &to) || to.Op != c.op {
-					t.Fatalf("error %v, want Timeout %q", err, c.op)
-				}
-				if d := time.Since(start); d != c.at {
-					t.Fatalf("timed out after %v, want %v", d, c.at)
-				}
-			})
-		})
-	}
+	llmtest.TimeoutPhases(t, []llmtest.TimeoutCase{
+		{Name: "headers", Resp: m.Response{StallHeaders: true}, Op: "response headers", At: time.Second},
+		{Name: "first event", Resp: m.Response{Lines: m.Text("a b"), Stall: true, StallBefore: 0}, Op: "first event", At: 2 * time.Second},
+		{Name: "event gap", Resp: m.Response{Lines: m.Text("a b"), Stall: true, StallBefore: 1}, Op: "event gap", At: 3 * time.Second},
+		{Name: "body end", Resp: m.Response{Lines: m.Text("a b"), Stall: true, StallBefore: 3}, Op: "event gap", At: 3 * time.Second},
+	}, func(t *testing.T, resp m.Response) providers.LLM {
+		a, _ := piped(t, func(cfg *Config) {
+			cfg.ConnectTimeout, cfg.FirstEventTimeout, cfg.IdleTimeout = time.Second, 2*time.Second, 3*time.Second
+		}, resp)
+		return a
+	})
 }
 
 // TestNoGoroutineLeak runs streams read whole and streams abandoned after
@@ -99,33 +54,7 @@ func TestTimeoutPhases(t *testing.T) {
 func TestNoGoroutineLeak(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := piped(t, nil)
-		srv.SetSource(func() m.Response { return m.Response{Lines: m.Text("a b c d e f"), Pace: 10 * time.Millisecond} })
-		synctest.Wait()
-		before := goroutines.Count()
-		for i := range 12 {
-			s, err := a.Stream(t.Context(), simpleReq())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if i%2 == 0 {
-				if _, err := collect(t, s); err != nil {
-					t.Fatal(err)
-				}
-				continue
-			}
-			if _, err := s.Recv(); err != nil {
-				t.Fatal(err)
-			}
-			_ = s.Close()
-		}
-		_ = a.Close()
-		time.Sleep(time.Second) // virtual: the paced handlers finish
-		synctest.Wait()
-		if n := goroutines.Count(); n > before {
-			t.Fatalf("%d goroutines after the streams, %d before", n, before)
-		}
-		srv.Close()
-		synctest.Wait()
+		llmtest.NoGoroutineLeak(t, a, srv, m.Response{Lines: m.Text("a b c d e f"), Pace: 10 * time.Millisecond})
 	})
 }
 
@@ -135,15 +64,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 func TestWarmReusesConnection(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := piped(t, nil)
-		if err := a.Warm(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := run(t, a, simpleReq()); err != nil {
-			t.Fatal(err)
-		}
-		if srv.WarmHits() != 1 || srv.Conns() != 1 {
-			t.Fatalf("warm hits %d, connections %d; want 1 and 1", srv.WarmHits(), srv.Conns())
-		}
+		llmtest.WarmReusesConnection(t, a, srv)
 	})
 }
 
@@ -154,7 +75,7 @@ func TestIdleTimerResets(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, _ := piped(t, func(c *Config) { c.IdleTimeout, c.FirstEventTimeout = time.Second, time.Second },
 			m.Response{Lines: m.Text(strings.Repeat("w ", 40)), Pace: 600 * time.Millisecond})
-		if _, err := run(t, a, simpleReq()); err != nil {
+		if _, err := llmtest.Run(t, a, llmtest.SimpleRequest()); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -168,27 +89,10 @@ func TestLoopback(t *testing.T) {
 		t.Skip("loopback-socket test (skipped under -short)")
 	}
 	srv := m.New(m.Response{Lines: m.Text("hello there")}, m.Response{Status: 429, ErrorBody: m.ErrorBody(429, "RESOURCE_EXHAUSTED", "slow down")})
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	t.Setenv(testKeyEnv, testKey)
-	a, err := New(Config{BaseURL: srv.URL(), Model: "mock-model", APIKeyEnv: testKeyEnv})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	if err := a.Warm(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	evs, err := run(t, a, simpleReq())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := assemble(t, evs); r.Text != "hello there" {
-		t.Fatalf("text %q", r.Text)
-	}
-	var rej *providers.Rejected
-	if _, err := run(t, a, simpleReq()); !errors.As(err, &rej) || rej.Status != 429 || !rej.Retryable() {
-		t.Fatalf("error %v, want a retryable Rejected 429", err)
-	}
+	a := llmtest.Open(t, New, Config{BaseURL: srv.URL(), Model: "mock-model", APIKeyEnv: testKeyEnv}, nil)
+	llmtest.WarmThenRefused(t, a, "hello there")
 }
 
 // memStream is a stream over an in-memory body: the parser and decoder
@@ -219,7 +123,7 @@ func TestSSEFraming(t *testing.T) {
 		"data: {\"candidates\":[{\"content\":\r\ndata: {\"parts\":[{\"text\":\"b\"}]}}]}\r\n\r\n" +
 		sseBody(m.Finish("STOP", 2, 2, 0))
 	s := memStream(strings.NewReader(body), 1024)
-	evs, err := collect(t, s)
+	evs, err := llmtest.Collect(t, s)
 	if err != nil || len(evs) != 4 || evs[0].Text != "a" || evs[1].Text != "b" || evs[2].Kind != providers.LLMUsage || evs[3].Kind != providers.LLMDone {
 		t.Fatalf("events %+v, err %v", evs, err)
 	}
@@ -236,7 +140,7 @@ func TestSignatureBound(t *testing.T) {
 	}
 	lines = append(lines, m.Finish("STOP", 1, 1, 0))
 	s := memStream(strings.NewReader(sseBody(lines...)), DefaultMaxLineBytes)
-	if _, err := collect(t, s); !errors.Is(err, providers.ErrProtocol) {
+	if _, err := llmtest.Collect(t, s); !errors.Is(err, providers.ErrProtocol) {
 		t.Fatalf("error %v, want a Protocol", err)
 	}
 }
@@ -283,18 +187,7 @@ func FuzzSSE(f *testing.F) {
 		const max = 512
 		s := memStream(bytes.NewReader(body), max)
 		defer s.Close()
-		for range len(body) + 2 {
-			_, err := s.Recv()
-			if err == nil {
-				continue
-			}
-			if !errors.Is(err, io.EOF) && !errors.Is(err, providers.ErrProtocol) &&
-				!errors.Is(err, providers.ErrRejected) && !errors.Is(err, providers.ErrDisconnected) {
-				t.Fatalf("unexpected error %v", err)
-			}
-			return
-		}
-		t.Fatal("stream did not end")
+		llmtest.EndsTyped(t, s, len(body)+2)
 	})
 }
 
@@ -319,17 +212,7 @@ func TestChunkAllocs(t *testing.T) {
 	const n = 200
 	s := memStream(bytes.NewReader(textBody(n+10)), DefaultMaxLineBytes)
 	defer s.Close()
-	for range 5 { // warm the buffers
-		if _, err := s.Recv(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	allocs := testing.AllocsPerRun(n, func() {
-		if ev, err := s.Recv(); err != nil || ev.Text != "word " {
-			t.Fatalf("%+v %v", ev, err)
-		}
-	})
-	if allocs != 1 {
+	if allocs := llmtest.RecvAllocs(t, s, n, "word "); allocs != 1 {
 		t.Fatalf("%.1f allocations per chunk, want 1 (the text)", allocs)
 	}
 }
@@ -344,18 +227,8 @@ func BenchmarkChunk(b *testing.B) {
 	rd := bytes.NewReader(body)
 	s := memStream(rd, DefaultMaxLineBytes)
 	defer s.Close()
-	left := 0
-	for b.Loop() {
-		if left == 0 {
-			b.StopTimer()
-			rd.Reset(body) // the stream's reader has buffered nothing past the last chunk
-			s.dec.init()
-			left = 1024
-			b.StartTimer()
-		}
-		if _, err := s.Recv(); err != nil {
-			b.Fatal(err)
-		}
-		left--
-	}
+	llmtest.BenchRecv(b, s, 1024, func() {
+		rd.Reset(body) // the stream's reader has buffered nothing past the last chunk
+		s.dec.init()
+	})
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/brisvox/brisvox/providers"
 	"github.com/brisvox/brisvox/providers/llm/gemini"
 	m "github.com/brisvox/brisvox/providers/llm/gemini/geminimock"
-	"github.com/brisvox/brisvox/providers/llm/openai/openaimock"
+	"github.com/brisvox/brisvox/providers/llm/internal/llmtest"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -53,18 +53,9 @@ func overGemini(rs []sim.Response, together bool) (providers.LLM, func() int, fu
 	for i, r := range rs {
 		script[i] = m.Response{Lines: toolSuiteLines(r, together)}
 	}
-	l := openaimock.NewPipeListener()
-	srv := m.NewWithListener(l, script...)
-	a, err := gemini.New(gemini.Config{BaseURL: srv.URL(), Model: "mock-model", DialContext: l.DialContext})
-	if err != nil {
-		srv.Close()
-		return nil, nil, nil, err
-	}
-	cleanup := func() {
-		_ = a.Close()
-		srv.Close()
-	}
-	return a, func() int { return len(srv.Requests()) }, cleanup, nil
+	return llmtest.PipedLLM(m.NewWithListener, func(url string, dial llmtest.DialFunc) (*gemini.Adapter, error) {
+		return gemini.New(gemini.Config{BaseURL: url, Model: "mock-model", DialContext: dial})
+	}, script...)
 }
 
 // TestToolSuiteOverGemini runs the tool scenarios S1-S6 through the whole

@@ -16,6 +16,7 @@ import (
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/llm/internal/llmtest"
 	m "github.com/brisvox/brisvox/providers/llm/openai/openaimock"
 )
 
@@ -47,7 +48,7 @@ func TestRequestBody(t *testing.T) {
 			{Name: "time"},
 		},
 	}
-	if _, err := run(t, a, req); err != nil {
+	if _, err := llmtest.Run(t, a, req); err != nil {
 		t.Fatal(err)
 	}
 	got := srv.Requests()
@@ -93,7 +94,7 @@ func TestRequestOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	if _, err := run(t, a, simpleReq()); err != nil {
+	if _, err := llmtest.Run(t, a, llmtest.SimpleRequest()); err != nil {
 		t.Fatal(err)
 	}
 	body := srv.Requests()[0]
@@ -135,7 +136,7 @@ func TestTimeouts(t *testing.T) {
 			srv := newMock(t, tc.resp)
 			a := newAdapter(t, srv, func(c *Config) { c.ConnectTimeout, c.FirstEventTimeout, c.IdleTimeout = d, d, d })
 			start := time.Now()
-			_, err := run(t, a, simpleReq())
+			_, err := llmtest.Run(t, a, llmtest.SimpleRequest())
 			within(t, time.Since(start), 5*time.Second, "stall")
 			var to *providers.Timeout
 			if !errors.As(err, &to) || to.Op != tc.op {
@@ -155,15 +156,12 @@ func TestIdleTimerResets(t *testing.T) {
 		for i := range lines {
 			lines[i] = m.TextChunk("x")
 		}
-		l := m.NewPipeListener()
-		srv := m.NewWithListener(l, m.Response{Lines: lines, Pace: 600 * time.Millisecond})
-		defer srv.Close()
+		srv, dial := llmtest.Piped(t, m.NewWithListener, m.Response{Lines: lines, Pace: 600 * time.Millisecond})
 		a := newAdapter(t, srv, func(c *Config) {
 			c.IdleTimeout, c.FirstEventTimeout = time.Second, time.Second
-			c.DialContext = l.DialContext
+			c.DialContext = dial
 		})
-		defer a.Close()
-		evs, err := run(t, a, simpleReq())
+		evs, err := llmtest.Run(t, a, llmtest.SimpleRequest())
 		if err != nil || len(evs) != 41 {
 			t.Fatalf("%d events, err %v", len(evs), err)
 		}
@@ -179,7 +177,7 @@ func TestCancelStopsAtOnce(t *testing.T) {
 	srv := newMock(t, m.Response{Lines: []string{m.TextChunk("a"), m.TextChunk("b")}, Stall: true, StallBefore: 1})
 	a := newAdapter(t, srv, func(c *Config) { c.IdleTimeout = time.Minute })
 	ctx, cancel := context.WithCancel(t.Context())
-	s, err := a.Stream(ctx, simpleReq())
+	s, err := a.Stream(ctx, llmtest.SimpleRequest())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,9 +216,9 @@ func TestCallerDeadline(t *testing.T) {
 	a := newAdapter(t, srv, nil)
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
-	s, err := a.Stream(ctx, simpleReq())
+	s, err := a.Stream(ctx, llmtest.SimpleRequest())
 	if err == nil {
-		_, err = collect(t, s)
+		_, err = llmtest.Collect(t, s)
 	}
 	if !errors.Is(err, providers.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v", err)
@@ -241,7 +239,7 @@ func TestWarmReusesConnection(t *testing.T) {
 		t.Fatalf("after Warm: %d conns, %d warm hits", srv.Conns(), srv.WarmHits())
 	}
 	for range 3 {
-		if _, err := run(t, a, simpleReq()); err != nil {
+		if _, err := llmtest.Run(t, a, llmtest.SimpleRequest()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -275,7 +273,7 @@ func TestKeyNeverLeaks(t *testing.T) {
 	a := newAdapter(t, srv, func(c *Config) { c.IdleTimeout = time.Second })
 	var out []string
 	for range 4 {
-		_, err := run(t, a, simpleReq())
+		_, err := llmtest.Run(t, a, llmtest.SimpleRequest())
 		if err == nil {
 			t.Fatal("fault did not fail")
 		}
@@ -316,12 +314,12 @@ func TestNoGoroutineLeak(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 50 {
-		s, err := a.Stream(t.Context(), simpleReq())
+		s, err := a.Stream(t.Context(), llmtest.SimpleRequest())
 		if err != nil {
 			t.Fatal(err)
 		}
 		if i%2 == 0 {
-			_, _ = collect(t, s) // to the end
+			_, _ = llmtest.Collect(t, s) // to the end
 		} else {
 			_, _ = s.Recv() // abandoned after one event
 			_ = s.Close()

@@ -2,10 +2,11 @@ package openai_test
 
 import (
 	"context"
-	"github.com/brisvox/brisvox/providers"
 	"testing"
 	"time"
 
+	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/llm/internal/llmtest"
 	"github.com/brisvox/brisvox/providers/llm/internal/loose"
 	"github.com/brisvox/brisvox/providers/llm/openai"
 	m "github.com/brisvox/brisvox/providers/llm/openai/openaimock"
@@ -101,15 +102,9 @@ func TestLooseOverMock(t *testing.T) {
 	cases := loose.MockCases()
 	var srv *m.Server
 	loose.OverMock(t, cases, func(t *testing.T, broken string) providers.LLM {
-		l := m.NewPipeListener()
-		srv = m.NewWithListener(l, looseScript(broken)...)
-		t.Cleanup(srv.Close)
-		a, err := openai.New(openai.Config{BaseURL: srv.URL(), Model: "mock-model", DialContext: l.DialContext})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = a.Close() })
-		return a
+		var dial llmtest.DialFunc
+		srv, dial = llmtest.Piped(t, m.NewWithListener, looseScript(broken)...)
+		return llmtest.Open(t, openai.New, openai.Config{BaseURL: srv.URL(), Model: "mock-model", DialContext: dial}, nil)
 	}, func(t *testing.T, _ loose.Report) {
 		reqs := srv.Requests()
 		if len(reqs) != 4 {

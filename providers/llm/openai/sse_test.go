@@ -3,13 +3,13 @@ package openai
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/llm/internal/llmtest"
 	"github.com/brisvox/brisvox/providers/llm/internal/wire"
 	m "github.com/brisvox/brisvox/providers/llm/openai/openaimock"
 )
@@ -31,7 +31,7 @@ func TestSSEFraming(t *testing.T) {
 	body := ": keep-alive\r\n\r\nevent: chunk\r\nid: 1\r\ndata:" + m.TextChunk("a") + "\r\n\r\n" +
 		"data: {\"choices\":[{\"index\":0,\r\ndata: \"delta\":{\"content\":\"b\"}}]}\r\n\r\ndata: [DONE]\r\n\r\n"
 	s := memStream(strings.NewReader(body), 1024)
-	evs, err := collect(t, s)
+	evs, err := llmtest.Collect(t, s)
 	if err != nil || len(evs) != 3 || evs[0].Text != "a" || evs[1].Text != "b" || evs[2].Kind != providers.LLMDone {
 		t.Fatalf("events %+v, err %v", evs, err)
 	}
@@ -61,18 +61,7 @@ func FuzzSSE(f *testing.F) {
 		}
 		s := memStream(bytes.NewReader(body), max)
 		defer s.Close()
-		for range len(body) + 2 {
-			_, err := s.Recv()
-			if err == nil {
-				continue
-			}
-			if !errors.Is(err, io.EOF) && !errors.Is(err, providers.ErrProtocol) &&
-				!errors.Is(err, providers.ErrRejected) && !errors.Is(err, providers.ErrDisconnected) {
-				t.Fatalf("unexpected error %v", err)
-			}
-			return
-		}
-		t.Fatal("stream did not end")
+		llmtest.EndsTyped(t, s, len(body)+2)
 	})
 }
 
@@ -96,17 +85,7 @@ func TestDeltaAllocs(t *testing.T) {
 	body := bytes.NewReader(textBody(n + 10))
 	s := memStream(body, DefaultMaxLineBytes)
 	defer s.Close()
-	for range 5 { // warm the buffers
-		if _, err := s.Recv(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	allocs := testing.AllocsPerRun(n, func() {
-		if ev, err := s.Recv(); err != nil || ev.Text != "word " {
-			t.Fatalf("%+v %v", ev, err)
-		}
-	})
-	if allocs > deltaAllocBudget {
+	if allocs := llmtest.RecvAllocs(t, s, n, "word "); allocs > deltaAllocBudget {
 		t.Fatalf("%.1f allocations per delta, budget %d", allocs, deltaAllocBudget)
 	}
 }
@@ -120,19 +99,9 @@ func BenchmarkDelta(b *testing.B) {
 	rd := bytes.NewReader(body)
 	s := memStream(rd, DefaultMaxLineBytes)
 	defer s.Close()
-	left := 1024
-	for b.Loop() {
-		if left == 0 {
-			b.StopTimer()
-			rd.Reset(body) // the stream's reader has buffered nothing past the last event
-			left = 1024
-			b.StartTimer()
-		}
-		if _, err := s.Recv(); err != nil {
-			b.Fatal(err)
-		}
-		left--
-	}
+	llmtest.BenchRecv(b, s, 1024, func() {
+		rd.Reset(body) // the stream's reader has buffered nothing past the last event
+	})
 }
 
 // deltaAllocBudget: the text string, nothing else (the chunk is read in

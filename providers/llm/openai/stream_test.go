@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/llm/internal/llmtest"
 	m "github.com/brisvox/brisvox/providers/llm/openai/openaimock"
 )
 
@@ -33,7 +34,7 @@ func TestStreamAssembles(t *testing.T) {
 		m.FinishChunk("tool_calls"),
 	}})
 	a := newAdapter(t, srv, nil)
-	evs, err := run(t, a, simpleReq())
+	evs, err := llmtest.Run(t, a, llmtest.SimpleRequest())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestStreamAssembles(t *testing.T) {
 	if want := []providers.Usage{{InputTokens: 120, OutputTokens: 30, CachedInputTokens: 64}}; !reflect.DeepEqual(usage, want) {
 		t.Fatalf("usage %+v, want %+v", usage, want)
 	}
-	r := assemble(t, evs)
+	r := llmtest.Assemble(t, evs)
 	if r.Text != "Let me check." {
 		t.Fatalf("text %q", r.Text)
 	}
@@ -98,7 +99,7 @@ func TestStreamFaults(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := newMock(t, tc.resp)
 			a := newAdapter(t, srv, func(c *Config) { c.MaxLineBytes = 1024 })
-			_, err := run(t, a, simpleReq())
+			_, err := llmtest.Run(t, a, llmtest.SimpleRequest())
 			if !errors.Is(err, tc.target) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want %v containing %q", err, tc.target, tc.want)
 			}
@@ -115,7 +116,7 @@ func TestRejectedStatus(t *testing.T) {
 			body := `{"error":{"message":"Incorrect API key provided: ` + testKey + `. Rate limited.","type":"invalid_request_error"}}`
 			srv := newMock(t, m.Response{Status: status, ErrorBody: body})
 			a := newAdapter(t, srv, nil)
-			_, err := a.Stream(t.Context(), simpleReq())
+			_, err := a.Stream(t.Context(), llmtest.SimpleRequest())
 			var rej *providers.Rejected
 			if !errors.As(err, &rej) || rej.Status != status {
 				t.Fatalf("err = %v, want Rejected %d", err, status)

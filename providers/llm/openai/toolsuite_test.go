@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/llm/internal/llmtest"
 	"github.com/brisvox/brisvox/providers/llm/openai"
 	m "github.com/brisvox/brisvox/providers/llm/openai/openaimock"
 	"github.com/brisvox/brisvox/sim"
@@ -55,18 +56,9 @@ func overOpenAI(rs []sim.Response, interleave bool) (providers.LLM, func() int, 
 	for i, r := range rs {
 		script[i] = m.Response{Lines: toolSuiteLines(r, interleave)}
 	}
-	l := m.NewPipeListener()
-	srv := m.NewWithListener(l, script...)
-	a, err := openai.New(openai.Config{BaseURL: srv.URL(), Model: "mock-model", DialContext: l.DialContext})
-	if err != nil {
-		srv.Close()
-		return nil, nil, nil, err
-	}
-	cleanup := func() {
-		_ = a.Close()
-		srv.Close()
-	}
-	return a, func() int { return len(srv.Requests()) }, cleanup, nil
+	return llmtest.PipedLLM(m.NewWithListener, func(url string, dial llmtest.DialFunc) (*openai.Adapter, error) {
+		return openai.New(openai.Config{BaseURL: url, Model: "mock-model", DialContext: dial})
+	}, script...)
 }
 
 // TestToolSuiteOverOpenAI runs the tool scenarios S1-S6 through the whole
