@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	"github.com/brisvox/brisvox/providers/internal/wsmock"
 	"github.com/brisvox/brisvox/providers/stt/deepgram/deepgrammock"
 )
@@ -48,7 +49,7 @@ func TestHandshakeQueryAndAuth(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				a, srv := newPipe(t, tc.mutate)
-				s := connect(t, a)
+				s := speechtest.Connect(t, a.Connect)
 				_ = s.Close()
 				reqs := srv.Requests()
 				if len(reqs) != 1 {
@@ -91,7 +92,7 @@ func maps(a, b url.Values) bool {
 func TestAudioFramesArriveAsSent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := newPipe(t, nil)
-		s := connect(t, a)
+		s := speechtest.Connect(t, a.Connect)
 		var want bytes.Buffer
 		buf := make([]int16, 320)
 		for i := range 5 {
@@ -119,19 +120,19 @@ func TestInterimsThenFinalOnFinalize(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := newPipe(t, nil)
 		srv.ScriptText("hello big world")
-		s := connect(t, a)
+		s := speechtest.Connect(t, a.Connect)
 		var got []providers.STTEvent
 		for range 3 {
 			if err := s.SendAudio(frame(320, 0)); err != nil {
 				t.Fatal(err)
 			}
-			ev, _ := next(t, s, time.Second)
+			ev, _ := speechtest.Next(t, s, time.Second)
 			got = append(got, ev)
 		}
 		if err := s.Finalize(); err != nil {
 			t.Fatal(err)
 		}
-		ev, _ := next(t, s, time.Second)
+		ev, _ := speechtest.Next(t, s, time.Second)
 		got = append(got, ev)
 		want := []providers.STTEvent{
 			{Text: "hello"}, {Text: "hello big"}, {Text: "hello big world"},
@@ -152,12 +153,12 @@ func TestEndpointedFinal(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := newPipe(t, nil)
 		srv.Script(deepgrammock.Utterance{Text: "yes", Endpointed: true})
-		s := connect(t, a)
+		s := speechtest.Connect(t, a.Connect)
 		for range 2 {
 			_ = s.SendAudio(frame(160, 0))
 		}
-		first, _ := next(t, s, time.Second)
-		second, _ := next(t, s, time.Second)
+		first, _ := speechtest.Next(t, s, time.Second)
+		second, _ := speechtest.Next(t, s, time.Second)
 		if first != (providers.STTEvent{Text: "yes"}) {
 			t.Errorf("first %+v", first)
 		}
@@ -175,7 +176,7 @@ func TestKeepAliveFinalizeCloseStream(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := newPipe(t, nil)
 		srv.ScriptText("hi")
-		s := connect(t, a)
+		s := speechtest.Connect(t, a.Connect)
 		// 9 s with audio every 20 ms: no KeepAlive.
 		for range 450 {
 			_ = s.SendAudio(frame(320, 0))
@@ -183,7 +184,7 @@ func TestKeepAliveFinalizeCloseStream(t *testing.T) {
 		}
 		_ = s.Finalize()
 		for {
-			ev, _ := next(t, s, time.Second)
+			ev, _ := speechtest.Next(t, s, time.Second)
 			if ev.Err != nil {
 				t.Fatal(ev.Err)
 			}
@@ -201,7 +202,7 @@ func TestKeepAliveFinalizeCloseStream(t *testing.T) {
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := next(t, s, time.Second); ok {
+		if _, ok := speechtest.Next(t, s, time.Second); ok {
 			t.Fatal("Events not closed after Close")
 		}
 		// The mock records CloseStream on its session goroutine, which may
@@ -234,19 +235,19 @@ func TestServerFaultsMapToTypedErrors(t *testing.T) {
 		check  func(t *testing.T, err error)
 	}{
 		{"malformed JSON", nil, wsmock.Fault{Kind: wsmock.FaultViolate, Violation: wsmock.ViolateMalformed},
-			func(t *testing.T, err error) { asType[*providers.Protocol](t, err) }},
+			func(t *testing.T, err error) { speechtest.AsType[*providers.Protocol](t, err) }},
 		{"binary from the server", nil, wsmock.Fault{Kind: wsmock.FaultViolate, Violation: wsmock.ViolateBinary},
-			func(t *testing.T, err error) { asType[*providers.Protocol](t, err) }},
+			func(t *testing.T, err error) { speechtest.AsType[*providers.Protocol](t, err) }},
 		{"oversized message", func(c *Config) { c.MaxMessageBytes = 4096 }, wsmock.Fault{Kind: wsmock.FaultViolate, Violation: wsmock.ViolateOversized},
 			func(t *testing.T, err error) {
-				if p := asType[*providers.Protocol](t, err); !strings.Contains(p.Detail, "4096") {
+				if p := speechtest.AsType[*providers.Protocol](t, err); !strings.Contains(p.Detail, "4096") {
 					t.Errorf("detail %q does not name the limit", p.Detail)
 				}
 			}},
 		{"connection cut", nil, wsmock.Fault{Kind: wsmock.FaultDrop},
-			func(t *testing.T, err error) { asType[*providers.Disconnected](t, err) }},
+			func(t *testing.T, err error) { speechtest.AsType[*providers.Disconnected](t, err) }},
 		{"cut after the first result", nil, wsmock.Fault{Kind: wsmock.FaultDrop, Before: 1},
-			func(t *testing.T, err error) { asType[*providers.Disconnected](t, err) }},
+			func(t *testing.T, err error) { speechtest.AsType[*providers.Disconnected](t, err) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -254,11 +255,11 @@ func TestServerFaultsMapToTypedErrors(t *testing.T) {
 				a, srv := newPipe(t, tc.mutate)
 				srv.ScriptText("one two three")
 				srv.Inject(tc.fault)
-				s := connect(t, a)
+				s := speechtest.Connect(t, a.Connect)
 				for range 3 {
 					_ = s.SendAudio(frame(320, 0))
 				}
-				err := failure(t, s)
+				err := speechtest.STTFailure(t, s)
 				tc.check(t, err)
 				if strings.Contains(err.Error(), testKey) || strings.Contains(err.Error(), "one") {
 					t.Errorf("error %q holds the key or the transcript", err)
@@ -278,15 +279,8 @@ func TestRefusedHandshake(t *testing.T) {
 		t.Run(fmt.Sprint(status), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				a, srv := newPipe(t, nil)
-				srv.Inject(wsmock.Fault{Kind: wsmock.FaultRefuse, Status: status, RefuseBody: `{"err_code":"INVALID_AUTH","err_msg":"Invalid credentials.","request_id":"x"}`})
-				_, err := a.Connect(context.Background())
-				r := asType[*providers.Rejected](t, err)
-				if r.Status != status || r.Detail != "INVALID_AUTH" {
-					t.Errorf("got %+v, want status %d, detail INVALID_AUTH", r, status)
-				}
-				if providers.Retryable(err) != (status != 401) {
-					t.Errorf("retryable %v for %d", providers.Retryable(err), status)
-				}
+				speechtest.CheckRefused(t, srv.Inject, a.Connect, status,
+					`{"err_code":"INVALID_AUTH","err_msg":"Invalid credentials.","request_id":"x"}`, "INVALID_AUTH")
 			})
 		})
 	}
@@ -296,22 +290,7 @@ func TestRefusedHandshake(t *testing.T) {
 func TestConnectDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := newPipe(t, nil)
-		srv.Inject(wsmock.Fault{Kind: wsmock.FaultConnectStall})
-		start := time.Now()
-		_, err := a.Connect(context.Background())
-		if tm := asType[*providers.Timeout](t, err); tm.Op != "connect" {
-			t.Errorf("op %q", tm.Op)
-		}
-		if took := time.Since(start); took != testConnect {
-			t.Errorf("timed out after %v, want %v", took, testConnect)
-		}
-		// A slow connect inside the deadline succeeds.
-		srv.Inject(wsmock.Fault{Kind: wsmock.FaultConnectStall, Duration: testConnect / 2})
-		s, err := a.Connect(context.Background())
-		if err != nil {
-			t.Fatalf("slow connect: %v", err)
-		}
-		_ = s.Close()
+		speechtest.CheckConnectDeadline(t, srv.Inject, a.Connect, testConnect)
 	})
 }
 
@@ -332,7 +311,7 @@ func TestResultDeadlines(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				a, srv := newPipe(t, nil)
 				srv.Inject(wsmock.Fault{Kind: wsmock.FaultStall, Before: tc.before})
-				s := connect(t, a)
+				s := speechtest.Connect(t, a.Connect)
 				time.Sleep(5 * time.Second) // connected, nothing owed yet
 				if tc.before == 1 {
 					// Audio the mock does not answer (nothing scripted
@@ -347,13 +326,13 @@ func TestResultDeadlines(t *testing.T) {
 					_ = s.SendAudio(frame(320, 0))
 				}
 				if tc.before == 1 {
-					if ev, _ := next(t, s, time.Second); ev.Text != "one" {
+					if ev, _ := speechtest.Next(t, s, time.Second); ev.Text != "one" {
 						t.Fatalf("first event %+v", ev)
 					}
 					start = time.Now()
 				}
-				err := failure(t, s)
-				if tm := asType[*providers.Timeout](t, err); tm.Op != "result" {
+				err := speechtest.STTFailure(t, s)
+				if tm := speechtest.AsType[*providers.Timeout](t, err); tm.Op != "result" {
 					t.Errorf("op %q", tm.Op)
 				}
 				if took := time.Since(start); took != testResult {
@@ -371,7 +350,7 @@ func TestCloseInTheMiddle(t *testing.T) {
 		a, srv := newPipe(t, nil)
 		srv.ScriptText("one two three")
 		srv.Inject(wsmock.Fault{Kind: wsmock.FaultStall, Before: 1})
-		s := connect(t, a)
+		s := speechtest.Connect(t, a.Connect)
 		for range 3 {
 			_ = s.SendAudio(frame(320, 0))
 		}
@@ -436,18 +415,9 @@ func TestServiceClose1008IsProtocol(t *testing.T) {
 // or a kept connection the server dropped failing the next Connect.
 func TestWarm(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		a, srv := newPipe(t, nil)
-		if err := a.Warm(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		if err := a.Warm(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		s := connect(t, a)
-		_ = s.Close()
-		if n := srv.Handshakes(); n != 1 {
-			t.Errorf("%d handshakes", n)
-		}
+		var dials speechtest.Dials
+		a, srv := newPipe(t, func(c *Config) { c.DialContext = dials.Wrap(c.DialContext) })
+		speechtest.CheckWarm(t, a.Warm, a.Connect, dials.Count, srv.Handshakes)
 	})
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	"github.com/brisvox/brisvox/providers/internal/wsmock"
 	"github.com/brisvox/brisvox/providers/stt/deepgram"
 	"github.com/brisvox/brisvox/providers/stt/deepgram/deepgrammock"
@@ -80,27 +81,17 @@ func wsFault(f sim.Fault) wsmock.Fault {
 // synctest bubble. Both are closed at the end of the test.
 func newContractRig(t *testing.T, io time.Duration, mutate func(*deepgram.Config)) (*deepgram.Adapter, *mockHarness) {
 	t.Helper()
-	l := wsmock.NewPipeListener()
-	srv := deepgrammock.New(wsmock.WithListener(l))
-	t.Cleanup(srv.Close)
+	srv, dial := speechtest.Pipe(t, deepgrammock.New)
 	srv.SetLatency(contractLatency)
 	t.Setenv(contractKeyEnv, "dg-contract-key")
-	cfg := deepgram.Config{
+	a := speechtest.NewAdapter(t, deepgram.New, deepgram.Config{
 		URL:            srv.URL(),
 		APIKeyEnv:      contractKeyEnv,
 		SampleRate:     contractRate,
 		ConnectTimeout: io,
 		ResultTimeout:  io,
-		DialContext:    l.DialContext,
-	}
-	if mutate != nil {
-		mutate(&cfg)
-	}
-	a, err := deepgram.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = a.Close() })
+		DialContext:    dial,
+	}, mutate)
 	return a, &mockHarness{srv: srv, io: io}
 }
 

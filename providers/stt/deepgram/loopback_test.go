@@ -12,6 +12,7 @@ import (
 
 	"github.com/brisvox/brisvox/media"
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	"github.com/brisvox/brisvox/providers/stt/deepgram/deepgrammock"
 )
 
@@ -71,12 +72,7 @@ func TestRealLoopbackSession(t *testing.T) {
 // and checks loose things: a non-empty final arrives, nothing fails. It
 // runs with BRISVOX_LIVE_TESTS=1 and DEEPGRAM_API_KEY set.
 func TestLiveDeepgram(t *testing.T) {
-	if os.Getenv("BRISVOX_LIVE_TESTS") != "1" {
-		t.Skip("live test: set BRISVOX_LIVE_TESTS=1 and DEEPGRAM_API_KEY to run it")
-	}
-	if os.Getenv(DefaultAPIKeyEnv) == "" {
-		t.Skip("live test: DEEPGRAM_API_KEY is not set")
-	}
+	speechtest.SkipUnlessLive(t, DefaultAPIKeyEnv)
 	wav := liveFixture(t, "en")
 	a, err := New(Config{SampleRate: wav.Rate, Language: "en", Punctuate: true, Endpointing: 300 * time.Millisecond})
 	if err != nil {

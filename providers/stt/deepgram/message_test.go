@@ -2,10 +2,10 @@ package deepgram
 
 import (
 	"errors"
-	"strings"
 	"testing"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/internal/speechtest"
 )
 
 // resultsMessage is a Results message in the service's full shape (word
@@ -56,16 +56,7 @@ func TestDecode(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			k, ev, err := m.decode([]byte(tc.in))
-			if (err != nil) != tc.err {
-				t.Fatalf("err %v, want error %v", err, tc.err)
-			}
-			if err != nil {
-				if !errors.Is(err, providers.ErrProtocol) {
-					t.Errorf("error %v is not a Protocol", err)
-				}
-				if strings.Contains(err.Error(), "secret") {
-					t.Errorf("error %q quotes the message", err)
-				}
+			if speechtest.CheckDecodeErr(t, err, tc.err, "secret") {
 				return
 			}
 			if k != tc.kind || ev != tc.ev {

@@ -6,6 +6,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	"github.com/brisvox/brisvox/providers/internal/wsmock"
 )
 
@@ -24,7 +25,7 @@ func TestMockLatencyIsPipelined(t *testing.T) {
 			a, srv := newPipe(t, nil)
 			srv.SetLatency(lat)
 			srv.ScriptText("one two three")
-			s := connect(t, a)
+			s := speechtest.Connect(t, a.Connect)
 			start := time.Now()
 			for i := range 3 {
 				if i > 0 {
@@ -40,7 +41,7 @@ func TestMockLatencyIsPipelined(t *testing.T) {
 			var at []time.Duration
 			var texts []string
 			for range 4 {
-				ev, ok := next(t, s, time.Second)
+				ev, ok := speechtest.Next(t, s, time.Second)
 				if !ok || ev.Err != nil {
 					t.Fatalf("event %d: %+v, open %v", len(at), ev, ok)
 				}
@@ -68,7 +69,7 @@ func TestMockLatencyIsPipelined(t *testing.T) {
 			srv.SetLatency(lat)
 			srv.ScriptText("one two")
 			srv.Inject(wsmock.Fault{Kind: wsmock.FaultDelay, Before: 0, Duration: time.Second})
-			s := connect(t, a)
+			s := speechtest.Connect(t, a.Connect)
 			start := time.Now()
 			for range 2 {
 				if err := s.SendAudio(frame(320, 0)); err != nil {
@@ -76,7 +77,7 @@ func TestMockLatencyIsPipelined(t *testing.T) {
 				}
 			}
 			for i, want := range []time.Duration{lat + time.Second, lat + time.Second} {
-				if ev, _ := next(t, s, 2*time.Second); ev.Err != nil || time.Since(start) != want {
+				if ev, _ := speechtest.Next(t, s, 2*time.Second); ev.Err != nil || time.Since(start) != want {
 					t.Errorf("event %d at %v (%+v), want %v", i, time.Since(start), ev, want)
 				}
 			}

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/brisvox/brisvox/providers/internal/speechtest"
 )
 
 // TestSlowReaderIsNotATimeout: the caller stops reading Events (its
@@ -17,7 +19,7 @@ func TestSlowReaderIsNotATimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := newPipe(t, func(c *Config) { c.EventBuffer = 1 })
 		srv.ScriptText("one two three four")
-		s := connect(t, a)
+		s := speechtest.Connect(t, a.Connect)
 		for range 4 {
 			if err := s.SendAudio(frame(320, 0)); err != nil {
 				t.Fatal(err)
@@ -25,7 +27,7 @@ func TestSlowReaderIsNotATimeout(t *testing.T) {
 		}
 		time.Sleep(3 * testResult) // the caller is busy
 		for i := range 4 {
-			ev, ok := next(t, s, time.Second)
+			ev, ok := speechtest.Next(t, s, time.Second)
 			if !ok || ev.Err != nil {
 				t.Fatalf("event %d: %+v (open %v)", i, ev, ok)
 			}
@@ -34,7 +36,7 @@ func TestSlowReaderIsNotATimeout(t *testing.T) {
 		if err := s.Finalize(); err != nil {
 			t.Fatal(err)
 		}
-		if ev, ok := next(t, s, time.Second); !ok || !ev.FromFinalize {
+		if ev, ok := speechtest.Next(t, s, time.Second); !ok || !ev.FromFinalize {
 			t.Fatalf("after the pause: %+v (open %v)", ev, ok)
 		}
 	})

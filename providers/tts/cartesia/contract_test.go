@@ -7,6 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	"github.com/brisvox/brisvox/providers/internal/wsmock"
 	"github.com/brisvox/brisvox/providers/tts/cartesia"
 	"github.com/brisvox/brisvox/providers/tts/cartesia/cartesiamock"
@@ -82,25 +83,15 @@ func wsFault(f sim.Fault) wsmock.Fault {
 // end of the test.
 func newContractRig(t *testing.T, io time.Duration, voice cartesiamock.Voice, mutate func(*cartesia.Config)) (*cartesia.Adapter, *mockHarness) {
 	t.Helper()
-	l := wsmock.NewPipeListener()
-	srv := cartesiamock.New(wsmock.WithListener(l))
-	t.Cleanup(srv.Close)
+	srv, dial := speechtest.Pipe(t, cartesiamock.New)
 	t.Setenv(contractKeyEnv, "sk_car_contract-key")
-	cfg := cartesia.Config{
+	a := speechtest.NewAdapter(t, cartesia.New, cartesia.Config{
 		URL:            srv.URL(),
 		APIKeyEnv:      contractKeyEnv,
 		ConnectTimeout: io,
 		ReplyTimeout:   io,
-		DialContext:    l.DialContext,
-	}
-	if mutate != nil {
-		mutate(&cfg)
-	}
-	a, err := cartesia.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = a.Close() })
+		DialContext:    dial,
+	}, mutate)
 	return a, &mockHarness{srv: srv, io: io, voice: voice}
 }
 

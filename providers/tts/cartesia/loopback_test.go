@@ -11,6 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	"github.com/brisvox/brisvox/providers/tts/cartesia/cartesiamock"
 )
 
@@ -69,12 +70,7 @@ func TestRealLoopbackSession(t *testing.T) {
 // after the ack. It runs with BRISVOX_LIVE_TESTS=1 and CARTESIA_API_KEY
 // set (CARTESIA_VOICE picks a voice; the default is the API examples').
 func TestLiveCartesia(t *testing.T) {
-	if os.Getenv("BRISVOX_LIVE_TESTS") != "1" {
-		t.Skip("live test: set BRISVOX_LIVE_TESTS=1 and CARTESIA_API_KEY to run it")
-	}
-	if os.Getenv(DefaultAPIKeyEnv) == "" {
-		t.Skip("live test: CARTESIA_API_KEY is not set")
-	}
+	speechtest.SkipUnlessLive(t, DefaultAPIKeyEnv)
 	a, err := New(Config{Voice: os.Getenv("CARTESIA_VOICE"), SampleRate: 16000})
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/internal/speechtest"
 )
 
 // chunkMessage is a chunk in the service's full shape: 100 ms of 16 kHz
@@ -77,16 +78,7 @@ func TestDecode(t *testing.T) {
 				}
 			}
 			m, err := d.decode([]byte(tc.in))
-			if (err != nil) != tc.err {
-				t.Fatalf("err %v, want error %v", err, tc.err)
-			}
-			if err != nil {
-				if !errors.Is(err, providers.ErrProtocol) {
-					t.Errorf("error %v is not a Protocol", err)
-				}
-				if strings.Contains(err.Error(), "secret") {
-					t.Errorf("error %q quotes the message", err)
-				}
+			if speechtest.CheckDecodeErr(t, err, tc.err, "secret") {
 				return
 			}
 			if m.kind != tc.kind || string(m.ctx) != tc.ctx || (tc.ctx == "" && m.ctx != nil) || !slices.Equal(m.audio, tc.audio) ||

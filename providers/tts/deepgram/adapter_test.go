@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	"github.com/brisvox/brisvox/providers/internal/wsmock"
 	"github.com/brisvox/brisvox/providers/tts/deepgram/auramock"
 )
@@ -19,7 +20,7 @@ import (
 func TestHandshake(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := newPipe(t, func(c *Config) { c.Model = "aura-2-zeus-en"; c.SampleRate = 24000 })
-		s := connect(t, a)
+		s := speechtest.Connect(t, a.Connect)
 		_ = s.Close()
 		reqs := srv.Server.Requests()
 		if len(reqs) != 1 {
@@ -64,7 +65,7 @@ func TestFlushPolicies(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				a, srv := newPipe(t, func(c *Config) { c.FlushPolicy = tc.policy })
 				srv.SetVoice(auramock.Voice{WordDuration: 100 * time.Millisecond, ChunksPerWord: 2})
-				s := connect(t, a)
+				s := speechtest.Connect(t, a.Connect)
 				for _, p := range []string{"hello there ", "big world"} {
 					if err := s.Push("a", p); err != nil {
 						t.Fatal(err)
@@ -107,7 +108,7 @@ func TestOddFrames(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := newPipe(t, nil)
 		srv.SetVoice(auramock.Voice{WordDuration: 100 * time.Millisecond, OddFrames: true})
-		s := connect(t, a)
+		s := speechtest.Connect(t, a.Connect)
 		_ = s.Push("a", "one two three")
 		_ = s.Flush("a")
 		sp := untilFlushed(t, s, "a")
@@ -131,7 +132,7 @@ func TestContextsInTurn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := newPipe(t, nil)
 		srv.SetVoice(auramock.Voice{WordDuration: 100 * time.Millisecond, Pace: 20 * time.Millisecond})
-		s := connect(t, a)
+		s := speechtest.Connect(t, a.Connect)
 		_ = s.Push("a", "first answer ")
 		_ = s.Push("b", "second ")
 		_ = s.Push("b", "answer here")
@@ -165,7 +166,7 @@ func TestContextsInTurn(t *testing.T) {
 func TestContextRules(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := newPipe(t, nil)
-		s := connect(t, a)
+		s := speechtest.Connect(t, a.Connect)
 		_ = s.Push("a", "hello")
 		if err := s.Flush("empty"); err != nil {
 			t.Fatal(err)
@@ -175,7 +176,7 @@ func TestContextRules(t *testing.T) {
 			t.Errorf("Push after Flush: %v", err)
 		}
 		untilFlushed(t, s, "a")
-		if ev, _ := next(t, s, time.Second); ev.Kind != providers.TTSFlushed || ev.ContextID != "empty" {
+		if ev, _ := speechtest.Next(t, s, time.Second); ev.Kind != providers.TTSFlushed || ev.ContextID != "empty" {
 			t.Errorf("after a: %+v, want the Flushed of the empty context", ev)
 		}
 		if got := types(srv); !slices.Equal(got, []string{"Speak", "Flush"}) {
@@ -213,10 +214,10 @@ func TestCancel(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				a, srv := newPipe(t, nil)
 				srv.SetVoice(auramock.Voice{WordDuration: 100 * time.Millisecond, Pace: 40 * time.Millisecond, IgnoreClear: ignore})
-				s := connect(t, a)
+				s := speechtest.Connect(t, a.Connect)
 				_ = s.Push("a", strings.Repeat("word ", 30))
 				_ = s.Flush("a")
-				if ev, _ := next(t, s, time.Minute); ev.Kind != providers.TTSAudio || ev.ContextID != "a" {
+				if ev, _ := speechtest.Next(t, s, time.Minute); ev.Kind != providers.TTSAudio || ev.ContextID != "a" {
 					t.Fatalf("first event %+v", ev)
 				}
 				start := time.Now()
@@ -226,7 +227,7 @@ func TestCancel(t *testing.T) {
 				_ = s.Push("b", "next answer")
 				_ = s.Flush("b")
 				for {
-					ev, _ := next(t, s, time.Minute)
+					ev, _ := speechtest.Next(t, s, time.Minute)
 					if ev.Kind == providers.TTSCancelled {
 						if ev.ContextID != "a" || time.Since(start) != 0 {
 							t.Fatalf("ack %+v after %v", ev, time.Since(start))
@@ -261,7 +262,7 @@ func TestCancel(t *testing.T) {
 func TestCancelWaiting(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := newPipe(t, nil)
-		s := connect(t, a)
+		s := speechtest.Connect(t, a.Connect)
 		_ = s.Push("a", "hello there")
 		_ = s.Push("b", "waiting")
 		_ = s.Cancel("b")
@@ -269,7 +270,7 @@ func TestCancelWaiting(t *testing.T) {
 		_ = s.Flush("a")
 		var acks []string
 		for range 2 {
-			ev, _ := next(t, s, time.Second)
+			ev, _ := speechtest.Next(t, s, time.Second)
 			if ev.Kind != providers.TTSCancelled {
 				t.Fatalf("%+v, want acks first", ev)
 			}
@@ -298,25 +299,25 @@ func TestFailures(t *testing.T) {
 	}{
 		{name: "refused_401", fault: wsmock.Fault{Kind: wsmock.FaultRefuse, Status: 401, RefuseBody: `{"err_code":"INVALID_AUTH","err_msg":"x"}`},
 			check: func(t *testing.T, err error) {
-				if r := asType[*providers.Rejected](t, err); r.Status != 401 || r.Detail != "INVALID_AUTH" || r.Retryable() {
+				if r := speechtest.AsType[*providers.Rejected](t, err); r.Status != 401 || r.Detail != "INVALID_AUTH" || r.Retryable() {
 					t.Errorf("%+v", r)
 				}
 			}},
 		{name: "refused_429", fault: wsmock.Fault{Kind: wsmock.FaultRefuse, Status: 429},
 			check: func(t *testing.T, err error) {
-				if r := asType[*providers.Rejected](t, err); r.Status != 429 || !r.Retryable() {
+				if r := speechtest.AsType[*providers.Rejected](t, err); r.Status != 429 || !r.Retryable() {
 					t.Errorf("%+v", r)
 				}
 			}},
 		{name: "malformed", fault: wsmock.Fault{Kind: wsmock.FaultViolate, Before: 1, Violation: wsmock.ViolateMalformed},
-			check: func(t *testing.T, err error) { asType[*providers.Protocol](t, err) }},
+			check: func(t *testing.T, err error) { speechtest.AsType[*providers.Protocol](t, err) }},
 		{name: "oversized", fault: wsmock.Fault{Kind: wsmock.FaultViolate, Before: 1, Violation: wsmock.ViolateOversized},
-			check: func(t *testing.T, err error) { asType[*providers.Protocol](t, err) }},
+			check: func(t *testing.T, err error) { speechtest.AsType[*providers.Protocol](t, err) }},
 		{name: "dropped", fault: wsmock.Fault{Kind: wsmock.FaultDrop, Before: 1},
-			check: func(t *testing.T, err error) { asType[*providers.Disconnected](t, err) }},
+			check: func(t *testing.T, err error) { speechtest.AsType[*providers.Disconnected](t, err) }},
 		{name: "error_message", fail: "BAD_REQUEST",
 			check: func(t *testing.T, err error) {
-				if p := asType[*providers.Protocol](t, err); !strings.Contains(p.Detail, "BAD_REQUEST") {
+				if p := speechtest.AsType[*providers.Protocol](t, err); !strings.Contains(p.Detail, "BAD_REQUEST") {
 					t.Errorf("%v", p)
 				}
 			}},
@@ -351,13 +352,13 @@ func TestFailures(t *testing.T) {
 func TestCloseCodes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, _ := newPipe(t, nil)
-		s := connect(t, a)
+		s := speechtest.Connect(t, a.Connect)
 		ss := s.(*session)
 		ss.mu.Lock()
 		_ = ss.ws.Send(false, []byte("not json")) // the mock closes with 1008
 		ss.mu.Unlock()
 		_, err := failure(t, s)
-		if p := asType[*providers.Protocol](t, err); !strings.Contains(p.Detail, "1008") {
+		if p := speechtest.AsType[*providers.Protocol](t, err); !strings.Contains(p.Detail, "1008") {
 			t.Errorf("%v", p)
 		}
 	})
@@ -377,18 +378,18 @@ func TestDeadlines(t *testing.T) {
 				a, srv := newPipe(t, nil)
 				srv.SetVoice(auramock.Voice{Pace: 100 * time.Millisecond})
 				srv.Inject(wsmock.Fault{Kind: wsmock.FaultStall, Before: tc.before})
-				s := connect(t, a)
+				s := speechtest.Connect(t, a.Connect)
 				_ = s.Push("a", "one two three four")
 				_ = s.Flush("a")
 				last := time.Now()
 				for range tc.before {
-					if ev, _ := next(t, s, time.Minute); ev.Kind != providers.TTSAudio {
+					if ev, _ := speechtest.Next(t, s, time.Minute); ev.Kind != providers.TTSAudio {
 						t.Fatalf("%+v", ev)
 					}
 					last = time.Now()
 				}
 				at, err := failure(t, s)
-				if to := asType[*providers.Timeout](t, err); to.Op != "reply" || at.Sub(last) != testReply {
+				if to := speechtest.AsType[*providers.Timeout](t, err); to.Op != "reply" || at.Sub(last) != testReply {
 					t.Errorf("%v after %v, want reply after %v", to, at.Sub(last), testReply)
 				}
 			})
@@ -400,7 +401,7 @@ func TestDeadlines(t *testing.T) {
 			srv.Inject(wsmock.Fault{Kind: wsmock.FaultConnectStall})
 			start := time.Now()
 			_, err := a.Connect(context.Background())
-			if asType[*providers.Timeout](t, err); time.Since(start) != testConnect {
+			if speechtest.AsType[*providers.Timeout](t, err); time.Since(start) != testConnect {
 				t.Errorf("after %v", time.Since(start))
 			}
 		})
@@ -420,11 +421,11 @@ func TestProbe(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			a, srv := newPipe(t, nil)
 			srv.Inject(wsmock.Fault{Kind: wsmock.FaultStall, NoPong: true})
-			s := connect(t, a)
+			s := speechtest.Connect(t, a.Connect)
 			_ = s.Push("a", "held text")
 			start := time.Now()
 			at, err := failure(t, s)
-			if to := asType[*providers.Timeout](t, err); to.Op != "ping" || at.Sub(start) != testReply {
+			if to := speechtest.AsType[*providers.Timeout](t, err); to.Op != "ping" || at.Sub(start) != testReply {
 				t.Errorf("%v after %v, want ping after %v", to, at.Sub(start), testReply)
 			}
 		})
@@ -432,7 +433,7 @@ func TestProbe(t *testing.T) {
 	t.Run("live_server", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			a, srv := newPipe(t, nil)
-			s := connect(t, a)
+			s := speechtest.Connect(t, a.Connect)
 			time.Sleep(3 * testReply) // nothing held: no ping
 			if srv.Pings() != 0 {
 				t.Fatalf("%d pings with nothing held", srv.Pings())
@@ -456,10 +457,10 @@ func TestProbe(t *testing.T) {
 	t.Run("per_text_no_probe", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			a, srv := newPipe(t, func(c *Config) { c.FlushPolicy = PerText })
-			s := connect(t, a)
+			s := speechtest.Connect(t, a.Connect)
 			_ = s.Push("a", "spoken at once ")
 			for {
-				if ev, _ := next(t, s, time.Minute); ev.Kind == providers.TTSAudio {
+				if ev, _ := speechtest.Next(t, s, time.Minute); ev.Kind == providers.TTSAudio {
 					break
 				}
 			}
@@ -477,7 +478,7 @@ func TestWarningCounted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := newPipe(t, func(c *Config) { c.ReplyTimeout = time.Hour })
 		srv.SetVoice(auramock.Voice{FlushLimit: 1})
-		s := connect(t, a)
+		s := speechtest.Connect(t, a.Connect)
 		_ = s.Push("a", "first")
 		_ = s.Flush("a")
 		untilFlushed(t, s, "a")

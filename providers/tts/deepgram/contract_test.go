@@ -7,6 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	"github.com/brisvox/brisvox/providers/internal/wsmock"
 	aura "github.com/brisvox/brisvox/providers/tts/deepgram"
 	"github.com/brisvox/brisvox/providers/tts/deepgram/auramock"
@@ -79,26 +80,16 @@ func wsFault(f sim.Fault) wsmock.Fault {
 // bubble; both are closed at the end of the test.
 func newContractRig(t *testing.T, policy aura.FlushPolicy, mutate func(*aura.Config)) (*aura.Adapter, *mockHarness) {
 	t.Helper()
-	l := wsmock.NewPipeListener()
-	srv := auramock.New(wsmock.WithListener(l))
-	t.Cleanup(srv.Close)
+	srv, dial := speechtest.Pipe(t, auramock.New)
 	t.Setenv(contractKeyEnv, "dg-contract-key")
-	cfg := aura.Config{
+	a := speechtest.NewAdapter(t, aura.New, aura.Config{
 		URL:            srv.URL(),
 		APIKeyEnv:      contractKeyEnv,
 		FlushPolicy:    policy,
 		ConnectTimeout: contractIO,
 		ReplyTimeout:   contractIO,
-		DialContext:    l.DialContext,
-	}
-	if mutate != nil {
-		mutate(&cfg)
-	}
-	a, err := aura.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = a.Close() })
+		DialContext:    dial,
+	}, mutate)
 	return a, &mockHarness{srv: srv, io: contractIO}
 }
 

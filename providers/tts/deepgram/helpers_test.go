@@ -1,13 +1,11 @@
 package aura
 
 import (
-	"context"
-	"errors"
 	"testing"
 	"time"
 
 	"github.com/brisvox/brisvox/providers"
-	"github.com/brisvox/brisvox/providers/internal/wsmock"
+	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	"github.com/brisvox/brisvox/providers/tts/deepgram/auramock"
 )
 
@@ -24,50 +22,16 @@ const (
 // end of the test.
 func newPipe(t *testing.T, mutate func(*Config)) (*Adapter, *auramock.Server) {
 	t.Helper()
-	l := wsmock.NewPipeListener()
-	srv := auramock.New(wsmock.WithListener(l))
-	t.Cleanup(srv.Close)
+	srv, dial := speechtest.Pipe(t, auramock.New)
 	t.Setenv(testKeyEnv, testKey)
-	cfg := Config{
+	a := speechtest.NewAdapter(t, New, Config{
 		URL:            srv.URL(),
 		APIKeyEnv:      testKeyEnv,
 		ConnectTimeout: testConnect,
 		ReplyTimeout:   testReply,
-		DialContext:    l.DialContext,
-	}
-	if mutate != nil {
-		mutate(&cfg)
-	}
-	a, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = a.Close() })
+		DialContext:    dial,
+	}, mutate)
 	return a, srv
-}
-
-// connect opens a session closed at the end of the test.
-func connect(t *testing.T, a *Adapter) providers.TTSSession {
-	t.Helper()
-	s, err := a.Connect(context.Background())
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	return s
-}
-
-// next reads one event within d (virtual time in a bubble); ok is false
-// when Events closed.
-func next(t *testing.T, s providers.TTSSession, d time.Duration) (providers.TTSEvent, bool) {
-	t.Helper()
-	select {
-	case ev, ok := <-s.Events():
-		return ev, ok
-	case <-time.After(d):
-		t.Fatalf("no event within %v", d)
-		return providers.TTSEvent{}, false
-	}
 }
 
 // spoken is what a context delivered up to its Flushed.
@@ -81,17 +45,12 @@ type spoken struct {
 func untilFlushed(t *testing.T, s providers.TTSSession, id string) spoken {
 	t.Helper()
 	var sp spoken
-	for {
-		ev, ok := next(t, s, time.Minute)
+	speechtest.TTSUntil(t, s, time.Minute, func(ev providers.TTSEvent) bool {
 		switch {
-		case !ok:
-			t.Fatalf("Events closed before the Flushed of %q", id)
-		case ev.Err != nil:
-			t.Fatalf("before the Flushed of %q: %v", id, ev.Err)
 		case ev.ContextID != id:
 			t.Fatalf("an event (kind %d) of %q before the Flushed of %q", ev.Kind, ev.ContextID, id)
 		case ev.Kind == providers.TTSFlushed:
-			return sp
+			return true
 		case ev.Kind != providers.TTSAudio:
 			t.Fatalf("an event of kind %d while %q speaks", ev.Kind, id)
 		case ev.Rate != DefaultSampleRate:
@@ -99,36 +58,16 @@ func untilFlushed(t *testing.T, s providers.TTSSession, id string) spoken {
 		}
 		sp.samples = append(sp.samples, ev.PCM...)
 		sp.frames++
-	}
+		return false
+	})
+	return sp
 }
 
 // failure reads events until the Err event and checks that Events closes
 // right after it; it returns the error and when it came.
 func failure(t *testing.T, s providers.TTSSession) (time.Time, error) {
 	t.Helper()
-	for {
-		ev, ok := next(t, s, time.Hour)
-		if !ok {
-			t.Fatal("Events closed without an Err event")
-		}
-		if ev.Err != nil {
-			at := time.Now()
-			if _, ok := next(t, s, time.Minute); ok {
-				t.Fatal("an event followed the Err event")
-			}
-			return at, ev.Err
-		}
-	}
-}
-
-// asType fails the test unless err is a *T.
-func asType[T error](t *testing.T, err error) T {
-	t.Helper()
-	var target T
-	if !errors.As(err, &target) {
-		t.Fatalf("error %v (%T) is not a %T", err, err, target)
-	}
-	return target
+	return speechtest.Failure(t, s, func(ev providers.TTSEvent) error { return ev.Err })
 }
 
 // types lists the types of the client messages the mock read.

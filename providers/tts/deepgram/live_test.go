@@ -2,12 +2,12 @@ package aura
 
 import (
 	"context"
-	"os"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	"github.com/brisvox/brisvox/providers/tts/deepgram/auramock"
 )
 
@@ -31,24 +31,7 @@ func liveRun(ctx context.Context, t *testing.T, a *Adapter) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	recv := func() providers.TTSEvent {
-		select {
-		case ev, ok := <-s.Events():
-			if !ok {
-				t.Fatal("events closed")
-			}
-			if ev.Kind == providers.TTSError {
-				t.Fatalf("error event: %v", ev.Err)
-			}
-			if ev.Kind == providers.TTSWord {
-				t.Fatal("a Word event from a service without word times")
-			}
-			return ev
-		case <-ctx.Done():
-			t.Fatal("the live budget ran out")
-		}
-		return providers.TTSEvent{}
-	}
+	recv := func() providers.TTSEvent { return speechtest.NextWithoutWords(ctx, t, s) }
 	_ = s.Push("one", "Hello, this is a test of streamed speech. ")
 	time.Sleep(3 * time.Second) // a slow LLM: the text is held, the probe pings
 	_ = s.Push("one", "And this is its second piece.")
@@ -128,12 +111,7 @@ func TestLiveAssertionsOverTheMock(t *testing.T) {
 // TestLive runs the loose assertions against the real service with
 // BRISVOX_LIVE_TESTS=1 and the key in DEEPGRAM_API_KEY.
 func TestLive(t *testing.T) {
-	if os.Getenv("BRISVOX_LIVE_TESTS") != "1" {
-		t.Skip("set BRISVOX_LIVE_TESTS=1 (and DEEPGRAM_API_KEY) to run against the real service")
-	}
-	if os.Getenv(DefaultAPIKeyEnv) == "" {
-		t.Skip("BRISVOX_LIVE_TESTS=1 but DEEPGRAM_API_KEY is empty")
-	}
+	speechtest.SkipUnlessLive(t, DefaultAPIKeyEnv)
 	a, err := New(Config{})
 	if err != nil {
 		t.Fatal(err)

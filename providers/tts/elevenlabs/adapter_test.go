@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	"github.com/brisvox/brisvox/providers/internal/wsmock"
 	"github.com/brisvox/brisvox/providers/tts/elevenlabs/elevenlabsmock"
 )
@@ -44,7 +45,7 @@ func TestHandshakeQueryAndAuth(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				a, srv := newPipe(t, tc.mutate)
-				s := connect(t, a)
+				s := speechtest.Connect(t, a.Connect)
 				_ = s.Close()
 				reqs := srv.Requests()
 				if len(reqs) != 1 {
@@ -90,7 +91,7 @@ func TestMessagesSent(t *testing.T) {
 			c.ChunkLengthSchedule = []int{50, 120}
 		})
 		srv.SetStyle(elevenlabsmock.Style{Pace: 100 * time.Millisecond, Latency: 200 * time.Millisecond})
-		s := connect(t, a)
+		s := speechtest.Connect(t, a.Connect)
 		for _, id := range []string{"answer-1", "answer-2"} {
 			if err := s.Push(id, "Hello \"there\", "); err != nil {
 				t.Fatal(err)
@@ -184,7 +185,7 @@ func TestWordsAndAudio(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				a, srv := newPipe(t, func(c *Config) { c.SampleRate = tc.rate })
 				srv.SetStyle(tc.style)
-				s := connect(t, a)
+				s := speechtest.Connect(t, a.Connect)
 				// Pieces cut inside words: the service joins the text.
 				for _, piece := range []string{"The qu", "ick Brown fox ", "jumps over élan 42 times."} {
 					if err := s.Push("a", piece); err != nil {
@@ -228,7 +229,7 @@ func TestCloseWaitsForTheFirstAudio(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := newPipe(t, nil)
 		srv.SetStyle(elevenlabsmock.Style{LoseEarlyClose: true})
-		s := connect(t, a)
+		s := speechtest.Connect(t, a.Connect)
 		_ = s.Push("a", "still spoken")
 		_ = s.Flush("a")
 		sm := summarize(t, untilFlushed(t, s, "a"), DefaultSampleRate)
@@ -257,12 +258,12 @@ func TestCancel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := newPipe(t, func(c *Config) { c.EventBuffer = 4 })
 		srv.SetStyle(elevenlabsmock.Style{Pace: 40 * time.Millisecond})
-		s := connect(t, a)
+		s := speechtest.Connect(t, a.Connect)
 		long := strings.Repeat("many words to say ", 20)
 		_ = s.Push("a", long)
 		_ = s.Flush("a")
 		for {
-			ev, _ := next(t, s, time.Second)
+			ev, _ := speechtest.Next(t, s, time.Second)
 			if ev.Kind == providers.TTSAudio {
 				break
 			}
@@ -274,7 +275,7 @@ func TestCancel(t *testing.T) {
 		}
 		after := 0
 		for {
-			ev, _ := next(t, s, time.Second)
+			ev, _ := speechtest.Next(t, s, time.Second)
 			if ev.Kind == providers.TTSCancelled {
 				if ev.ContextID != "a" {
 					t.Fatalf("ack for %q", ev.ContextID)
@@ -320,11 +321,11 @@ func TestCancelUnknownAndQueued(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := newPipe(t, nil)
 		srv.SetStyle(elevenlabsmock.Style{}) // a burst: all queued at once
-		s := connect(t, a)
+		s := speechtest.Connect(t, a.Connect)
 		if err := s.Cancel("never"); err != nil {
 			t.Fatal(err)
 		}
-		if ev, _ := next(t, s, time.Second); ev.Kind != providers.TTSCancelled || ev.ContextID != "never" {
+		if ev, _ := speechtest.Next(t, s, time.Second); ev.Kind != providers.TTSCancelled || ev.ContextID != "never" {
 			t.Fatalf("got %v for %q", ev.Kind, ev.ContextID)
 		}
 		_ = s.Push("x", "one two three four five six")
@@ -335,7 +336,7 @@ func TestCancelUnknownAndQueued(t *testing.T) {
 		_ = s.Cancel("b")
 		n := 0
 		for {
-			ev, _ := next(t, s, time.Second)
+			ev, _ := speechtest.Next(t, s, time.Second)
 			if ev.Kind == providers.TTSCancelled {
 				break
 			}
@@ -358,7 +359,7 @@ func TestTwoContexts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := newPipe(t, nil)
 		srv.Script(elevenlabsmock.Style{Pace: 30 * time.Millisecond}, elevenlabsmock.Style{Pace: 50 * time.Millisecond, WordsPerChunk: 2})
-		s := connect(t, a)
+		s := speechtest.Connect(t, a.Connect)
 		texts := map[string]string{"x": "alpha beta gamma delta", "y": "one two three four five"}
 		_ = s.Push("x", texts["x"])
 		_ = s.Push("y", texts["y"])
@@ -367,7 +368,7 @@ func TestTwoContexts(t *testing.T) {
 		evs := map[string][]providers.TTSEvent{}
 		done := 0
 		for done < 2 {
-			ev, ok := next(t, s, time.Minute)
+			ev, ok := speechtest.Next(t, s, time.Minute)
 			if !ok || ev.Kind == providers.TTSError {
 				t.Fatalf("session ended: %v", ev.Err)
 			}
@@ -397,7 +398,7 @@ func TestContextRules(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := newPipe(t, nil)
 		srv.SetStyle(elevenlabsmock.Style{Pace: time.Second})
-		s := connect(t, a)
+		s := speechtest.Connect(t, a.Connect)
 		for i := range 5 {
 			if err := s.Push(fmt.Sprint(i), "some words here"); err != nil {
 				t.Fatal(err)
@@ -416,7 +417,7 @@ func TestContextRules(t *testing.T) {
 		// Cancel "0" while the service still speaks it: its slot stays
 		// taken until its isFinal.
 		for {
-			if ev, _ := next(t, s, time.Minute); ev.Kind == providers.TTSAudio {
+			if ev, _ := speechtest.Next(t, s, time.Minute); ev.Kind == providers.TTSAudio {
 				break
 			}
 		}
@@ -432,7 +433,7 @@ func TestContextRules(t *testing.T) {
 			t.Fatal(err)
 		}
 		for {
-			ev, _ := next(t, s, time.Minute)
+			ev, _ := speechtest.Next(t, s, time.Minute)
 			if ev.Kind == providers.TTSFlushed && ev.ContextID == "never-pushed" {
 				break
 			}
@@ -456,29 +457,29 @@ func TestServerFaultsMapToTypedErrors(t *testing.T) {
 		check  func(t *testing.T, err error)
 	}{
 		{"malformed JSON", nil, wsmock.Fault{Kind: wsmock.FaultViolate, Violation: wsmock.ViolateMalformed},
-			func(t *testing.T, err error) { asType[*providers.Protocol](t, err) }},
+			func(t *testing.T, err error) { speechtest.AsType[*providers.Protocol](t, err) }},
 		{"binary from the server", nil, wsmock.Fault{Kind: wsmock.FaultViolate, Violation: wsmock.ViolateBinary, Before: 1},
-			func(t *testing.T, err error) { asType[*providers.Protocol](t, err) }},
+			func(t *testing.T, err error) { speechtest.AsType[*providers.Protocol](t, err) }},
 		{"oversized message", func(c *Config) { c.MaxMessageBytes = 4096 }, wsmock.Fault{Kind: wsmock.FaultViolate, Violation: wsmock.ViolateOversized},
 			func(t *testing.T, err error) {
-				if p := asType[*providers.Protocol](t, err); !strings.Contains(p.Detail, "4096") {
+				if p := speechtest.AsType[*providers.Protocol](t, err); !strings.Contains(p.Detail, "4096") {
 					t.Errorf("detail %q does not name the limit", p.Detail)
 				}
 			}},
 		{"connection cut", nil, wsmock.Fault{Kind: wsmock.FaultDrop},
-			func(t *testing.T, err error) { asType[*providers.Disconnected](t, err) }},
+			func(t *testing.T, err error) { speechtest.AsType[*providers.Disconnected](t, err) }},
 		{"cut in the middle of a context", nil, wsmock.Fault{Kind: wsmock.FaultDrop, Before: 2},
-			func(t *testing.T, err error) { asType[*providers.Disconnected](t, err) }},
+			func(t *testing.T, err error) { speechtest.AsType[*providers.Disconnected](t, err) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				a, srv := newPipe(t, tc.mutate)
 				srv.Inject(tc.fault)
-				s := connect(t, a)
+				s := speechtest.Connect(t, a.Connect)
 				_ = s.Push("a", "secret words spoken here")
 				_ = s.Flush("a")
-				err := failure(t, s)
+				err := speechtest.TTSFailure(t, s)
 				tc.check(t, err)
 				if strings.Contains(err.Error(), testKey) || strings.Contains(err.Error(), "secret") {
 					t.Errorf("error %q holds the key or the text", err)
@@ -529,16 +530,8 @@ func TestRefusedHandshake(t *testing.T) {
 		t.Run(fmt.Sprint(status), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				a, srv := newPipe(t, nil)
-				srv.Inject(wsmock.Fault{Kind: wsmock.FaultRefuse, Status: status,
-					RefuseBody: `{"detail":{"status":"invalid_api_key","message":"Invalid API key"}}`})
-				_, err := a.Connect(context.Background())
-				r := asType[*providers.Rejected](t, err)
-				if r.Status != status || r.Detail != "invalid_api_key" {
-					t.Errorf("got %+v, want status %d, detail invalid_api_key", r, status)
-				}
-				if providers.Retryable(err) != (status != 401) {
-					t.Errorf("retryable %v for %d", providers.Retryable(err), status)
-				}
+				speechtest.CheckRefused(t, srv.Inject, a.Connect, status,
+					`{"detail":{"status":"invalid_api_key","message":"Invalid API key"}}`, "invalid_api_key")
 			})
 		})
 	}
@@ -548,21 +541,7 @@ func TestRefusedHandshake(t *testing.T) {
 func TestConnectDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := newPipe(t, nil)
-		srv.Inject(wsmock.Fault{Kind: wsmock.FaultConnectStall})
-		start := time.Now()
-		_, err := a.Connect(context.Background())
-		if tm := asType[*providers.Timeout](t, err); tm.Op != "connect" {
-			t.Errorf("op %q", tm.Op)
-		}
-		if took := time.Since(start); took != testConnect {
-			t.Errorf("timed out after %v, want %v", took, testConnect)
-		}
-		srv.Inject(wsmock.Fault{Kind: wsmock.FaultConnectStall, Duration: testConnect / 2})
-		s, err := a.Connect(context.Background())
-		if err != nil {
-			t.Fatalf("slow connect: %v", err)
-		}
-		_ = s.Close()
+		speechtest.CheckConnectDeadline(t, srv.Inject, a.Connect, testConnect)
 	})
 }
 
@@ -588,7 +567,7 @@ func TestReplyDeadlines(t *testing.T) {
 				a, srv := newPipe(t, nil)
 				srv.Inject(tc.fault)
 				srv.SetStyle(elevenlabsmock.Style{Latency: time.Second})
-				s := connect(t, a)
+				s := speechtest.Connect(t, a.Connect)
 				_ = s.Push("a", "one two three")
 				time.Sleep(time.Minute) // unflushed text owes nothing
 				start := time.Now()
@@ -606,7 +585,7 @@ func TestReplyDeadlines(t *testing.T) {
 						// on would spin on the closed channel forever (the
 						// bubble's clock never moves), as it did with a
 						// deadline armed at Push.
-						ev, ok := next(t, s, 2*time.Second)
+						ev, ok := speechtest.Next(t, s, 2*time.Second)
 						if !ok || ev.Kind == providers.TTSError {
 							t.Fatalf("the session ended before the first audio (%v)", ev.Err)
 						}
@@ -616,8 +595,8 @@ func TestReplyDeadlines(t *testing.T) {
 					}
 					start = time.Now()
 				}
-				err := failure(t, s)
-				if tm := asType[*providers.Timeout](t, err); tm.Op != "audio" {
+				err := speechtest.TTSFailure(t, s)
+				if tm := speechtest.AsType[*providers.Timeout](t, err); tm.Op != "audio" {
 					t.Errorf("op %q", tm.Op)
 				}
 				if took := time.Since(start); took != tc.failAt {
@@ -634,7 +613,7 @@ func TestReplyDeadlines(t *testing.T) {
 func TestSlowCaller(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, _ := newPipe(t, func(c *Config) { c.EventBuffer = 4 })
-		s := connect(t, a)
+		s := speechtest.Connect(t, a.Connect)
 		text := strings.Repeat("word ", 40)
 		_ = s.Push("a", text)
 		_ = s.Flush("a")
@@ -654,7 +633,7 @@ func TestCloseInTheMiddle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := newPipe(t, nil)
 		srv.Inject(wsmock.Fault{Kind: wsmock.FaultStall, Before: 1})
-		s := connect(t, a)
+		s := speechtest.Connect(t, a.Connect)
 		_ = s.Push("a", "one two three")
 		_ = s.Flush("a")
 		time.Sleep(100 * time.Millisecond)
@@ -694,7 +673,7 @@ func TestContextEndsTheSession(t *testing.T) {
 		defer s.Close()
 		_ = s.Push("a", "one two three four")
 		_ = s.Flush("a")
-		_, _ = next(t, s, time.Second)
+		_, _ = speechtest.Next(t, s, time.Second)
 		cancel()
 		for ev := range s.Events() {
 			if ev.Kind == providers.TTSError {
@@ -709,7 +688,7 @@ func TestContextEndsTheSession(t *testing.T) {
 func TestKeepAlive(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := newPipe(t, nil)
-		s := connect(t, a)
+		s := speechtest.Connect(t, a.Connect)
 		time.Sleep(35 * time.Second)
 		_ = s.Close()
 		n := 0
@@ -727,18 +706,9 @@ func TestKeepAlive(t *testing.T) {
 // Catches: Warm that leaves nothing for Connect (the connect dials anew).
 func TestWarm(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		a, srv := newPipe(t, nil)
-		if err := a.Warm(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		if err := a.Warm(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		s := connect(t, a)
-		_ = s.Close()
-		if n := srv.Handshakes(); n != 1 {
-			t.Errorf("%d handshakes", n)
-		}
+		var dials speechtest.Dials
+		a, srv := newPipe(t, func(c *Config) { c.DialContext = dials.Wrap(c.DialContext) })
+		speechtest.CheckWarm(t, a.Warm, a.Connect, dials.Count, srv.Handshakes)
 	})
 }
 

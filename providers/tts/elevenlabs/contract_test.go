@@ -7,6 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	"github.com/brisvox/brisvox/providers/internal/wsmock"
 	"github.com/brisvox/brisvox/providers/tts/elevenlabs"
 	"github.com/brisvox/brisvox/providers/tts/elevenlabs/elevenlabsmock"
@@ -91,25 +92,15 @@ func wsFault(f sim.Fault) wsmock.Fault {
 // closed at the end of the test.
 func newContractRig(t *testing.T, style elevenlabsmock.Style, mutate func(*elevenlabs.Config)) (*elevenlabs.Adapter, *mockHarness) {
 	t.Helper()
-	l := wsmock.NewPipeListener()
-	srv := elevenlabsmock.New(wsmock.WithListener(l))
-	t.Cleanup(srv.Close)
+	srv, dial := speechtest.Pipe(t, elevenlabsmock.New)
 	t.Setenv(contractKeyEnv, "xi-contract-key")
-	cfg := elevenlabs.Config{
+	a := speechtest.NewAdapter(t, elevenlabs.New, elevenlabs.Config{
 		URL:            srv.URL(),
 		APIKeyEnv:      contractKeyEnv,
 		ConnectTimeout: contractIO,
 		ReplyTimeout:   contractIO,
-		DialContext:    l.DialContext,
-	}
-	if mutate != nil {
-		mutate(&cfg)
-	}
-	a, err := elevenlabs.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = a.Close() })
+		DialContext:    dial,
+	}, mutate)
 	return a, &mockHarness{srv: srv, style: style, io: contractIO}
 }
 

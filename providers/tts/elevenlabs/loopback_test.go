@@ -2,7 +2,6 @@ package elevenlabs
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	"github.com/brisvox/brisvox/providers/tts/elevenlabs/elevenlabsmock"
 )
 
@@ -72,12 +72,7 @@ func TestRealLoopbackSession(t *testing.T) {
 // the next one is served. It runs with BRISVOX_LIVE_TESTS=1 and
 // ELEVENLABS_API_KEY set.
 func TestLiveElevenLabs(t *testing.T) {
-	if os.Getenv("BRISVOX_LIVE_TESTS") != "1" {
-		t.Skip("live test: set BRISVOX_LIVE_TESTS=1 and ELEVENLABS_API_KEY to run it")
-	}
-	if os.Getenv(DefaultAPIKeyEnv) == "" {
-		t.Skip("live test: ELEVENLABS_API_KEY is not set")
-	}
+	speechtest.SkipUnlessLive(t, DefaultAPIKeyEnv)
 	a, err := New(Config{SampleRate: 16000, ReplyTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)

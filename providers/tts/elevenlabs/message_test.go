@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/internal/speechtest"
 )
 
 // audioMessage is an audio message in the service's shape: 2 words, 100
@@ -66,16 +67,7 @@ func TestDecode(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			err := m.decode([]byte(tc.in))
-			if (err != nil) != tc.err {
-				t.Fatalf("err %v, want error %v", err, tc.err)
-			}
-			if err != nil {
-				if !errors.Is(err, providers.ErrProtocol) {
-					t.Errorf("error %v is not a Protocol", err)
-				}
-				if strings.Contains(err.Error(), "secret") {
-					t.Errorf("error %q quotes the message", err)
-				}
+			if speechtest.CheckDecodeErr(t, err, tc.err, "secret") {
 				_ = m.decode([]byte(audioMessage))
 				return
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/brisvox/brisvox/internal/goroutines"
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	"github.com/brisvox/brisvox/providers/llm/openai/openaimock"
 	"github.com/brisvox/brisvox/providers/tts/openaispeech/speechmock"
 )
@@ -68,16 +69,11 @@ func (r *rig) connect(ctx context.Context) providers.TTSSession {
 // of virtual time or Events is closed.
 func next(t *testing.T, s providers.TTSSession) providers.TTSEvent {
 	t.Helper()
-	select {
-	case ev, ok := <-s.Events():
-		if !ok {
-			t.Fatal("events closed")
-		}
-		return ev
-	case <-time.After(time.Minute):
-		t.Fatal("no event within a minute")
+	ev, ok := speechtest.Next(t, s, time.Minute)
+	if !ok {
+		t.Fatal("events closed")
 	}
-	return providers.TTSEvent{}
+	return ev
 }
 
 // spoken is what a run of events said: the words of the audio (one per

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	"github.com/brisvox/brisvox/providers/tts/openaispeech/speechmock"
 )
 
@@ -37,24 +38,7 @@ func liveRun(ctx context.Context, t *testing.T, a *Adapter) liveReport {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	recv := func() providers.TTSEvent {
-		select {
-		case ev, ok := <-s.Events():
-			if !ok {
-				t.Fatal("events closed")
-			}
-			if ev.Kind == providers.TTSError {
-				t.Fatalf("error event: %v", ev.Err)
-			}
-			if ev.Kind == providers.TTSWord {
-				t.Fatal("a Word event from a service without word timings")
-			}
-			return ev
-		case <-ctx.Done():
-			t.Fatal("the live budget ran out")
-		}
-		return providers.TTSEvent{}
-	}
+	recv := func() providers.TTSEvent { return speechtest.NextWithoutWords(ctx, t, s) }
 	start := time.Now()
 	_ = s.Push("one", "Hello, this is a test of streamed speech. ")
 	_ = s.Push("one", "And this is its second piece.")
@@ -133,12 +117,7 @@ func TestLive(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if os.Getenv("BRISVOX_LIVE_TESTS") != "1" {
-				t.Skip("live test: set BRISVOX_LIVE_TESTS=1 and " + c.gate + " to run it")
-			}
-			if os.Getenv(c.gate) == "" {
-				t.Skip("live test: " + c.gate + " is not set")
-			}
+			speechtest.SkipUnlessLive(t, c.gate)
 			a, err := New(c.cfg())
 			if err != nil {
 				t.Fatal(err)
