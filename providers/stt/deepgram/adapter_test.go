@@ -411,8 +411,9 @@ func TestServiceClose1008IsProtocol(t *testing.T) {
 	}
 }
 
-// Catches: Warm that leaves nothing for Connect (the connect dials anew),
-// or a kept connection the server dropped failing the next Connect.
+// Catches: Warm that leaves nothing for Connect (the connect dials anew:
+// counted in dials). (A kept connection the server dropped is not
+// exercised here: the mock cannot drop an idle connection cheaply.)
 func TestWarm(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var dials speechtest.Dials
