@@ -226,7 +226,9 @@ func (a *Actor) accept(ctx actor.Context, e messages.Epoch) bool {
 		if a.epoch != 0 && !a.epochSettled() {
 			// A new answer before the old one ended: the old one is cut here.
 			a.stats.Inc("overlaps")
-			a.settle(ctx, a.cutAt(a.heardNow()), true)
+			// No clear goes out here: what was released plays on, so no
+			// confirmation bounds it.
+			a.settle(ctx, a.heardNow(), true)
 		}
 		a.begin(e)
 	}
