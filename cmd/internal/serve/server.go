@@ -118,6 +118,7 @@ type Server struct {
 	sources  map[string]func() map[string]uint64
 	closers  []func()
 	wg       sync.WaitGroup
+	metrics  *metrics
 }
 
 // New makes a server for agent. Mount the transports' handlers with
@@ -144,6 +145,12 @@ func New(cfg Config, agent Agent) (*Server, error) {
 		live: map[messages.CallID]Conn{}, changed: make(chan struct{}), stats: kit.Counters{},
 		sources: map[string]func() map[string]uint64{},
 	}
+	s.metrics = newMetrics(agent.Name(), func() int {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.live)
+	})
+	s.mux.Handle("GET /metrics", s.metrics.handler())
 	page, _ := fs.Sub(pageFiles, "page")
 	s.mux.Handle("/", http.FileServerFS(page))
 	s.mux.HandleFunc("GET /agent", func(w http.ResponseWriter, _ *http.Request) {
@@ -183,9 +190,11 @@ func (s *Server) Admit() error {
 	switch {
 	case s.draining:
 		s.stats.Inc("refused_draining")
+		s.metrics.refused.WithLabelValues("draining").Inc()
 		return ErrDraining
 	case len(s.live) >= s.cfg.MaxCalls:
 		s.stats.Inc("refused_full")
+		s.metrics.refused.WithLabelValues("full").Inc()
 		return fmt.Errorf("%w: %d calls", ErrFull, s.cfg.MaxCalls)
 	}
 	return nil
@@ -206,6 +215,7 @@ func (s *Server) Start(c Conn) {
 	s.mu.Unlock()
 	if dup {
 		s.count("refused_duplicate")
+		s.metrics.refused.WithLabelValues("duplicate").Inc()
 		c.Hangup("duplicate call id")
 		_ = c.Close()
 		return
@@ -218,8 +228,10 @@ func (s *Server) start(id messages.CallID, c Conn) {
 	s.mu.Lock()
 	if err == nil {
 		s.stats.Inc("calls")
+		s.metrics.calls.WithLabelValues("started").Inc()
 	} else {
 		s.stats.Inc("start_failures")
+		s.metrics.calls.WithLabelValues("start_failed").Inc()
 		delete(s.live, id)
 		s.notifyLocked()
 	}
@@ -248,8 +260,13 @@ func (s *Server) startCall(id messages.CallID, c Conn) error {
 	if cfg.Log.GetLevel() == zerolog.Disabled {
 		cfg.Log = s.log
 	}
+	m := s.metrics
+	cfg.OnEvent = m.event
 	if p, ok := c.(publisher); ok {
-		cfg.OnEvent = func(e messages.CallEvent) { _ = p.Publish(EventOf(e)) }
+		cfg.OnEvent = func(e messages.CallEvent) {
+			m.event(e)
+			_ = p.Publish(EventOf(e))
+		}
 	}
 	cfg.OnEnd = func(e messages.CallEnded) { s.ended(e) }
 	props, err := session.Props(cfg)
@@ -277,6 +294,7 @@ func (s *Server) ended(e messages.CallEnded) {
 	s.stats.Inc("ended")
 	s.notifyLocked()
 	s.mu.Unlock()
+	s.metrics.callEnded(e)
 	if c != nil {
 		c.Hangup(e.Reason)
 	}
