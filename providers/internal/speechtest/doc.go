@@ -13,12 +13,19 @@
 //     leaves its connection for Connect (CheckRefused, CheckConnectDeadline,
 //     CheckWarm), a decoder's errors are Protocol errors that do not quote
 //     the message (CheckDecodeErr);
-//   - the live runs' gate and reads (SkipUnlessLive, NextWithoutWords).
+//   - the live runs' gate and reads (SkipUnlessLive, NextWithoutWords);
+//   - the contract suite's plumbing over a wsmock vendor mock: the mapping
+//     of the suite's sim.Fault onto wsmock.Fault (FaultMap: each service
+//     gives its refusal body, and says whether a stall answers pings), the
+//     harness part every adapter shares (Harness: Inject and IOTimeout),
+//     the suite's run with its count of checks (RunSTT, RunTTS) and the
+//     failed checks (FailedChecks, WantFailed). Each adapter's
+//     contract_test.go keeps what is its own: its mock's Reset and
+//     settings, Script, its declarations, what its mock counts as an event.
 //
 // The helpers fail the test they are given, with t.Fatal where reading on
 // would make no sense. The package is imported by tests only
-// (TestImportedOnlyByTests checks it): it imports package testing. Nor does
-// it import sim: archtest's production-without-sim rule holds for every
-// package under providers/, so each adapter's contract_test.go keeps its
-// own mapping of the contract suite's sim.Fault onto wsmock.Fault.
+// (TestImportedOnlyByTests checks it): it imports package testing, and
+// sim. That is why archtest's production-without-sim rule exempts exactly
+// this package: sim still reaches no binary through it.
 package speechtest

@@ -1,17 +1,13 @@
 package deepgram_test
 
 import (
-	"context"
-	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/brisvox/brisvox/providers/internal/speechtest"
-	"github.com/brisvox/brisvox/providers/internal/wsmock"
 	"github.com/brisvox/brisvox/providers/stt/deepgram"
 	"github.com/brisvox/brisvox/providers/stt/deepgram/deepgrammock"
-	"github.com/brisvox/brisvox/sim"
 	"github.com/brisvox/brisvox/sim/contract"
 )
 
@@ -37,42 +33,23 @@ const contractKeyEnv = "BRISVOX_TEST_DEEPGRAM_CONTRACT_KEY"
 
 // mockHarness is the contract suite's STTHarness over deepgrammock: a
 // scripted text is the next utterance, a sim.Fault the wsmock fault of the
-// next handshake.
+// next handshake (contractFaults).
 type mockHarness struct {
-	srv *deepgrammock.Server
-	io  time.Duration
+	speechtest.Harness[*deepgrammock.Server]
 }
 
 var _ contract.STTHarness = (*mockHarness)(nil)
 
-func (h *mockHarness) Reset()                   { h.srv.Reset() }
-func (h *mockHarness) Script(text string)       { h.srv.ScriptText(text) }
-func (h *mockHarness) Inject(f sim.Fault)       { h.srv.Inject(wsFault(f)) }
-func (h *mockHarness) IOTimeout() time.Duration { return h.io }
-func (h *mockHarness) SampleRate() int          { return contractRate }
+func (h *mockHarness) Reset()             { h.Mock.Reset() }
+func (h *mockHarness) Script(text string) { h.Mock.ScriptText(text) }
+func (h *mockHarness) SampleRate() int    { return contractRate }
 
-// wsFault maps a suite fault to the mock's: BeforeEvent counts the
+// contractFaults maps a suite fault to the mock's: BeforeEvent counts the
 // messages sent with Conn.Send (every interim and final, one event each;
-// the empty keep-alive interims are not sent that way), and a protocol
-// violation is a text message that is not JSON.
-func wsFault(f sim.Fault) wsmock.Fault {
-	w := wsmock.Fault{Before: max(f.BeforeEvent, 0), Duration: f.Duration}
-	switch f.Kind {
-	case sim.FaultReject:
-		w.Kind, w.Status = wsmock.FaultRefuse, f.Status
-		w.RefuseBody = `{"err_code":"CONTRACT","err_msg":"refused by the contract suite"}`
-	case sim.FaultConnectStall:
-		w.Kind = wsmock.FaultConnectStall
-	case sim.FaultDisconnect:
-		w.Kind = wsmock.FaultDrop
-	case sim.FaultStall:
-		w.Kind = wsmock.FaultStall
-	case sim.FaultDelay:
-		w.Kind = wsmock.FaultDelay
-	case sim.FaultProtocol:
-		w.Kind, w.Violation = wsmock.FaultViolate, wsmock.ViolateMalformed
-	}
-	return w
+// the empty keep-alive interims are not sent that way), and a refusal
+// answers with the service's error body.
+var contractFaults = speechtest.FaultMap{
+	RefuseBody: `{"err_code":"CONTRACT","err_msg":"refused by the contract suite"}`,
 }
 
 // newContractRig starts the mock on an in-memory listener and an adapter
@@ -92,7 +69,7 @@ func newContractRig(t *testing.T, io time.Duration, mutate func(*deepgram.Config
 		ResultTimeout:  io,
 		DialContext:    dial,
 	}, mutate)
-	return a, &mockHarness{srv: srv, io: io}
+	return a, &mockHarness{speechtest.Harness[*deepgrammock.Server]{Mock: srv, Faults: contractFaults, IO: io}}
 }
 
 // TestContractSuiteOverTheMock runs the STT contract suite over the
@@ -110,17 +87,8 @@ func newContractRig(t *testing.T, io time.Duration, mutate func(*deepgram.Config
 func TestContractSuiteOverTheMock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, h := newContractRig(t, contractIO, nil)
-		start := time.Now()
-		rep, err := contract.RunSTT(context.Background(), a, h, contract.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("%s\nvirtual %v", rep, time.Since(start))
-		if !rep.Passed() {
+		if rep := speechtest.RunSTT(t, a, h); !rep.Passed() {
 			t.Fatalf("the adapter breaks the contract:\n%s", rep)
-		}
-		if got, want := len(rep.Checks), len(contract.STTCheckNames()); got != want {
-			t.Fatalf("%d checks ran, want %d", got, want)
 		}
 	})
 }
@@ -166,17 +134,7 @@ func TestContractSuiteCatchesWrongDeadlines(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				a, h := newContractRig(t, contractIO, tc.mutate)
-				rep, err := contract.RunSTT(context.Background(), a, h, contract.Config{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				var failed []string
-				for _, c := range rep.Failures() {
-					failed = append(failed, c.Name)
-				}
-				if !slices.Equal(failed, tc.want) {
-					t.Fatalf("failed checks %q, want %q\n%s", failed, tc.want, rep)
-				}
+				speechtest.WantFailed(t, speechtest.RunSTT(t, a, h), tc.want)
 			})
 		})
 	}

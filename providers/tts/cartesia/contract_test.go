@@ -1,17 +1,13 @@
 package cartesia_test
 
 import (
-	"context"
-	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/brisvox/brisvox/providers/internal/speechtest"
-	"github.com/brisvox/brisvox/providers/internal/wsmock"
 	"github.com/brisvox/brisvox/providers/tts/cartesia"
 	"github.com/brisvox/brisvox/providers/tts/cartesia/cartesiamock"
-	"github.com/brisvox/brisvox/sim"
 	"github.com/brisvox/brisvox/sim/contract"
 )
 
@@ -30,13 +26,12 @@ const contractPace = 240 * time.Millisecond
 const contractKeyEnv = "BRISVOX_TEST_CARTESIA_CONTRACT_KEY"
 
 // mockHarness is the contract suite's TTSHarness over cartesiamock: a
-// sim.Fault is the wsmock fault of the next handshake. The adapter opens
-// its websocket at Connect and the mock reports word times, so the
-// defaults of TTSDefaults hold.
+// sim.Fault is the wsmock fault of the next handshake (contractFaults).
+// The adapter opens its websocket at Connect and the mock reports word
+// times, so the defaults of TTSDefaults hold.
 type mockHarness struct {
 	contract.TTSDefaults
-	srv   *cartesiamock.Server
-	io    time.Duration
+	speechtest.Harness[*cartesiamock.Server]
 	voice cartesiamock.Voice
 }
 
@@ -45,35 +40,16 @@ var _ contract.TTSHarness = (*mockHarness)(nil)
 // Reset drops the faults not yet used and restores the harness's voice
 // (the mock's Reset sets the default one).
 func (h *mockHarness) Reset() {
-	h.srv.Reset()
-	h.srv.SetVoice(h.voice)
+	h.Mock.Reset()
+	h.Mock.SetVoice(h.voice)
 }
 
-func (h *mockHarness) Inject(f sim.Fault)       { h.srv.Inject(wsFault(f)) }
-func (h *mockHarness) IOTimeout() time.Duration { return h.io }
-
-// wsFault maps a suite fault to the mock's: BeforeEvent counts the
+// contractFaults maps a suite fault to the mock's: BeforeEvent counts the
 // messages sent with Conn.Send (a word's timestamps and its audio chunk are
-// separate messages, one event each; done is the Flushed), and a protocol
-// violation is a text message that is not JSON.
-func wsFault(f sim.Fault) wsmock.Fault {
-	w := wsmock.Fault{Before: max(f.BeforeEvent, 0), Duration: f.Duration}
-	switch f.Kind {
-	case sim.FaultReject:
-		w.Kind, w.Status = wsmock.FaultRefuse, f.Status
-		w.RefuseBody = `{"error_code":"contract","title":"Refused by the contract suite"}`
-	case sim.FaultConnectStall:
-		w.Kind = wsmock.FaultConnectStall
-	case sim.FaultDisconnect:
-		w.Kind = wsmock.FaultDrop
-	case sim.FaultStall:
-		w.Kind = wsmock.FaultStall
-	case sim.FaultDelay:
-		w.Kind = wsmock.FaultDelay
-	case sim.FaultProtocol:
-		w.Kind, w.Violation = wsmock.FaultViolate, wsmock.ViolateMalformed
-	}
-	return w
+// separate messages, one event each; done is the Flushed), and a refusal
+// answers with the service's error body.
+var contractFaults = speechtest.FaultMap{
+	RefuseBody: `{"error_code":"contract","title":"Refused by the contract suite"}`,
 }
 
 // newContractRig starts the mock on an in-memory listener, speaking with
@@ -92,22 +68,7 @@ func newContractRig(t *testing.T, io time.Duration, voice cartesiamock.Voice, mu
 		ReplyTimeout:   io,
 		DialContext:    dial,
 	}, mutate)
-	return a, &mockHarness{srv: srv, io: io, voice: voice}
-}
-
-// runContract runs the TTS suite over a rig and returns its report and the
-// virtual time it took.
-func runContract(t *testing.T, a *cartesia.Adapter, h *mockHarness) (contract.Report, time.Duration) {
-	t.Helper()
-	start := time.Now()
-	rep, err := contract.RunTTS(context.Background(), a, h, contract.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := len(rep.Checks), len(contract.TTSCheckNames()); got != want {
-		t.Fatalf("%d checks ran, want %d", got, want)
-	}
-	return rep, time.Since(start)
+	return a, &mockHarness{Harness: speechtest.Harness[*cartesiamock.Server]{Mock: srv, Faults: contractFaults, IO: io}, voice: voice}
 }
 
 // TestContractSuiteOverTheMock runs the TTS contract suite over the
@@ -142,9 +103,7 @@ func TestContractSuiteOverTheMock(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				a, h := newContractRig(t, contractIO, tc.voice, nil)
-				rep, virtual := runContract(t, a, h)
-				t.Logf("%s\nvirtual %v", rep, virtual)
-				if !rep.Passed() {
+				if rep := speechtest.RunTTS(t, a, h); !rep.Passed() {
 					t.Fatalf("the adapter breaks the contract:\n%s", rep)
 				}
 			})
@@ -186,14 +145,7 @@ func TestContractSuiteCatchesWrongDeadlines(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				a, h := newContractRig(t, contractIO, cartesiamock.Voice{Pace: contractPace}, tc.mutate)
-				rep, _ := runContract(t, a, h)
-				var failed []string
-				for _, c := range rep.Failures() {
-					failed = append(failed, c.Name)
-				}
-				if !slices.Equal(failed, tc.want) {
-					t.Fatalf("failed checks %q, want %q\n%s", failed, tc.want, rep)
-				}
+				speechtest.WantFailed(t, speechtest.RunTTS(t, a, h), tc.want)
 			})
 		})
 	}
@@ -229,17 +181,7 @@ func TestContractSuiteCatchesAWrongDeclaration(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				a, h := newContractRig(t, contractIO, cartesiamock.Voice{Pace: contractPace}, nil)
-				rep, err := contract.RunTTS(context.Background(), a, tc.declare(h), contract.Config{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				var failed []string
-				for _, c := range rep.Failures() {
-					failed = append(failed, c.Name)
-				}
-				if !slices.Equal(failed, tc.want) {
-					t.Fatalf("failed checks %q, want %q\n%s", failed, tc.want, rep)
-				}
+				speechtest.WantFailed(t, speechtest.RunTTS(t, a, tc.declare(h)), tc.want)
 			})
 		})
 	}

@@ -1,17 +1,13 @@
 package aura_test
 
 import (
-	"context"
-	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/brisvox/brisvox/providers/internal/speechtest"
-	"github.com/brisvox/brisvox/providers/internal/wsmock"
 	aura "github.com/brisvox/brisvox/providers/tts/deepgram"
 	"github.com/brisvox/brisvox/providers/tts/deepgram/auramock"
-	"github.com/brisvox/brisvox/sim"
 	"github.com/brisvox/brisvox/sim/contract"
 )
 
@@ -25,13 +21,13 @@ const contractKeyEnv = "BRISVOX_TEST_AURA_CONTRACT_KEY"
 // five 40 ms frames, one frame per 40 ms.
 var contractVoice = auramock.Voice{WordDuration: 200 * time.Millisecond, ChunksPerWord: 5, Pace: 40 * time.Millisecond}
 
-// mockHarness is the contract suite's TTSHarness over auramock. The
-// service has no word times, and its adapter holds text on the server
+// mockHarness is the contract suite's TTSHarness over auramock: a
+// sim.Fault is the wsmock fault of the next handshake (contractFaults).
+// The service has no word times, and its adapter holds text on the server
 // unflushed (under PerTurn; under PerText a Push is flushed at once, and
 // the held-text checks must pass all the same).
 type mockHarness struct {
-	srv *auramock.Server
-	io  time.Duration
+	speechtest.Harness[*auramock.Server]
 }
 
 var (
@@ -40,38 +36,21 @@ var (
 )
 
 func (h *mockHarness) Reset() {
-	h.srv.Reset()
-	h.srv.SetVoice(contractVoice)
+	h.Mock.Reset()
+	h.Mock.SetVoice(contractVoice)
 }
-func (h *mockHarness) Inject(f sim.Fault)       { h.srv.Inject(wsFault(f)) }
-func (h *mockHarness) IOTimeout() time.Duration { return h.io }
-func (h *mockHarness) EmitsWords() bool         { return false }
-func (h *mockHarness) FaultsAtConnect() bool    { return true }
-func (h *mockHarness) HoldsText() bool          { return true }
+func (h *mockHarness) EmitsWords() bool      { return false }
+func (h *mockHarness) FaultsAtConnect() bool { return true }
+func (h *mockHarness) HoldsText() bool       { return true }
 
-// wsFault maps a suite fault to the mock's: BeforeEvent counts the
+// contractFaults maps a suite fault to the mock's: BeforeEvent counts the
 // messages sent with Send or SendBinary (audio frames and Flushed; the
-// Metadata on connect is not counted), a stall is a hung server that
-// answers no ping either, a protocol violation a text message that is not
-// JSON.
-func wsFault(f sim.Fault) wsmock.Fault {
-	w := wsmock.Fault{Before: max(f.BeforeEvent, 0), Duration: f.Duration}
-	switch f.Kind {
-	case sim.FaultReject:
-		w.Kind, w.Status = wsmock.FaultRefuse, f.Status
-		w.RefuseBody = `{"err_code":"CONTRACT","err_msg":"refused by the contract suite"}`
-	case sim.FaultConnectStall:
-		w.Kind = wsmock.FaultConnectStall
-	case sim.FaultDisconnect:
-		w.Kind = wsmock.FaultDrop
-	case sim.FaultStall:
-		w.Kind, w.NoPong = wsmock.FaultStall, true
-	case sim.FaultDelay:
-		w.Kind = wsmock.FaultDelay
-	case sim.FaultProtocol:
-		w.Kind, w.Violation = wsmock.FaultViolate, wsmock.ViolateMalformed
-	}
-	return w
+// Metadata on connect is not counted), a refusal answers with the
+// service's error body, and a stall is a hung server that answers no ping
+// either.
+var contractFaults = speechtest.FaultMap{
+	RefuseBody:  `{"err_code":"CONTRACT","err_msg":"refused by the contract suite"}`,
+	StallNoPong: true,
 }
 
 // newContractRig starts the mock on an in-memory listener and an adapter
@@ -90,19 +69,17 @@ func newContractRig(t *testing.T, policy aura.FlushPolicy, mutate func(*aura.Con
 		ReplyTimeout:   contractIO,
 		DialContext:    dial,
 	}, mutate)
-	return a, &mockHarness{srv: srv, io: contractIO}
+	return a, &mockHarness{speechtest.Harness[*auramock.Server]{Mock: srv, Faults: contractFaults, IO: contractIO}}
 }
 
+// runSuite runs the TTS suite over a rig; the harness must declare the two
+// held-text checks on top of the suite's.
 func runSuite(t *testing.T, a *aura.Adapter, h *mockHarness) contract.Report {
 	t.Helper()
-	rep, err := contract.RunTTS(context.Background(), a, h, contract.Config{})
-	if err != nil {
-		t.Fatal(err)
+	if got, want := len(contract.TTSCheckNamesFor(h)), len(contract.TTSCheckNames())+2; got != want {
+		t.Fatalf("the harness owes %d checks, want %d: the suite's and the two held-text checks", got, want)
 	}
-	if got, want := len(rep.Checks), len(contract.TTSCheckNamesFor(h)); got != want || want != len(contract.TTSCheckNames())+2 {
-		t.Fatalf("%d checks ran, want %d and the two held-text checks", got, want)
-	}
-	return rep
+	return speechtest.RunTTS(t, a, h)
 }
 
 // TestContractSuiteOverTheMock runs the TTS contract suite (the held-text
@@ -116,10 +93,7 @@ func TestContractSuiteOverTheMock(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				a, h := newContractRig(t, policy, nil)
 				h.Reset()
-				start := time.Now()
-				rep := runSuite(t, a, h)
-				t.Logf("%s\nvirtual %v", rep, time.Since(start))
-				if !rep.Passed() {
+				if rep := runSuite(t, a, h); !rep.Passed() {
 					t.Fatalf("the adapter breaks the contract:\n%s", rep)
 				}
 			})
@@ -171,14 +145,7 @@ func TestContractSuiteCatchesBrokenVariants(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				a, h := newContractRig(t, tc.policy, tc.mutate)
 				h.Reset()
-				rep := runSuite(t, a, h)
-				var failed []string
-				for _, c := range rep.Failures() {
-					failed = append(failed, c.Name)
-				}
-				if !slices.Equal(failed, tc.want) {
-					t.Fatalf("failed checks %q, want %q\n%s", failed, tc.want, rep)
-				}
+				speechtest.WantFailed(t, runSuite(t, a, h), tc.want)
 			})
 		})
 	}

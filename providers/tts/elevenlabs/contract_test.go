@@ -1,17 +1,14 @@
 package elevenlabs_test
 
 import (
-	"context"
 	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/brisvox/brisvox/providers/internal/speechtest"
-	"github.com/brisvox/brisvox/providers/internal/wsmock"
 	"github.com/brisvox/brisvox/providers/tts/elevenlabs"
 	"github.com/brisvox/brisvox/providers/tts/elevenlabs/elevenlabsmock"
-	"github.com/brisvox/brisvox/sim"
 	"github.com/brisvox/brisvox/sim/contract"
 )
 
@@ -40,14 +37,13 @@ var contractStyle = elevenlabsmock.Style{
 }
 
 // mockHarness is the contract suite's TTSHarness over elevenlabsmock: a
-// sim.Fault is the wsmock fault of the next handshake. The service reports
-// word times (EmitsWords) and the adapter opens its socket at Connect
-// (FaultsAtConnect): the defaults.
+// sim.Fault is the wsmock fault of the next handshake (contractFaults).
+// The service reports word times (EmitsWords) and the adapter opens its
+// socket at Connect (FaultsAtConnect): the defaults.
 type mockHarness struct {
 	contract.TTSDefaults
-	srv   *elevenlabsmock.Server
+	speechtest.Harness[*elevenlabsmock.Server]
 	style elevenlabsmock.Style
-	io    time.Duration
 }
 
 var _ contract.TTSHarness = (*mockHarness)(nil)
@@ -55,34 +51,16 @@ var _ contract.TTSHarness = (*mockHarness)(nil)
 // Reset drops the mock's faults and recorded messages and sets its style
 // again (the mock's Reset clears it).
 func (h *mockHarness) Reset() {
-	h.srv.Reset()
-	h.srv.SetStyle(h.style)
+	h.Mock.Reset()
+	h.Mock.SetStyle(h.style)
 }
-func (h *mockHarness) Inject(f sim.Fault)       { h.srv.Inject(wsFault(f)) }
-func (h *mockHarness) IOTimeout() time.Duration { return h.io }
 
-// wsFault maps a suite fault to the mock's: BeforeEvent counts the
+// contractFaults maps a suite fault to the mock's: BeforeEvent counts the
 // messages the mock sends (alignment, audio, isFinal; one event each under
-// SeparateAlignment), a refusal answers the handshake with the service's
-// error body, a protocol violation is a text message that is not JSON.
-func wsFault(f sim.Fault) wsmock.Fault {
-	w := wsmock.Fault{Before: max(f.BeforeEvent, 0), Duration: f.Duration}
-	switch f.Kind {
-	case sim.FaultReject:
-		w.Kind, w.Status = wsmock.FaultRefuse, f.Status
-		w.RefuseBody = `{"detail":{"status":"contract_refusal","message":"refused by the contract suite"}}`
-	case sim.FaultConnectStall:
-		w.Kind = wsmock.FaultConnectStall
-	case sim.FaultDisconnect:
-		w.Kind = wsmock.FaultDrop
-	case sim.FaultStall:
-		w.Kind = wsmock.FaultStall
-	case sim.FaultDelay:
-		w.Kind = wsmock.FaultDelay
-	case sim.FaultProtocol:
-		w.Kind, w.Violation = wsmock.FaultViolate, wsmock.ViolateMalformed
-	}
-	return w
+// SeparateAlignment), and a refusal answers the handshake with the
+// service's error body.
+var contractFaults = speechtest.FaultMap{
+	RefuseBody: `{"detail":{"status":"contract_refusal","message":"refused by the contract suite"}}`,
 }
 
 // newContractRig starts the mock (speaking in style) on an in-memory
@@ -101,7 +79,7 @@ func newContractRig(t *testing.T, style elevenlabsmock.Style, mutate func(*eleve
 		ReplyTimeout:   contractIO,
 		DialContext:    dial,
 	}, mutate)
-	return a, &mockHarness{srv: srv, style: style, io: contractIO}
+	return a, &mockHarness{Harness: speechtest.Harness[*elevenlabsmock.Server]{Mock: srv, Faults: contractFaults, IO: contractIO}, style: style}
 }
 
 // runContract runs the TTS suite over a fresh rig in a synctest bubble and
@@ -111,18 +89,7 @@ func runContract(t *testing.T, style elevenlabsmock.Style, mutate func(*elevenla
 	var failed []string
 	synctest.Test(t, func(t *testing.T) {
 		a, h := newContractRig(t, style, mutate)
-		start := time.Now()
-		rep, err := contract.RunTTS(context.Background(), a, h, contract.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("%s\nvirtual %v", rep, time.Since(start))
-		if got, want := len(rep.Checks), len(contract.TTSCheckNames()); got != want {
-			t.Fatalf("%d checks ran, want %d", got, want)
-		}
-		for _, c := range rep.Failures() {
-			failed = append(failed, c.Name)
-		}
+		failed = speechtest.FailedChecks(speechtest.RunTTS(t, a, h))
 	})
 	return failed
 }

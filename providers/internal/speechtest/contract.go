@@ -1,0 +1,126 @@
+package speechtest
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/internal/wsmock"
+	"github.com/brisvox/brisvox/sim"
+	"github.com/brisvox/brisvox/sim/contract"
+)
+
+// FaultMap maps the contract suite's faults onto a wsmock vendor mock's:
+// the fault acts before the same message (BeforeEvent, a negative one as
+// 0: the adapter's harness says what its mock counts as an event) for the
+// same Duration. A refusal is FaultRefuse with the service's error body, a
+// stalled or slowed connect FaultConnectStall, a disconnect FaultDrop, a
+// stall FaultStall, a delay FaultDelay, a protocol violation a text
+// message that is not JSON. What differs between services is here.
+type FaultMap struct {
+	// RefuseBody is the service's error body, sent with a refusal's
+	// status.
+	RefuseBody string
+	// StallNoPong makes a stall a hung server that answers no websocket
+	// ping either, for an adapter whose ping probe would otherwise see a
+	// live one.
+	StallNoPong bool
+}
+
+// Map returns f as the mock's fault. The zero Kind (no fault) stays no
+// fault.
+func (m FaultMap) Map(f sim.Fault) wsmock.Fault {
+	w := wsmock.Fault{Before: max(f.BeforeEvent, 0), Duration: f.Duration}
+	switch f.Kind {
+	case sim.FaultReject:
+		w.Kind, w.Status, w.RefuseBody = wsmock.FaultRefuse, f.Status, m.RefuseBody
+	case sim.FaultConnectStall:
+		w.Kind = wsmock.FaultConnectStall
+	case sim.FaultDisconnect:
+		w.Kind = wsmock.FaultDrop
+	case sim.FaultStall:
+		w.Kind, w.NoPong = wsmock.FaultStall, m.StallNoPong
+	case sim.FaultDelay:
+		w.Kind = wsmock.FaultDelay
+	case sim.FaultProtocol:
+		w.Kind, w.Violation = wsmock.FaultViolate, wsmock.ViolateMalformed
+	}
+	return w
+}
+
+// Harness is the part of a contract harness over a wsmock vendor mock
+// that every speech adapter shares: Inject queues the suite's fault,
+// mapped by Faults, on Mock for its next handshake; IOTimeout is IO, the
+// adapter's connect and reply deadline as the harness declares it. An
+// adapter's harness embeds it and adds its own Reset (the mock's, with the
+// mock's settings restored), and Script and SampleRate (STT) or its
+// declarations (TTS).
+type Harness[M interface{ Inject(wsmock.Fault) }] struct {
+	Mock   M
+	Faults FaultMap
+	IO     time.Duration
+}
+
+// Inject queues f, mapped, on the mock.
+func (h Harness[M]) Inject(f sim.Fault) { h.Mock.Inject(h.Faults.Map(f)) }
+
+// IOTimeout is the deadline the harness declares.
+func (h Harness[M]) IOTimeout() time.Duration { return h.IO }
+
+// RunSTT runs the STT contract suite over a, driven through h, and returns
+// its report, logged with the virtual time it took. It must run inside
+// the synctest bubble a and h were made in. A suite error fails the test,
+// and so does a report without one result for each of the suite's checks.
+func RunSTT(t testing.TB, a providers.STT, h contract.STTHarness) contract.Report {
+	t.Helper()
+	return runSuite(t, func() (contract.Report, error) {
+		return contract.RunSTT(context.Background(), a, h, contract.Config{})
+	}, len(contract.STTCheckNames()))
+}
+
+// RunTTS runs the TTS contract suite over a, driven through h, as RunSTT
+// does; the checks owed are those TTSCheckNamesFor(h) lists (the held-text
+// checks included when h holds text).
+func RunTTS(t testing.TB, a providers.TTS, h contract.TTSHarness) contract.Report {
+	t.Helper()
+	return runSuite(t, func() (contract.Report, error) {
+		return contract.RunTTS(context.Background(), a, h, contract.Config{})
+	}, len(contract.TTSCheckNamesFor(h)))
+}
+
+// runSuite runs a suite, logs its report and fails the test on an error or
+// a report of other than checks results.
+func runSuite(t testing.TB, run func() (contract.Report, error), checks int) contract.Report {
+	t.Helper()
+	start := time.Now()
+	rep, err := run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s\nvirtual %v", rep, time.Since(start))
+	if got := len(rep.Checks); got != checks {
+		t.Fatalf("%d checks ran, want %d", got, checks)
+	}
+	return rep
+}
+
+// FailedChecks returns the names of the checks rep failed, in the order
+// run (skipped checks are not failures); nil when none failed.
+func FailedChecks(rep contract.Report) []string {
+	var failed []string
+	for _, c := range rep.Failures() {
+		failed = append(failed, c.Name)
+	}
+	return failed
+}
+
+// WantFailed fails the test unless the checks rep failed are exactly want,
+// in order (none for an empty want); the message carries the report.
+func WantFailed(t testing.TB, rep contract.Report, want []string) {
+	t.Helper()
+	if failed := FailedChecks(rep); !slices.Equal(failed, want) {
+		t.Fatalf("failed checks %q, want %q\n%s", failed, want, rep)
+	}
+}
