@@ -73,7 +73,7 @@ func newContractRig(t *testing.T, io time.Duration, voice cartesiamock.Voice, mu
 
 // TestContractSuiteOverTheMock runs the TTS contract suite over the
 // adapter and cartesiamock, joined by an in-memory pipe inside a synctest
-// bubble, so every deadline is judged in virtual time (47-49 s of it
+// bubble, so every deadline is judged in virtual time (47-50 s of it
 // paced, 11.6-13.7 s unpaced, the spread all in the leak check's wait for
 // a stable count; 60-80 real ms each); the bubble fails the test if a
 // goroutine is left. Paced (one message per 240 ms, as a
