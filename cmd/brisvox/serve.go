@@ -29,6 +29,9 @@ type serveFlags struct {
 	maxCalls int
 	drain    time.Duration
 	logLevel string
+	// operatorTokenEnv names the variable holding the operator API's
+	// token; empty: no operator API.
+	operatorTokenEnv string
 }
 
 // serveCommand serves the agent of an agent file until SIGTERM or SIGINT.
@@ -41,8 +44,9 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.maxCalls, "max-calls", 20, "calls served at once; more are refused (HTTP 503)")
 	fs.DurationVar(&f.drain, "drain", 30*time.Second, "on SIGTERM, how long live calls may go on before they are ended")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error (JSON lines on stderr)")
+	fs.StringVar(&f.operatorTokenEnv, "operator-token-env", "", "the environment variable holding the operator API's bearer token (at least 16 characters); unset: no operator API")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: brisvox serve --agent FILE [--addr HOST:PORT] [--max-calls N] [--drain 30s] [--log-level info]")
+		fmt.Fprintln(stderr, "usage: brisvox serve --agent FILE [--addr HOST:PORT] [--max-calls N] [--drain 30s] [--log-level info] [--operator-token-env NAME]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -72,6 +76,21 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 // any diagnostic refuses to serve (fail closed).
 func runServe(ctx context.Context, f serveFlags, ln net.Listener, stdout, stderr io.Writer, log zerolog.Logger) int {
 	defer ln.Close()
+	operatorToken := ""
+	if name := f.operatorTokenEnv; name != "" {
+		// Checked first: a server asked for an operator API it cannot
+		// have is not started at all.
+		token, ok := os.LookupEnv(name)
+		switch {
+		case !ok:
+			fmt.Fprintf(stderr, "brisvox serve: --operator-token-env: %s is not set; not serving\n", name)
+			return 1
+		case len(token) < serve.MinOperatorToken:
+			fmt.Fprintf(stderr, "brisvox serve: --operator-token-env: %s holds %d characters, want at least %d; not serving\n", name, len(token), serve.MinOperatorToken)
+			return 1
+		}
+		operatorToken = token
+	}
 	a, diags := loadAgent(f.agent, nil, agentbuild.Options{Log: log})
 	if len(diags) > 0 {
 		for _, d := range diags {
@@ -96,6 +115,12 @@ func runServe(ctx context.Context, f serveFlags, ln net.Listener, stdout, stderr
 	if err := mountTransports(srv, a.File(), log); err != nil {
 		fmt.Fprintf(stderr, "brisvox serve: %v\n", err)
 		return 1
+	}
+	if operatorToken != "" {
+		if err := srv.EnableOperator(operatorToken); err != nil {
+			fmt.Fprintf(stderr, "brisvox serve: --operator-token-env %s: %v; not serving\n", f.operatorTokenEnv, err)
+			return 1
+		}
 	}
 	fmt.Fprintf(stdout, "brisvox: serving agent %q on http://%s/ (Ctrl-C to stop)\n", a.Name(), ln.Addr())
 	if err := srv.Serve(ctx, ln); err != nil && !errors.Is(err, net.ErrClosed) {

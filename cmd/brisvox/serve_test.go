@@ -214,6 +214,40 @@ func TestServeWebRTCLoopback(t *testing.T) {
 	goleak.VerifyNone(t, leaks)
 }
 
+// TestServeOperatorTokenFailsClosed: --operator-token-env naming a
+// variable that is not set, or holds a short token, refuses to serve
+// before anything else (the agent file here does not even exist). The
+// token never appears in the message. Mutation: the unset variable taken
+// as "no operator API" -> it goes on to the agent file.
+func TestServeOperatorTokenFailsClosed(t *testing.T) {
+	const name = "BRISVOX_TEST_OPERATOR_TOKEN"
+	for _, tc := range []struct {
+		name, value, want string
+		set               bool
+	}{
+		{"unset", "", "BRISVOX_TEST_OPERATOR_TOKEN is not set", false},
+		{"short", "secret-short", "holds 12 characters, want at least 16", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.set {
+				t.Setenv(name, tc.value)
+			}
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr syncBuffer
+			code := runServe(context.Background(), serveFlags{agent: filepath.Join(t.TempDir(), "none.toml"), maxCalls: 1, operatorTokenEnv: name}, ln, &stdout, &stderr, zerolog.Nop())
+			if code != 1 || !strings.Contains(stderr.String(), tc.want) {
+				t.Fatalf("exit %d, stderr %q; want 1 and %q", code, stderr.String(), tc.want)
+			}
+			if tc.set && strings.Contains(stderr.String(), tc.value) {
+				t.Errorf("the token is in the message: %q", stderr.String())
+			}
+		})
+	}
+}
+
 // TestServeFailsClosed: a file with a problem is not served; the
 // diagnostic is printed with its position. Mutation: runServe ignoring
 // the diagnostics -> it serves (and the test's listener is used).
