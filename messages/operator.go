@@ -54,4 +54,8 @@ type CallEnded struct {
 	GaveUp Stage
 	// Restarts counts the restarts of each stage during the call.
 	Restarts map[Stage]int
+	// Failures counts each stage's failures by kind: a provider error's
+	// kind (providers.KindOf: rejected, timeout, disconnected, protocol,
+	// closed, other), or "panic" for a panic that was not an error.
+	Failures map[Stage]map[string]int
 }

@@ -78,6 +78,35 @@ func (e *Protocol) Unwrap() error { return ErrProtocol }
 // Retryable is false: the same exchange would fail the same way.
 func (e *Protocol) Retryable() bool { return false }
 
+// The kinds KindOf names.
+const (
+	KindRejected     = "rejected"
+	KindTimeout      = "timeout"
+	KindDisconnected = "disconnected"
+	KindProtocol     = "protocol"
+	KindClosed       = "closed"
+	KindOther        = "other"
+)
+
+// KindOf names the kind of a provider error, through any wrapping:
+// rejected, timeout, disconnected, protocol, closed, or other for an error
+// that is none of them (metrics label failures with it).
+func KindOf(err error) string {
+	switch {
+	case errors.Is(err, ErrRejected):
+		return KindRejected
+	case errors.Is(err, ErrTimeout):
+		return KindTimeout
+	case errors.Is(err, ErrDisconnected):
+		return KindDisconnected
+	case errors.Is(err, ErrProtocol):
+		return KindProtocol
+	case errors.Is(err, ErrClosed):
+		return KindClosed
+	}
+	return KindOther
+}
+
 // Retryable tells whether err is a provider error that a retry or reconnect
 // may cure. Unknown errors are not retryable.
 func Retryable(err error) bool {

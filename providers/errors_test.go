@@ -226,3 +226,29 @@ func TestErrorStrings(t *testing.T) {
 		})
 	}
 }
+
+// TestKindOf: each typed error, wrapped or not, is named by its kind;
+// anything else is "other". Mutation caught: a kind matched by == (the
+// wrapped cases fall to other).
+func TestKindOf(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"rejected", &Rejected{Status: 401}, KindRejected},
+		{"rejected_wrapped", fmt.Errorf("stt connect: %w", &Rejected{Status: 503}), KindRejected},
+		{"timeout", &Timeout{Op: "first byte"}, KindTimeout},
+		{"disconnected", fmt.Errorf("tts: %w", &Disconnected{Cause: errors.New("EOF")}), KindDisconnected},
+		{"protocol", &Protocol{Detail: "bad json"}, KindProtocol},
+		{"closed", fmt.Errorf("send: %w", ErrClosed), KindClosed},
+		{"other", errors.New("boom"), KindOther},
+		{"nil", nil, KindOther},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := KindOf(tc.err); got != tc.want {
+				t.Errorf("KindOf(%v) = %q, want %q", tc.err, got, tc.want)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/brisvox/brisvox/actors/vad"
 	"github.com/brisvox/brisvox/media"
 	"github.com/brisvox/brisvox/messages"
+	"github.com/brisvox/brisvox/providers"
 )
 
 // DescribeTimeout bounds how long Describe waits for a stage (a stage in
@@ -72,6 +74,8 @@ type stage struct {
 	failures []time.Time
 	restarts int
 	panics   int
+	// kinds counts the failures by kind (messages.CallEnded.Failures).
+	kinds map[string]int
 }
 
 // Actor supervises one call.
@@ -180,7 +184,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 				reason = "stopped"
 			}
 			st := a.statsSnapshot()
-			a.cfg.OnEnd(messages.CallEnded{Call: a.cfg.Call, Reason: reason, Err: a.endErr, GaveUp: st.GaveUp, Restarts: st.Restarts})
+			a.cfg.OnEnd(messages.CallEnded{Call: a.cfg.Call, Reason: reason, Err: a.endErr, GaveUp: st.GaveUp, Restarts: st.Restarts, Failures: a.failureKinds()})
 		}
 	case *actor.Stopping:
 		for _, t := range a.timers {
@@ -269,9 +273,16 @@ func (a *Actor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, child 
 	}
 	st.failures = append(kept, now)
 	err, _ := reason.(error)
+	kind := "panic"
 	if err == nil {
 		err = fmt.Errorf("panic: %v", reason)
+	} else {
+		kind = providers.KindOf(err)
 	}
+	if st.kinds == nil {
+		st.kinds = map[string]int{}
+	}
+	st.kinds[kind]++
 	log := a.cfg.Log.Warn().Err(err).Str("call_id", string(a.cfg.Call)).Str("stage", string(st.name))
 	if len(st.failures) > a.cfg.Supervision.MaxRestarts {
 		log.Msg("stage keeps failing; ending the call")
@@ -439,6 +450,18 @@ func (a *Actor) finishGather(ctx actor.Context, g *gather) {
 	if g.asker != nil {
 		ctx.Send(g.asker, g.tree)
 	}
+}
+
+// failureKinds copies the stages' failure counts by kind (stages with
+// none are left out).
+func (a *Actor) failureKinds() map[messages.Stage]map[string]int {
+	out := map[messages.Stage]map[string]int{}
+	for _, st := range a.order {
+		if len(st.kinds) > 0 {
+			out[st.name] = maps.Clone(st.kinds)
+		}
+	}
+	return out
 }
 
 func (a *Actor) statsSnapshot() *Stats {

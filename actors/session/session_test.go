@@ -10,6 +10,7 @@ import (
 
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/messages"
+	"github.com/brisvox/brisvox/providers"
 	"github.com/brisvox/brisvox/sim"
 	"go.uber.org/goleak"
 )
@@ -277,6 +278,12 @@ func TestRepeatedFailureEndsCall(t *testing.T) {
 		}
 		if n := r.Ended.Restarts[messages.StageSTT]; n != 3 {
 			t.Errorf("stt restarted %d times before the call gave up, want 3 (MaxRestarts)", n)
+		}
+		// Every failure is counted by its kind, the last one included.
+		// Mutation caught: the kind taken before the unwrapping (the
+		// actor's "stt connect: %w" wrapper: other).
+		if got := r.Ended.Failures[messages.StageSTT]; len(got) != 1 || got[providers.KindRejected] != 4 {
+			t.Errorf("stt failures by kind %v, want 4 rejected", got)
 		}
 		// The closing line was spoken before the end (the STT is not
 		// needed to speak).

@@ -28,6 +28,7 @@ type metrics struct {
 	latency  prometheus.Histogram
 	tools    *prometheus.CounterVec // tool
 	restarts *prometheus.CounterVec // stage
+	failures *prometheus.CounterVec // stage, kind
 	gaveUp   *prometheus.CounterVec // stage
 
 	mu        sync.Mutex
@@ -72,11 +73,15 @@ func newMetrics(agent string, live func() int) *metrics {
 		restarts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "brisvox_stage_restarts_total", Help: "Restarts of a call's stage (a provider failure or a panic), by stage.",
 		}, []string{"stage"}),
+		failures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "brisvox_stage_failures_total",
+			Help: "Failures of a call's stage, by stage and kind: a provider error's (rejected, timeout, disconnected, protocol, closed, other) or panic.",
+		}, []string{"stage", "kind"}),
 		gaveUp: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "brisvox_stage_gave_up_total", Help: "Calls ended because a stage failed too often, by stage.",
 		}, []string{"stage"}),
 	}
-	f.MustRegister(m.calls, m.refused, m.ended, m.turns, m.bargeIns, m.latency, m.tools, m.restarts, m.gaveUp,
+	f.MustRegister(m.calls, m.refused, m.ended, m.turns, m.bargeIns, m.latency, m.tools, m.restarts, m.failures, m.gaveUp,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "brisvox_calls_active", Help: "Calls live now."},
 			func() float64 { return float64(live()) }))
 	// Zero series for the fixed label sets, so a dashboard sees 0 rather
@@ -142,6 +147,11 @@ func (m *metrics) callEnded(e messages.CallEnded) {
 	for stage, n := range e.Restarts {
 		if n > 0 {
 			m.restarts.WithLabelValues(string(stage)).Add(float64(n))
+		}
+	}
+	for stage, kinds := range e.Failures {
+		for kind, n := range kinds {
+			m.failures.WithLabelValues(string(stage), kind).Add(float64(n))
 		}
 	}
 }

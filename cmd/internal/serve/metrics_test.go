@@ -63,7 +63,7 @@ func TestServeMetrics(t *testing.T) {
 
 // TestMetricsOfEventsAndEnds: what each live event and each end adds.
 // Mutations caught: a barge-in counted for an answer that played out, the
-// restarts not added, a gave-up end counted as an error, the tool label
+// restarts or the failures by kind not added, a gave-up end counted as an error, the tool label
 // unbounded.
 func TestMetricsOfEventsAndEnds(t *testing.T) {
 	m := newMetrics("a", func() int { return 0 })
@@ -73,7 +73,8 @@ func TestMetricsOfEventsAndEnds(t *testing.T) {
 	if got := testutil.ToFloat64(m.bargeIns); got != 1 {
 		t.Errorf("barge-ins %v, want 1", got)
 	}
-	m.callEnded(messages.CallEnded{Err: errors.New("stt failed"), GaveUp: messages.StageSTT, Restarts: map[messages.Stage]int{messages.StageSTT: 3, messages.StageTTS: 0}})
+	m.callEnded(messages.CallEnded{Err: errors.New("stt failed"), GaveUp: messages.StageSTT, Restarts: map[messages.Stage]int{messages.StageSTT: 3, messages.StageTTS: 0},
+		Failures: map[messages.Stage]map[string]int{messages.StageSTT: {"rejected": 3, "timeout": 1}}})
 	m.callEnded(messages.CallEnded{Err: errors.New("the caller's line dropped"), Restarts: map[messages.Stage]int{messages.StageTTS: 1}})
 	for _, c := range []struct {
 		name string
@@ -85,6 +86,8 @@ func TestMetricsOfEventsAndEnds(t *testing.T) {
 		{"gave_up stt", testutil.ToFloat64(m.gaveUp.WithLabelValues(string(messages.StageSTT))), 1},
 		{"restarts stt", testutil.ToFloat64(m.restarts.WithLabelValues(string(messages.StageSTT))), 3},
 		{"restarts tts", testutil.ToFloat64(m.restarts.WithLabelValues(string(messages.StageTTS))), 1},
+		{"failures stt rejected", testutil.ToFloat64(m.failures.WithLabelValues(string(messages.StageSTT), "rejected")), 3},
+		{"failures stt timeout", testutil.ToFloat64(m.failures.WithLabelValues(string(messages.StageSTT), "timeout")), 1},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, c.got, c.want)
