@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/brisvox/brisvox/cmd/internal/serve"
 	"github.com/brisvox/brisvox/media/carrier/pcmws"
 	"github.com/brisvox/brisvox/media/carrier/twilio"
+	"github.com/brisvox/brisvox/media/silero"
 	"github.com/brisvox/brisvox/media/webrtc"
 	"github.com/rs/zerolog"
 )
@@ -116,6 +118,10 @@ func runServe(ctx context.Context, f serveFlags, ln net.Listener, stdout, stderr
 		fmt.Fprintf(stderr, "brisvox serve: %v\n", err)
 		return 1
 	}
+	if err := poolMetrics(srv, a); err != nil {
+		fmt.Fprintf(stderr, "brisvox serve: metrics: %v\n", err)
+		return 1
+	}
 	if operatorToken != "" {
 		if err := srv.EnableOperator(operatorToken); err != nil {
 			fmt.Fprintf(stderr, "brisvox serve: --operator-token-env %s: %v; not serving\n", f.operatorTokenEnv, err)
@@ -129,6 +135,34 @@ func runServe(ctx context.Context, f serveFlags, ln net.Listener, stdout, stderr
 	}
 	fmt.Fprintln(stdout, "brisvox: stopped")
 	return 0
+}
+
+// poolMetrics exports the Silero pools' queue depth and window counts,
+// one series per sample rate.
+func poolMetrics(srv *serve.Server, a *agentbuild.Agent) error {
+	for rate := range a.VADPoolStats() {
+		stat := func(pick func(silero.PoolStats) uint64) func() float64 {
+			return func() float64 { return float64(pick(a.VADPoolStats()[rate])) }
+		}
+		labels := map[string]string{"rate": strconv.Itoa(rate)}
+		err := srv.GaugeFunc("brisvox_vad_pool_queue_depth", "Windows waiting in the Silero VAD pool's queue.", labels,
+			func() float64 { return float64(a.VADPoolStats()[rate].Queued) })
+		if err != nil {
+			return err
+		}
+		for result, pick := range map[string]func(silero.PoolStats) uint64{
+			"completed": func(s silero.PoolStats) uint64 { return s.Completed },
+			"refused":   func(s silero.PoolStats) uint64 { return s.Refused },
+			"timed_out": func(s silero.PoolStats) uint64 { return s.TimedOut },
+			"failed":    func(s silero.PoolStats) uint64 { return s.Failed },
+		} {
+			l := map[string]string{"rate": labels["rate"], "result": result}
+			if err := srv.CounterFunc("brisvox_vad_pool_windows_total", "Windows of the Silero VAD pool, by result: completed, refused (queue full), timed_out, failed.", l, stat(pick)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // mountTransports opens the transports the agent file enables.

@@ -6,11 +6,13 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"github.com/coder/websocket"
+	"io"
 	"math"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +21,7 @@ import (
 	"github.com/brisvox/brisvox/media/webrtc/webrtctest"
 	"github.com/brisvox/brisvox/providers"
 	"github.com/brisvox/brisvox/providers/tts/flite"
+	"github.com/coder/websocket"
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
 )
@@ -205,6 +208,24 @@ func TestServeWebRTCLoopback(t *testing.T) {
 		t.Errorf("audio kept coming while the caller talked over it: rms %.0f over %d samples", r, len(during))
 	}
 	t.Logf("heard %q; latency %v ms; answer rms %.0f; rms while talking over %.0f (%d samples)", turn["text"], lat["latency_ms"], rms(answered), rms(during), len(during))
+	// The metrics saw the call: its turns, their latency, a barge-in, and
+	// the Silero pool's work. Mutation: the pool's series not registered.
+	metrics := httpGet(t, base+"/metrics")
+	for _, want := range []string{
+		`brisvox_calls_active{agent="local"} 1`,
+		`brisvox_barge_ins_total{agent="local"} 1`,
+		`brisvox_vad_pool_queue_depth{agent="local",rate="16000"}`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+	if !regexp.MustCompile(`brisvox_vad_pool_windows_total\{agent="local",rate="16000",result="completed"\} [1-9]`).MatchString(metrics) {
+		t.Error("/metrics: no completed window of the Silero pool")
+	}
+	if !regexp.MustCompile(`brisvox_turn_latency_seconds_count\{agent="local"\} [1-9]`).MatchString(metrics) {
+		t.Error("/metrics: no turn latency observed")
+	}
 	if err := c.Close(); err != nil {
 		t.Error(err)
 	}
@@ -390,4 +411,20 @@ func TestServePCMWebsocket(t *testing.T) {
 		t.Errorf("serve exited with %d:\n%s", code, stderr)
 	}
 	goleak.VerifyNone(t, leaks)
+}
+
+// httpGet reads url's body, failing the test on any error or a status
+// other than 200.
+func httpGet(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %v", url, resp.StatusCode, err)
+	}
+	return string(body)
 }

@@ -235,6 +235,18 @@ func (a *Agent) Session(env serve.CallEnv) (session.Config, error) {
 	return cfg, nil
 }
 
+// VADPoolStats reads the Silero pools' counters by sample rate (none
+// before Open, or with another VAD engine).
+func (a *Agent) VADPoolStats() map[int]silero.PoolStats {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make(map[int]silero.PoolStats, len(a.pools))
+	for rate, p := range a.pools {
+		out[rate] = p.Stats()
+	}
+	return out
+}
+
 // Close releases the providers and the pools.
 func (a *Agent) Close() error {
 	var errs []error

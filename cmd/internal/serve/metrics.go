@@ -20,6 +20,7 @@ var latencyBuckets = []float64{0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.5, 3, 4
 // names come from fixed sets.
 type metrics struct {
 	reg      *prometheus.Registry
+	wrapped  prometheus.Registerer  // reg, with the agent label
 	calls    *prometheus.CounterVec // result: started, start_failed
 	refused  *prometheus.CounterVec // reason: full, draining, duplicate
 	ended    *prometheus.CounterVec // outcome: ok, error, gave_up
@@ -46,7 +47,7 @@ func newMetrics(agent string, live func() int) *metrics {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	f := prometheus.WrapRegistererWith(prometheus.Labels{"agent": agent}, reg)
 	m := &metrics{
-		reg: reg, toolNames: map[string]bool{},
+		reg: reg, wrapped: f, toolNames: map[string]bool{},
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "brisvox_calls_total", Help: "Calls admitted, by result: started, or start_failed (the agent or the switchboard refused it).",
 		}, []string{"result"}),
@@ -96,6 +97,19 @@ func newMetrics(agent string, live func() int) *metrics {
 		m.ended.WithLabelValues(o)
 	}
 	return m
+}
+
+// GaugeFunc adds a gauge read at each scrape (a pool's queue depth, say),
+// with the agent label and labels of its own; several of one name must
+// carry the same label names.
+func (s *Server) GaugeFunc(name, help string, labels map[string]string, read func() float64) error {
+	return s.metrics.wrapped.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help, ConstLabels: labels}, read))
+}
+
+// CounterFunc adds a counter read at each scrape (read must never go
+// down), like GaugeFunc.
+func (s *Server) CounterFunc(name, help string, labels map[string]string, read func() float64) error {
+	return s.metrics.wrapped.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: labels}, read))
 }
 
 // handler serves the registry in the Prometheus text format.

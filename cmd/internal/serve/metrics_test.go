@@ -107,3 +107,34 @@ func TestMetricsOfEventsAndEnds(t *testing.T) {
 		t.Errorf("tool_0 %v, want 2", got)
 	}
 }
+
+// TestMetricFuncs: a gauge and a counter read at each scrape, with the
+// agent label and their own; a second of one name with other label names
+// is refused. Mutation caught: the agent label not added (the series
+// reads {rate="8000"} only).
+func TestMetricFuncs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, ln, stop := serving(t, Config{}, &simAgent{})
+		depth := 3.0
+		if err := s.GaugeFunc("brisvox_test_depth", "A depth.", map[string]string{"rate": "8000"}, func() float64 { return depth }); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CounterFunc("brisvox_test_done_total", "Done.", map[string]string{"rate": "8000"}, func() float64 { return 7 }); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.GaugeFunc("brisvox_test_depth", "A depth.", map[string]string{"other": "x"}, func() float64 { return 0 }); err == nil {
+			t.Error("a second brisvox_test_depth with other label names was taken")
+		}
+		depth = 5
+		_, body := get(t, ln, "/metrics")
+		text, _ := body["body"].(string)
+		for _, want := range []string{`brisvox_test_depth{agent="test agent",rate="8000"} 5`, `brisvox_test_done_total{agent="test agent",rate="8000"} 7`} {
+			if !strings.Contains(text, want) {
+				t.Errorf("/metrics lacks %q", want)
+			}
+		}
+		if err := stop(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
