@@ -86,6 +86,12 @@ type Config struct {
 	// Greeting, when set, is spoken as the bot's first answer unless the
 	// caller speaks first.
 	Greeting string
+	// LogContent is the operator's debug switch: it logs, at debug level,
+	// what the caller said ("caller said"), what the bot said as played
+	// ("bot said", cut short by a barge-in or not) and each tool call's
+	// arguments (in the tools' trace events). Off, the default, no
+	// transcript or argument is ever logged.
+	LogContent bool
 }
 
 // WithDefaults fills zero fields.

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"strings"
 	"time"
 
 	"github.com/brisvox/brisvox/messages"
@@ -9,12 +10,36 @@ import (
 // event hands a stage's live event to the observer and follows the call's
 // state from it.
 func (a *Actor) event(m *messages.CallEvent) {
+	if a.cfg.LogContent {
+		a.logContent(m)
+	}
 	if a.cfg.OnEvent == nil {
 		return
 	}
 	a.cfg.OnEvent(*m)
 	if m.Kind == messages.EventBotDone && m.Epoch >= a.stateEpoch {
 		a.setState(messages.StateListening, m.Epoch)
+	}
+}
+
+// logContent logs what was said, with Config.LogContent on: the caller's
+// turns, and the bot's words of each answer as played, when it ends.
+func (a *Actor) logContent(m *messages.CallEvent) {
+	switch m.Kind {
+	case messages.EventUserTurn:
+		a.cfg.Log.Debug().Str("call_id", string(a.cfg.Call)).Uint64("epoch", uint64(m.Epoch)).Str("text", m.Text).Msg("caller said")
+	case messages.EventBotWord:
+		if m.Epoch != a.saidEpoch {
+			a.said, a.saidEpoch = a.said[:0], m.Epoch
+		}
+		a.said = append(a.said, m.Text)
+	case messages.EventBotDone:
+		text := ""
+		if m.Epoch == a.saidEpoch {
+			text = strings.Join(a.said, " ")
+		}
+		a.said = a.said[:0]
+		a.cfg.Log.Debug().Str("call_id", string(a.cfg.Call)).Uint64("epoch", uint64(m.Epoch)).Str("text", text).Bool("cut", m.Cut).Msg("bot said")
 	}
 }
 

@@ -92,6 +92,10 @@ type Actor struct {
 	gathers    map[uint64]*gather
 	nextRef    uint64
 	opRestarts int
+	// said and saidEpoch collect the bot's words of the answer playing,
+	// for Config.LogContent.
+	said      []string
+	saidEpoch messages.Epoch
 	gaveUp     messages.Stage
 	ending     bool
 	reason     string
@@ -202,7 +206,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 
 func (a *Actor) start(ctx actor.Context) {
 	a.peers = kit.NewPeers(a.cfg.Call, ctx.Self())
-	a.peers.Events = a.cfg.OnEvent != nil
+	a.peers.Events = a.cfg.OnEvent != nil || a.cfg.LogContent
 	a.root = ctx.ActorSystem().Root
 	cfg, p := a.cfg, a.peers
 	newDet := cfg.NewDetector
@@ -220,7 +224,7 @@ func (a *Actor) start(ctx actor.Context) {
 	specs := []spec{
 		{messages.StagePacer, func(o ...actor.PropsOption) *actor.Props { return pacer.Props(cfg.Pacer, p, o...) }},
 		{messages.StageTTS, func(o ...actor.PropsOption) *actor.Props { return tts.Props(cfg.TTS, p, cfg.FillerClips, o...) }},
-		{messages.StageTools, func(o ...actor.PropsOption) *actor.Props { return tools.Props(cfg.Tools, p, cfg.Log, o...) }},
+		{messages.StageTools, func(o ...actor.PropsOption) *actor.Props { return tools.PropsWith(cfg.Tools, p, cfg.Log, tools.Options{LogArguments: cfg.LogContent}, o...) }},
 		{messages.StageLLM, func(o ...actor.PropsOption) *actor.Props { return llm.Props(cfg.LLMConfig, cfg.LLM, p, cfg.Log, o...) }},
 		{messages.StageTurn, func(o ...actor.PropsOption) *actor.Props { return turn.Props(cfg.Turn, p, o...) }},
 		{messages.StageSTT, func(o ...actor.PropsOption) *actor.Props { return stt.Props(cfg.STT, p, o...) }},

@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/brisvox/brisvox/actors/session"
+	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/brisvox/brisvox/sim"
 	"github.com/rs/zerolog"
@@ -89,4 +91,82 @@ func TestTimelinesAreBounded(t *testing.T) {
 			t.Fatalf("%d timelines from epoch %d to %d", len(got), got[0].Epoch, got[len(got)-1].Epoch)
 		}
 	})
+}
+
+// TestLogContentSwitch: with the operator's debug switch on, the log
+// holds what the caller said, the bot's answers as played, and the tool
+// call's arguments; with it off (the default), none of them, at debug
+// level too. Mutations caught: the switch not handed to the tools actor
+// (no args), the bot's words not collected (empty "bot said"), the
+// transcript logged with the switch off.
+func TestLogContentSwitch(t *testing.T) {
+	const args = `{"party":"Ada Lovelace","size":4}`
+	for _, on := range []bool{true, false} {
+		t.Run(map[bool]string{true: "on", false: "off"}[on], func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s := sim.NewScenario("log-content").Silence(500*time.Millisecond).
+					Speak("Please book the table for tonight.", 1500*time.Millisecond).Silence(6 * time.Second)
+				booking := agent.NewFuncTool(agent.Spec{Name: "book_table", Effect: agent.SideEffect, Timeout: 10 * time.Second},
+					func(context.Context, json.RawMessage, agent.CallInfo) (agent.Output, error) {
+						return agent.Output{Content: "booked"}, nil
+					})
+				reg, err := agent.NewRegistry(booking)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var sink lockedBuffer
+				c := &sim.Call{
+					Scenario: s, Linger: 3 * time.Second, Tools: reg,
+					STT: sim.NewMockSTT(sim.STTConfig{}, s.Utterances()),
+					LLM: sim.NewMockLLM(sim.LLMConfig{},
+						sim.Response{Text: "One moment.", Calls: []sim.ScriptedCall{{ID: "c1", Name: "book_table", Args: args}}},
+						sim.Response{Text: "Your table is booked for tonight."}),
+					TTS:       sim.NewMockTTS(sim.TTSConfig{}),
+					Configure: func(cfg *session.Config) {
+						cfg.LogContent = on
+						// Live events flow as in `serve` (its metrics
+						// take them for every call): off must stay off.
+						cfg.OnEvent = func(messages.CallEvent) {}
+					},
+					Log:       zerolog.New(&sink).Level(zerolog.DebugLevel),
+				}
+				if _, err := c.Run(); err != nil {
+					t.Fatal(err)
+				}
+				var said, bot, traced []string
+				for _, line := range strings.Split(strings.TrimSpace(sink.String()), "\n") {
+					var ev map[string]any
+					if json.Unmarshal([]byte(line), &ev) != nil {
+						continue
+					}
+					switch ev["message"] {
+					case "caller said":
+						said = append(said, ev["text"].(string))
+					case "bot said":
+						bot = append(bot, ev["text"].(string))
+					case "tool call settled":
+						a, _ := ev["args"].(string)
+						traced = append(traced, a)
+					}
+				}
+				if !on {
+					for _, secret := range []string{"book the table", "Ada Lovelace", "booked for tonight"} {
+						if strings.Contains(sink.String(), secret) {
+							t.Errorf("the switch is off and the log holds %q", secret)
+						}
+					}
+					return
+				}
+				if len(said) != 1 || said[0] != "Please book the table for tonight." {
+					t.Errorf("caller said %q", said)
+				}
+				if len(bot) != 1 || bot[0] != "One moment. Your table is booked for tonight." {
+					t.Errorf("bot said %q", bot)
+				}
+				if len(traced) != 1 || traced[0] != args {
+					t.Errorf("tool trace args %q, want %q", traced, args)
+				}
+			})
+		})
+	}
 }

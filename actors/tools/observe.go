@@ -74,6 +74,10 @@ const (
 // invent a long one.
 const maxTraceToolBytes = 64
 
+// maxTraceArgBytes bounds the arguments in a trace event, when the
+// operator's debug switch puts them there (Options.LogArguments).
+const maxTraceArgBytes = 2048
+
 // trace is what a call's events need; a SideEffect flight keeps its own
 // copy, since it outlives its round.
 type trace struct {
@@ -82,10 +86,24 @@ type trace struct {
 	tool     string
 	admitted time.Time
 	retries  int
+	args     []byte // nil unless Options.LogArguments
+}
+
+// args is call i's arguments for its trace, cut at maxTraceArgBytes (nil
+// unless Options.LogArguments).
+func (b *batch) args(i int) []byte {
+	if !b.logArgs {
+		return nil
+	}
+	a := b.calls[i].Arguments
+	if len(a) > maxTraceArgBytes {
+		a = a[:maxTraceArgBytes]
+	}
+	return append([]byte{}, a...)
 }
 
 func (b *batch) trace(key batchKey, i int) trace {
-	return trace{epoch: key.epoch, call: b.calls[i].ID, tool: b.calls[i].Name, admitted: b.admitted, retries: b.retries}
+	return trace{epoch: key.epoch, call: b.calls[i].ID, tool: b.calls[i].Name, admitted: b.admitted, retries: b.retries, args: b.args(i)}
 }
 
 // verdictOutcome names an orphan-table answer with the contract's outcome.
@@ -172,15 +190,18 @@ func (a *Actor) traceSettled(t trace, outcome string) { a.traceEvent(eventSettle
 func (a *Actor) traceLate(t trace, outcome string) { a.traceEvent(eventLateResult, t, outcome) }
 
 func (a *Actor) traceEvent(msg string, t trace, outcome string) {
-	a.log.Debug().
+	ev := a.log.Debug().
 		Str("call_id", string(a.peers.Call)).
 		Uint64("epoch", uint64(t.epoch)).
 		Str("call", t.call).
 		Str("tool", cutName(t.tool)).
 		Str("outcome", outcome).
 		Int64("duration_us", time.Since(t.admitted).Microseconds()).
-		Int("retries", t.retries).
-		Msg(msg)
+		Int("retries", t.retries)
+	if t.args != nil {
+		ev = ev.Bytes("args", t.args)
+	}
+	ev.Msg(msg)
 }
 
 // cutName returns the longest prefix of s of at most maxTraceToolBytes

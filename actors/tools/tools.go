@@ -27,6 +27,7 @@ type batch struct {
 	// admitted and retries are the start of each call's trace (observe.go).
 	admitted time.Time
 	retries  int
+	logArgs  bool // Options.LogArguments
 	// held are the slots of SideEffect calls of a speculative round, in
 	// issue order: they run at the turn's commit (speculate.go).
 	held []int
@@ -67,6 +68,9 @@ type Actor struct {
 	peers kit.Peers
 	stats kit.Counters
 	log   zerolog.Logger
+	// logArgs puts each call's arguments in its trace events (the
+	// operator's debug switch, Options.LogArguments).
+	logArgs bool
 
 	batches map[batchKey]*batch
 	// turn and invalidRounds are the newest turn seen and its spent retry
@@ -86,6 +90,20 @@ type Actor struct {
 // Props makes the tools actor's props. log is the call's logger: every
 // call's settle event goes to it at debug level (observe.go).
 func Props(reg *agent.Registry, peers kit.Peers, log zerolog.Logger, opts ...actor.PropsOption) *actor.Props {
+	return PropsWith(reg, peers, log, Options{}, opts...)
+}
+
+// Options are the tools actor's switches.
+type Options struct {
+	// LogArguments puts each call's arguments (at most maxTraceArgBytes)
+	// in its trace events: a debug switch an operator turns on, never a
+	// default (arguments may hold names, numbers, anything the caller
+	// said).
+	LogArguments bool
+}
+
+// PropsWith is Props with options.
+func PropsWith(reg *agent.Registry, peers kit.Peers, log zerolog.Logger, o Options, opts ...actor.PropsOption) *actor.Props {
 	// The counts are the stage's over the call: they survive restarts.
 	stats := kit.Counters{}
 	// The default configs are valid.
@@ -97,7 +115,7 @@ func Props(reg *agent.Registry, peers kit.Peers, log zerolog.Logger, opts ...act
 	}
 	log = log.With().Str("component", "tools").Logger()
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Actor{ledger: led, reg: reg, peers: peers, stats: stats, log: log, batches: map[batchKey]*batch{}, epochs: map[messages.Epoch]epochCtx{}}
+		return &Actor{ledger: led, reg: reg, peers: peers, stats: stats, log: log, logArgs: o.LogArguments, batches: map[batchKey]*batch{}, epochs: map[messages.Epoch]epochCtx{}}
 	}, opts...)
 }
 
@@ -144,7 +162,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 
 func (a *Actor) run(ctx actor.Context, m *messages.RunTools) {
 	key := batchKey{m.Epoch, m.Round}
-	b := &batch{calls: m.Calls, results: make([]messages.ToolResult, len(m.Calls)), remaining: len(m.Calls), admitted: time.Now()}
+	b := &batch{calls: m.Calls, results: make([]messages.ToolResult, len(m.Calls)), remaining: len(m.Calls), admitted: time.Now(), logArgs: a.logArgs}
 	if !a.admit(ctx, key, b, m.Malformed) {
 		return
 	}

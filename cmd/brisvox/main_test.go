@@ -92,7 +92,9 @@ func TestCommand(t *testing.T) {
 	t.Run("check", func(t *testing.T) { testCheck(t, bin) })
 
 	t.Run("usage", func(t *testing.T) {
-		for _, args := range [][]string{{}, {"nope"}, {"sim", "--nope"}, {"sim", "--suite", "nope"}, {"check"}, {"check", "--nope", "a.toml"}} {
+		for _, args := range [][]string{{}, {"nope"}, {"sim", "--nope"}, {"sim", "--suite", "nope"}, {"check"}, {"check", "--nope", "a.toml"},
+			// --log-content without debug logging would log nothing: refused.
+			{"serve", "--agent", "x.toml", "--log-content"}} {
 			err := exec.Command(bin, args...).Run()
 			var exit *exec.ExitError
 			if !errors.As(err, &exit) || exit.ExitCode() != 2 {

@@ -34,6 +34,8 @@ type serveFlags struct {
 	// operatorTokenEnv names the variable holding the operator API's
 	// token; empty: no operator API.
 	operatorTokenEnv string
+	// logContent logs transcripts and tool arguments (debug only).
+	logContent bool
 }
 
 // serveCommand serves the agent of an agent file until SIGTERM or SIGINT.
@@ -47,8 +49,9 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&f.drain, "drain", 30*time.Second, "on SIGTERM, how long live calls may go on before they are ended")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error (JSON lines on stderr)")
 	fs.StringVar(&f.operatorTokenEnv, "operator-token-env", "", "the environment variable holding the operator API's bearer token (at least 16 characters); unset: no operator API")
+	fs.BoolVar(&f.logContent, "log-content", false, "for debugging only: log what callers and the bot said and tool arguments (needs --log-level debug)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: brisvox serve --agent FILE [--addr HOST:PORT] [--max-calls N] [--drain 30s] [--log-level info] [--operator-token-env NAME]")
+		fmt.Fprintln(stderr, "usage: brisvox serve --agent FILE [--addr HOST:PORT] [--max-calls N] [--drain 30s] [--log-level info] [--operator-token-env NAME] [--log-content]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -61,6 +64,10 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	level, err := zerolog.ParseLevel(f.logLevel)
 	if err != nil {
 		fmt.Fprintf(stderr, "brisvox serve: --log-level: %v\n", err)
+		return 2
+	}
+	if f.logContent && level > zerolog.DebugLevel {
+		fmt.Fprintln(stderr, "brisvox serve: --log-content logs at debug level: add --log-level debug")
 		return 2
 	}
 	log := zerolog.New(stderr).Level(level).With().Timestamp().Logger()
@@ -109,7 +116,10 @@ func runServe(ctx context.Context, f serveFlags, ln net.Listener, stdout, stderr
 		fmt.Fprintf(stderr, "brisvox serve: %v\n", err)
 		return 1
 	}
-	srv, err := serve.New(serve.Config{MaxCalls: f.maxCalls, DrainTimeout: f.drain, Log: log}, a)
+	if f.logContent {
+		log.Warn().Msg("--log-content: transcripts and tool arguments go to the log; for debugging only")
+	}
+	srv, err := serve.New(serve.Config{MaxCalls: f.maxCalls, DrainTimeout: f.drain, Log: log, LogContent: f.logContent}, a)
 	if err != nil {
 		fmt.Fprintf(stderr, "brisvox serve: %v\n", err)
 		return 1

@@ -53,7 +53,9 @@ type Agent interface {
 	// Name is shown on the page.
 	Name() string
 	// Session returns the call's config: providers, prompt, tools, turn
-	// and VAD settings. Call, Conn, OnEnd and OnEvent are the server's.
+	// and VAD settings. Call, Conn, Log, OnEnd and OnEvent are the
+	// server's (a zero zerolog.Logger from the agent would log nothing,
+	// and cannot be told from a chosen one).
 	Session(env CallEnv) (session.Config, error)
 }
 
@@ -72,6 +74,10 @@ type Config struct {
 	// StartTimeout bounds the switchboard's answer to a new call. Default 5 s.
 	StartTimeout time.Duration
 	Log          zerolog.Logger
+	// LogContent turns on every call's debug switch
+	// (session.Config.LogContent): transcripts and tool arguments in the
+	// debug log. Off by default.
+	LogContent bool
 }
 
 func (c Config) withDefaults() Config {
@@ -257,9 +263,8 @@ func (s *Server) startCall(id messages.CallID, c Conn) error {
 		return err
 	}
 	cfg.Call, cfg.Conn = id, c
-	if cfg.Log.GetLevel() == zerolog.Disabled {
-		cfg.Log = s.log
-	}
+	cfg.LogContent = cfg.LogContent || s.cfg.LogContent
+	cfg.Log = s.log
 	m := s.metrics
 	cfg.OnEvent = m.event
 	if p, ok := c.(publisher); ok {

@@ -15,6 +15,7 @@ import (
 	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/internal/pipenet"
 	"github.com/brisvox/brisvox/sim"
+	"github.com/rs/zerolog"
 )
 
 const msec = time.Millisecond
@@ -246,4 +247,47 @@ func TestServeRefusals(t *testing.T) {
 		_ = c1.Close()
 		_ = c2.Close()
 	})
+}
+
+// logSink is a log sink safe for the actors' goroutines.
+type logSink struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *logSink) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logSink) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestServeLogContent: Config.LogContent reaches every call (what the
+// caller said is in the debug log); off, it is not. Mutation caught: the
+// server's switch not handed to the session.
+func TestServeLogContent(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		synctest.Test(t, func(t *testing.T) {
+			var sink logSink
+			s, _, stop := serving(t, Config{Log: zerolog.New(&sink).Level(zerolog.DebugLevel), LogContent: on},
+				&simAgent{responses: []sim.Response{{Text: "Hi, how can I help?"}}})
+			c := newFakeConn("c1", sim.NewScenario("hello").Silence(500*msec).Speak("Hello there?", 800*msec).Silence(4*time.Second))
+			s.Start(c)
+			time.Sleep(5 * time.Second)
+			c.HangUp()
+			time.Sleep(time.Second)
+			if got := strings.Contains(sink.String(), "Hello there?"); got != on {
+				t.Errorf("switch %v: the transcript in the log: %v", on, got)
+			}
+			if err := stop(); err != nil {
+				t.Fatal(err)
+			}
+			_ = c.Close()
+		})
+	}
 }
