@@ -96,9 +96,9 @@ type Actor struct {
 	// for Config.LogContent.
 	said      []string
 	saidEpoch messages.Epoch
-	gaveUp     messages.Stage
-	ending     bool
-	reason     string
+	gaveUp    messages.Stage
+	ending    bool
+	reason    string
 	// state is the call's state as last reported to OnEvent, and
 	// stateEpoch the epoch it is about (older epochs' events are late).
 	state      string
@@ -224,7 +224,9 @@ func (a *Actor) start(ctx actor.Context) {
 	specs := []spec{
 		{messages.StagePacer, func(o ...actor.PropsOption) *actor.Props { return pacer.Props(cfg.Pacer, p, o...) }},
 		{messages.StageTTS, func(o ...actor.PropsOption) *actor.Props { return tts.Props(cfg.TTS, p, cfg.FillerClips, o...) }},
-		{messages.StageTools, func(o ...actor.PropsOption) *actor.Props { return tools.PropsWith(cfg.Tools, p, cfg.Log, tools.Options{LogArguments: cfg.LogContent}, o...) }},
+		{messages.StageTools, func(o ...actor.PropsOption) *actor.Props {
+			return tools.PropsWith(cfg.Tools, p, cfg.Log, tools.Options{LogArguments: cfg.LogContent}, o...)
+		}},
 		{messages.StageLLM, func(o ...actor.PropsOption) *actor.Props { return llm.Props(cfg.LLMConfig, cfg.LLM, p, cfg.Log, o...) }},
 		{messages.StageTurn, func(o ...actor.PropsOption) *actor.Props { return turn.Props(cfg.Turn, p, o...) }},
 		{messages.StageSTT, func(o ...actor.PropsOption) *actor.Props { return stt.Props(cfg.STT, p, o...) }},

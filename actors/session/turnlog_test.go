@@ -121,14 +121,14 @@ func TestLogContentSwitch(t *testing.T) {
 					LLM: sim.NewMockLLM(sim.LLMConfig{},
 						sim.Response{Text: "One moment.", Calls: []sim.ScriptedCall{{ID: "c1", Name: "book_table", Args: args}}},
 						sim.Response{Text: "Your table is booked for tonight."}),
-					TTS:       sim.NewMockTTS(sim.TTSConfig{}),
+					TTS: sim.NewMockTTS(sim.TTSConfig{}),
 					Configure: func(cfg *session.Config) {
 						cfg.LogContent = on
 						// Live events flow as in `serve` (its metrics
 						// take them for every call): off must stay off.
 						cfg.OnEvent = func(messages.CallEvent) {}
 					},
-					Log:       zerolog.New(&sink).Level(zerolog.DebugLevel),
+					Log: zerolog.New(&sink).Level(zerolog.DebugLevel),
 				}
 				if _, err := c.Run(); err != nil {
 					t.Fatal(err)
