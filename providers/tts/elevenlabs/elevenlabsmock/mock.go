@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/brisvox/brisvox/providers/internal/mockloop"
 	"github.com/brisvox/brisvox/providers/internal/wsmock"
 )
 
@@ -173,31 +174,11 @@ func (s *Server) session(c *wsmock.Conn) {
 	}
 	ss := &sess{srv: s, c: c, rate: rate, contexts: map[string]*mctx{}}
 
-	// The pump hands the client's messages over, so that the loop can
+	// The inbox hands the client's messages over, so that the loop can
 	// pace the audio while it reads.
-	in := make(chan wsmock.Message)
-	quit := make(chan struct{})
-	pumpDone := make(chan struct{})
-	go func() {
-		defer close(pumpDone)
-		defer close(in)
-		for {
-			m, err := c.Next()
-			if err != nil {
-				return
-			}
-			select {
-			case in <- m:
-			case <-quit:
-				return
-			}
-		}
-	}()
-	defer func() {
-		close(quit)
-		c.Drop()
-		<-pumpDone
-	}()
+	inbox := mockloop.Forward(c)
+	defer inbox.Close()
+	in := inbox.C
 
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
