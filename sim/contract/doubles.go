@@ -71,6 +71,52 @@ func (l *LeakyLLM) Stream(ctx context.Context, req *providers.Request) (provider
 	return l.LLM.Stream(ctx, req)
 }
 
+// CloseOnlyLLM keeps a goroutine per stream that only Close stops (for up
+// to Linger, or until Release): the cancellation of the stream's context,
+// which is all an abandoned stream gets, leaves it running. A finished
+// stream, closed, leaks nothing; only the abandoned half of the leak check
+// can see it.
+type CloseOnlyLLM struct {
+	providers.LLM
+	*lingerers
+}
+
+// CloseOnly wraps p into a CloseOnlyLLM.
+func CloseOnly(p providers.LLM) *CloseOnlyLLM {
+	return &CloseOnlyLLM{LLM: p, lingerers: newLingerers()}
+}
+
+// Stream streams from p, with a watcher that waits for Close only.
+func (c *CloseOnlyLLM) Stream(ctx context.Context, req *providers.Request) (providers.LLMStream, error) {
+	s, err := c.LLM.Stream(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	cs := &closeOnlyStream{LLMStream: s, closed: make(chan struct{})}
+	c.wg.Go(func() {
+		t := time.NewTimer(Linger)
+		defer t.Stop()
+		select {
+		case <-cs.closed:
+		case <-t.C:
+		case <-c.released.Done():
+		}
+	})
+	return cs, nil
+}
+
+type closeOnlyStream struct {
+	providers.LLMStream
+	closed chan struct{}
+	once   sync.Once
+}
+
+// Close ends the watcher, then the stream.
+func (s *closeOnlyStream) Close() error {
+	s.once.Do(func() { close(s.closed) })
+	return s.LLMStream.Close()
+}
+
 // MisMapped turns a refusal with status 429 into a *providers.Protocol,
 // from Stream and from Recv.
 func MisMapped(p providers.LLM) providers.LLM { return &misMapped{p} }

@@ -78,10 +78,8 @@ func TestMockLLMPassesTheSuite(t *testing.T) {
 // judgeTimeout (deadline_1500ms, deadline_500ms), its upper bound
 // (deadline_3s), the CancelPrompt watch after the drop (keep_alive), both
 // counter checks of cancel together (frozen_counter; either alone still
-// catches it). (The abandoned-stream half of no_goroutine_leak is not
-// pinned here: since the KeepAlive double's reader waits on after every
-// stream, keep_alive, like the STT and TTS leaky doubles, fails at the
-// finished stream already, and no double leaks only when abandoned.)
+// catches it), the abandoned-stream half of no_goroutine_leak
+// (close_only: the only double that leaks only what is abandoned).
 func TestBrokenDoublesFailExactlyTheirChecks(t *testing.T) {
 	timeoutStalls := []string{CheckTimeoutConnect, CheckTimeoutFirst, CheckTimeoutIdle}
 	allTimeouts := []string{CheckTimeoutConnect, CheckTimeoutConnectSlow, CheckTimeoutFirst, CheckTimeoutFirstSlow, CheckTimeoutIdle}
@@ -150,6 +148,17 @@ func TestBrokenDoublesFailExactlyTheirChecks(t *testing.T) {
 				return p, h
 			},
 			want: []string{CheckCancel, CheckGoroutineLeak},
+		},
+		{
+			// Leaks only what is abandoned (cancelled, never closed):
+			// pins the abandoned half of no_goroutine_leak.
+			name: "close_only",
+			build: func(t *testing.T, h *MockHarness) (providers.LLM, LLMHarness) {
+				p := CloseOnly(reference(t, h))
+				t.Cleanup(p.Release)
+				return p, h
+			},
+			want: []string{CheckGoroutineLeak},
 		},
 		{
 			name: "frozen_counter",
