@@ -42,11 +42,14 @@ func Count() int {
 // snapshot in five. A leak check that trusted the tag could pass with the
 // leak alive. So an untagged goroutine is a member when the goroutine that
 // started it is one (a goroutine started in a bubble is always in it), and,
-// when that goroutine has ended, when its state is one a goroutine taken
-// out for the collector shows (running, runnable, semacquire, stopping the
-// world, GC ...): a goroutine outside the bubble may then be counted for a
-// moment, a member is never missed. Should the tag's format change, it
-// takes all goroutines (a leak check then stays sound, only noisier).
+// when that goroutine has ended, when it is waiting on the collector ("GC
+// assist wait", "GC assist marking": only a goroutine helping the collector
+// shows them). A detached member whose creator has ended and that is
+// runnable at that instant is still missed: counting every runnable
+// goroutine without a tag would count the test runner's and other tests'
+// goroutines now and then, and turn exact counts flaky (it did). Should the
+// tag's format change, it takes all goroutines (a leak check then stays
+// sound, only noisier).
 func Snapshot() Set {
 	tag, bubbled := bubbleTag()
 	buf := make([]byte, 1<<16)
@@ -102,11 +105,11 @@ func members(dump, tag []byte) Set {
 		}
 		g := all[id]
 		v := g.tagged
-		if !v {
-			if c, alive := all[g.creator]; alive && g.creator != 0 && depth < len(all) {
+		if !v && g.creator != 0 {
+			if c, alive := all[g.creator]; alive && depth < len(all) {
 				v = member(c.id, depth+1)
 			} else {
-				v = detachedState(g.state)
+				v = gcWait(g.state)
 			}
 		}
 		known[id] = v
@@ -151,15 +154,10 @@ func parseGoroutine(block, tag []byte) (goroutine, bool) {
 	return g, true
 }
 
-// detachedState tells whether a goroutine in state could be one taken out
-// of its bubble for the collector (seen: runnable, semacquire, GC assist
-// wait; the runtime's code adds GC assist marking, stopping the world).
-func detachedState(state string) bool {
-	switch state {
-	case "running", "runnable", "semacquire", "stopping the world":
-		return true
-	}
-	return len(state) >= 3 && state[:3] == "GC "
+// gcWait tells whether a goroutine in state is waiting on the collector
+// as only a goroutine helping it does.
+func gcWait(state string) bool {
+	return state == "GC assist wait" || state == "GC assist marking"
 }
 
 // inBubble tells whether the caller runs in a synctest bubble.

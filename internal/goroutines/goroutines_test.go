@@ -65,8 +65,10 @@ func TestNewSinceIsNotMaskedByAnExit(t *testing.T) {
 // TestMembersOfADump: which goroutines of a dump belong to bubble 2.
 // Mutations caught: an untagged goroutine judged by its tag alone (8 and 9
 // missing), the creator rule not followed through an untagged creator (9
-// missing), the state rule taken for every untagged goroutine (12 counted),
-// "bubble 2" matching "bubble 23" (13 counted).
+// missing), the state rule taken for every untagged goroutine (12
+// counted), a runnable goroutine of an ended creator counted (14 counted:
+// it made exact counts flaky), "bubble 2" matching "bubble 23" (13
+// counted).
 func TestMembersOfADump(t *testing.T) {
 	dump := `goroutine 1 [chan receive]:
 testing.(*T).Run(...)
@@ -115,14 +117,19 @@ goroutine 13 [select, synctest bubble 23]:
 main.other()
 created by testing/synctest.Test in goroutine 5
 	/go/src/testing/synctest/synctest.go:1 +0x1
+
+goroutine 14 [runnable]:
+testing.tRunner.func1()
+created by time.goFunc in goroutine 97
+	/go/src/time/sleep.go:1 +0x1
 `
 	got := members([]byte(dump), []byte("synctest bubble 2"))
 	want := Set{7: {}, 8: {}, 9: {}, 10: {}}
 	if len(got) != len(want) || got.NewSince(want) != 0 {
 		t.Fatalf("members %v, want %v", got, want)
 	}
-	if all := members([]byte(dump), nil); len(all) != 9 {
-		t.Fatalf("outside a bubble: %d goroutines, want all 9", len(all))
+	if all := members([]byte(dump), nil); len(all) != 10 {
+		t.Fatalf("outside a bubble: %d goroutines, want all 10", len(all))
 	}
 }
 
