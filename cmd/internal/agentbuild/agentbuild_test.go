@@ -200,13 +200,8 @@ enabled = true
 	if len(ds) > 0 {
 		t.Fatal(ds)
 	}
-	a, ds := Build(f, Options{})
-	if len(ds) > 0 {
-		t.Fatal(ds)
-	}
-	defer a.Close()
-	conn := sim.NewLoopback(sim.LoopbackConfig{Rate: 16000}, sim.NewScenario("x").Silence(time.Second), time.Now())
-	defer conn.Close()
+	a := built(t, f)
+	conn := loopback(t, 16000)
 	cfg, err := a.Session(serve.CallEnv{ID: "c1", Conn: conn})
 	if err != nil {
 		t.Fatal(err)
@@ -228,11 +223,31 @@ enabled = true
 	}
 	// An 8 kHz call has no STT here (webrtc only): refused, not run on a
 	// recognizer of the wrong rate.
-	narrow := sim.NewLoopback(sim.LoopbackConfig{Rate: 8000}, sim.NewScenario("y").Silence(time.Second), time.Now())
-	defer narrow.Close()
+	narrow := loopback(t, 8000)
 	if _, err := a.Session(serve.CallEnv{ID: "c2", Conn: narrow}); err == nil || !strings.Contains(err.Error(), "8000 Hz") {
 		t.Errorf("8 kHz call: %v", err)
 	}
+}
+
+// built builds f, failing the test on any diagnostic; the agent is
+// closed at the end of the test.
+func built(t *testing.T, f *agentfile.File) *Agent {
+	t.Helper()
+	a, ds := Build(f, Options{})
+	if len(ds) > 0 {
+		t.Fatal(ds)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	return a
+}
+
+// loopback is a silent simulated connection at rate, closed at the end of
+// the test.
+func loopback(t *testing.T, rate int) *sim.Loopback {
+	t.Helper()
+	c := sim.NewLoopback(sim.LoopbackConfig{Rate: rate}, sim.NewScenario("silence").Silence(time.Second), time.Now())
+	t.Cleanup(func() { _ = c.Close() })
+	return c
 }
 
 // leadConn is a connection that holds audio before the wire.
@@ -258,13 +273,8 @@ func TestSessionLeadMargin(t *testing.T) {
 		t.Fatal(ds)
 	}
 	f.VAD.Engine.V = "energy" // no Silero pool needed for this
-	a, ds := Build(f, Options{})
-	if len(ds) > 0 {
-		t.Fatal(ds)
-	}
-	defer a.Close()
-	conn := sim.NewLoopback(sim.LoopbackConfig{Rate: 16000}, sim.NewScenario("x").Silence(time.Second), time.Now())
-	defer conn.Close()
+	a := built(t, f)
+	conn := loopback(t, 16000)
 	plain, err := a.Session(serve.CallEnv{ID: "c1", Conn: conn})
 	if err != nil {
 		t.Fatal(err)
