@@ -35,3 +35,33 @@ type Transcript struct {
 type SttFailed struct {
 	At time.Time
 }
+
+// DTMFSource names where a key press came from.
+type DTMFSource string
+
+// The DTMF sources.
+const (
+	// DTMFRFC4733 is an RTP telephone-event (RFC 4733).
+	DTMFRFC4733 DTMFSource = "rfc4733"
+	// DTMFSIPInfo is a SIP INFO request (application/dtmf-relay or
+	// application/dtmf).
+	DTMFSIPInfo DTMFSource = "sip_info"
+	// DTMFCarrier is a carrier media stream's dtmf event (Twilio).
+	DTMFCarrier DTMFSource = "carrier"
+)
+
+// DTMF is one key press of the caller, delivered once per press whatever
+// the transport (the RFC 4733 end packets, repeated three times, make one
+// DTMF). Digit is one of 0-9, *, #, A-D. The turn actor decides what a
+// digit does (collect digits into a turn, or barge in).
+type DTMF struct {
+	Digit    byte
+	Source   DTMFSource
+	Duration time.Duration
+	At       time.Time
+}
+
+// ValidDTMFDigit reports whether d is a DTMF key: 0-9, *, #, A-D.
+func ValidDTMFDigit(d byte) bool {
+	return (d >= '0' && d <= '9') || d == '*' || d == '#' || (d >= 'A' && d <= 'D')
+}

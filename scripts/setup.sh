@@ -21,6 +21,11 @@ APT_PACKAGES=(
   espeak-ng
   sox
   sip-tester # provides sipp
+  baresip # an independent softphone for the SIP end-to-end tests
+  baresip-core
+  sipsak # SIP flood and probe tool (trunk policy tests)
+  sipvicious # svmap, the scanner the trunk policy hides from
+  libspandsp-dev # G.722 reference (media/g722's cgo cross-check)
   chromium
   pkg-config
 )

@@ -49,6 +49,14 @@ var layerRules = []Rule{
 		Allowed:     []string{"messages/...", "media", "media/carrier/...", "actors/transport", "internal/..."},
 	},
 	{
+		// The SIP transport is a transport like the others: it implements
+		// the transport actor's Conn and sees no other actor.
+		Name:        "sip-sees-only-the-conn",
+		Packages:    "sip/...",
+		OnlyAllowed: true,
+		Allowed:     []string{"messages/...", "media", "media/opus/...", "media/g722/...", "sip/...", "actors/transport", "internal/..."},
+	},
+	{
 		Name:      "nothing-imports-cmd",
 		Packages:  "...",
 		Except:    []string{"cmd/..."}, // a command may use its own helper packages
