@@ -279,6 +279,7 @@ func (w *walker) decode(root *node, complete bool) *File {
 	f.Turn = w.turn(top.sub("turn"))
 	f.Fillers = w.fillers(top.sub("fillers"))
 	f.Tools = w.tools(top.sub("tools"))
+	f.DTMF = w.dtmf(top.sub("dtmf"))
 	f.Transports = w.transports(top.sub("transports"))
 	top.done("key", "", nil)
 
@@ -635,13 +636,14 @@ func (w *walker) transports(t *tbl) Transports {
 		tr.PCM.Rate.V, tr.PCM.Rate.Set = 16000, false
 	}
 	pc.done("key", "", nil)
+	tr.SIP = w.sip(t.sub("sip"))
 	t.done("key", "", nil)
 	if tr.Twilio.Enabled.V && tr.PCM.Enabled.V && tr.Twilio.Path.V == tr.PCM.Path.V {
 		w.at(tr.PCM.Path.Pos, "transports.pcm.path", "the same path as transports.twilio.path", "give each transport its own path")
 	}
-	if !tr.WebRTC.Enabled.V && !tr.Twilio.Enabled.V && !tr.PCM.Enabled.V {
+	if !tr.WebRTC.Enabled.V && !tr.Twilio.Enabled.V && !tr.PCM.Enabled.V && !tr.SIP.Enabled.V {
 		w.missing(t.pos, "transports", "no transport is enabled: nobody could call the agent",
-			"enable one of [transports.webrtc], [transports.twilio], [transports.pcm]")
+			"enable one of [transports.webrtc], [transports.twilio], [transports.pcm], [transports.sip]")
 	}
 	return tr
 }
@@ -673,6 +675,9 @@ func (w *walker) eightKHz(f *File) {
 	}
 	if pc := f.Transports.PCM; pc.Enabled.V && pc.Rate.V == 8000 {
 		w.at(pc.Rate.Pos, "transports.pcm.rate", msg, hint+" (or rate = 16000)")
+	}
+	if s := f.Transports.SIP; s.Enabled.V && s.Rate.V == 8000 {
+		w.at(s.Rate.Pos, "transports.sip.rate", "pocketsphinx hears 16 kHz audio only", "rate = 16000: phone calls are upsampled once (docs/MEDIA.md)")
 	}
 }
 

@@ -176,6 +176,7 @@ type Transports struct {
 	WebRTC WebRTC
 	Twilio Twilio
 	PCM    PCM
+	SIP    SIP
 	Pos    Pos
 }
 
@@ -222,6 +223,7 @@ type File struct {
 	Turn          Turn
 	Fillers       Fillers
 	Tools         Tools
+	DTMF          DTMF
 	Transports    Transports
 }
 

@@ -75,6 +75,9 @@ func Rates(f *agentfile.File) []int {
 	if f.Transports.PCM.Enabled.V {
 		add(f.Transports.PCM.Rate.V)
 	}
+	if f.Transports.SIP.Enabled.V {
+		add(f.Transports.SIP.Rate.V)
+	}
 	slices.Sort(rs)
 	return rs
 }
