@@ -61,12 +61,7 @@ func (e *Encoder) encodePair(x0, x1 int32) byte {
 func (b *band) encodeLow(xl int32) int32 {
 	el := sat16(xl - b.s)
 	wd := magnitude(el)
-	mil := int32(1)
-	for ; mil < 30; mil++ {
-		if wd < (q6[mil]*b.det)>>12 {
-			break
-		}
-	}
+	mil := quantLow(wd, b.det)
 	var il int32
 	if el < 0 {
 		il = iln[mil]
@@ -99,4 +94,15 @@ func (b *band) encodeHigh(xh int32) int32 {
 	b.adaptStep(wh[rh2[ih]], nbHighMax, shiftHigh)
 	b.predict(dh)
 	return ih
+}
+
+// quantLow is QUANTL's interval of a magnitude wd at step size det: the
+// first mil in 1..29 whose decision level (q6[mil]*det)>>12 exceeds wd, or
+// 30. That is one more than the number of levels at or below wd, and a
+// level is at or below wd when q6[k]*det < (wd+1)<<12, that is when q6[k]
+// <= u below; q6Count counts the levels up to u in one lookup, in place of
+// a search with a branch per level.
+func quantLow(wd, det int32) int32 {
+	u := ((wd+1)<<12 - 1) / det
+	return int32(q6Count[min(u, int32(len(q6Count)-1))]) + 1
 }

@@ -19,6 +19,18 @@ var (
 		0, 35, 72, 110, 150, 190, 233, 276, 323, 370, 422, 473, 530, 587, 650, 714,
 		786, 858, 940, 1023, 1121, 1219, 1339, 1458, 1612, 1765, 1980, 2195, 2557, 2919, 0,
 	}
+	// q6Count[u] is how many of the levels q6[1..29] are at most u; past
+	// the last level (2919) it stays 29.
+	q6Count = func() (t [2920]uint8) {
+		for u := range t {
+			for k := 1; k < 30; k++ {
+				if q6[k] <= int32(u) {
+					t[u]++
+				}
+			}
+		}
+		return t
+	}()
 	// ilp and iln map an interval mil to the 6-bit code of a positive and a
 	// negative difference.
 	ilp = [31]int32{
