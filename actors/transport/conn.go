@@ -39,6 +39,18 @@ type PlaybackConfirmer interface {
 	ConfirmsPlayback() bool
 }
 
+// DTMFReceiver is a Conn that hears the caller's key presses (RFC 4733
+// telephone-events or SIP INFO on a SIP call, a carrier's dtmf events).
+// The transport actor registers a receiver when it starts and hands each
+// press to the turn actor, which decides what a digit does.
+type DTMFReceiver interface {
+	// OnDTMF registers the function that receives each key press, once per
+	// press, with a valid digit (messages.ValidDTMFDigit); it must only
+	// send a message. nil unregisters. Digits may be a PIN: an
+	// implementation never logs them.
+	OnDTMF(func(messages.DTMF))
+}
+
 // FramePool recycles input frames of one rate. Frames go back when the
 // last stage that reads them calls Release.
 type FramePool struct {

@@ -2,5 +2,7 @@
 // WebRTC, a websocket, or the simulator's loopback) and its actor tree: a
 // reader goroutine owned by the actor turns incoming audio into pooled frames
 // for the vad actor, and the actor writes the pacer's frames, clears and
-// marks to the connection and turns mark echoes into messages.
+// marks to the connection and turns mark echoes into messages. A Conn that
+// hears key presses (DTMFReceiver) has each one forwarded, counted, as a
+// messages.DTMF to the turn actor.
 package transport

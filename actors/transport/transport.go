@@ -25,6 +25,9 @@ type readFailed struct{ err error }
 // markEcho carries an echo from the connection's callback.
 type markEcho struct{ name string }
 
+// keyPress carries a key press from the connection's callback.
+type keyPress struct{ d messages.DTMF }
+
 // Actor bridges a Conn to the tree.
 type Actor struct {
 	conn   Conn
@@ -69,6 +72,8 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *markEcho:
 		a.stats.Inc("mark_echoes")
 		ctx.Send(a.peers.Pacer, &messages.MarkEcho{Name: m.name, At: time.Now()})
+	case *keyPress:
+		a.keyPress(ctx, m)
 	case *readFailed:
 		a.stats.Inc("read_end")
 		ctx.Send(a.peers.Session, &Closed{Err: m.err})
@@ -87,9 +92,12 @@ func (a *Actor) Receive(ctx actor.Context) {
 func (a *Actor) start(ctx actor.Context) {
 	rctx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
-	a.conn.OnMarkEcho(func(name string) { ctx.ActorSystem().Root.Send(a.peers.Transport, &markEcho{name: name}) })
 	root := ctx.ActorSystem().Root
 	vad, self := a.peers.VAD, a.peers.Transport
+	a.conn.OnMarkEcho(func(name string) { root.Send(self, &markEcho{name: name}) })
+	if r, ok := a.conn.(DTMFReceiver); ok {
+		r.OnDTMF(func(d messages.DTMF) { root.Send(self, &keyPress{d: d}) })
+	}
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
@@ -105,6 +113,22 @@ func (a *Actor) start(ctx actor.Context) {
 			root.Send(vad, f)
 		}
 	}()
+}
+
+// keyPress hands a key press on to the turn actor, which decides what it
+// does. A digit outside the DTMF keys (a Conn's bug) is counted and
+// dropped here, so the turn actor sees only keys.
+func (a *Actor) keyPress(ctx actor.Context, m *keyPress) {
+	if !messages.ValidDTMFDigit(m.d.Digit) {
+		a.stats.Inc("dtmf_invalid")
+		return
+	}
+	a.stats.Inc("dtmf")
+	d := m.d
+	if d.At.IsZero() {
+		d.At = time.Now()
+	}
+	ctx.Send(a.peers.Turn, &d)
 }
 
 func (a *Actor) write(ctx actor.Context, f *messages.OutputAudio) {
@@ -132,6 +156,9 @@ func (a *Actor) stop() {
 		a.cancel = nil
 	}
 	a.conn.OnMarkEcho(nil)
+	if r, ok := a.conn.(DTMFReceiver); ok {
+		r.OnDTMF(nil)
+	}
 }
 
 // String names the actor in logs.

@@ -1,7 +1,6 @@
 package turn
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -12,9 +11,6 @@ import (
 	"github.com/brisvox/brisvox/media/eot"
 	"github.com/brisvox/brisvox/messages"
 )
-
-// ErrInvalidConfig marks a bad Config.
-var ErrInvalidConfig = errors.New("turn: invalid config")
 
 // Config tunes turn taking.
 type Config struct {
@@ -41,6 +37,8 @@ type Config struct {
 	// for the estimate (eot.Policy.Delay), and waits MaxDelay when no
 	// estimate comes. It cannot be combined with EndOfTurnDelay.
 	EndOfTurn *eot.PolicyConfig
+	// DTMF says what the caller's key presses do (see the package doc).
+	DTMF DTMFConfig
 }
 
 // Validate checks the config.
@@ -59,7 +57,7 @@ func (c Config) Validate() error {
 	if c.Speculate && c.EndOfTurnDelay == 0 && c.EndOfTurn == nil {
 		return fmt.Errorf("%w: speculation needs an end-of-turn delay to hide the request in", ErrInvalidConfig)
 	}
-	return nil
+	return c.DTMF.Validate()
 }
 
 // WithDefaults fills zero fields that have a default.
@@ -67,6 +65,7 @@ func (c Config) WithDefaults() Config {
 	if c.DrainTimeout == 0 {
 		c.DrainTimeout = 15 * time.Second
 	}
+	c.DTMF = c.DTMF.WithDefaults()
 	return c
 }
 
@@ -96,8 +95,11 @@ type Actor struct {
 	finalAt        time.Time
 	gen            int
 
+	// keys are the caller's key presses of the turn being heard.
+	keys keys
+
 	draining bool
-	timers   [3]*time.Timer // end of turn, barge-in, drain
+	timers   [4]*time.Timer // end of turn, barge-in, drain, inter-digit
 
 	// spec is the epoch of the speculative turn out (0: none) and
 	// specText its text.
@@ -114,6 +116,7 @@ const (
 	timerEnd = iota
 	timerBargeIn
 	timerDrain
+	timerKeys
 )
 
 // after arms timer i to send msg to the actor after d, replacing the last
@@ -184,6 +187,12 @@ func (a *Actor) Receive(ctx actor.Context) {
 		if m.gen == a.gen && a.speaking && a.busy {
 			a.interrupt(ctx)
 		}
+	case *messages.DTMF:
+		a.key(ctx, m)
+	case *keysDue:
+		if m.gen == a.keys.gen && a.keys.open {
+			a.closeKeys(ctx)
+		}
 	case *messages.PlayoutDone:
 		if m.Epoch == a.epoch {
 			a.busy = false
@@ -202,11 +211,15 @@ func (a *Actor) Receive(ctx actor.Context) {
 		switch {
 		case a.draining:
 			state = "draining"
+		case a.keys.open:
+			state = "collecting_digits"
 		case a.busy:
 			state = "bot_busy"
 		}
 		d := kit.Describe(string(messages.StageTurn), state, a.stats)
 		d.Counters["epoch"] = uint64(a.epoch)
+		// How many keys the turn being heard has, never which (a PIN).
+		d.Counters["digits_pending"] = uint64(len(a.keys.digits))
 		d.Ref = m.Ref
 		ctx.Respond(d)
 	case *actor.Stopping, *actor.Restarting:
@@ -322,19 +335,32 @@ func (a *Actor) turnEstimate(ctx actor.Context, m *messages.TurnEstimate) {
 	}
 }
 
-// turnText is what the caller said in the turn so far.
+// turnText is what the caller said in the turn so far, then the keys
+// pressed, as one sentence each.
 func (a *Actor) turnText() string {
+	speech := strings.Join(a.finals, " ")
 	if len(a.finals) == 0 {
 		// A session failure may leave only interims: better than nothing.
-		return strings.TrimSpace(a.lastInterim)
+		speech = strings.TrimSpace(a.lastInterim)
 	}
-	return strings.Join(a.finals, " ")
+	if !a.keys.pending() {
+		return speech
+	}
+	if speech == "" {
+		return a.keys.text()
+	}
+	if !strings.ContainsAny(speech[len(speech)-1:], ".?!") {
+		speech += "."
+	}
+	return speech + " " + a.keys.text()
 }
 
 // speculate sends the turn ahead of its end, once per text.
 func (a *Actor) speculate(ctx actor.Context) {
 	text := a.turnText()
-	if a.spec != 0 || text == "" || a.busy || a.draining {
+	// Keys make the turn's end wait for the inter-digit timeout or a
+	// terminator, not for silence: nothing to hide there.
+	if a.spec != 0 || text == "" || a.busy || a.draining || a.keys.pending() {
 		return
 	}
 	a.spec, a.specText = a.nextEpoch(), text
@@ -354,9 +380,31 @@ func (a *Actor) discard(ctx actor.Context) {
 
 func (a *Actor) endTurn(ctx actor.Context) {
 	a.stopped = false
+	if a.keys.open {
+		// The caller is still pressing keys: the speech heard so far
+		// waits for them (closeKeys ends the turn).
+		a.stats.Inc("speech_held")
+		return
+	}
 	text := a.turnText()
 	a.finals, a.lastInterim = a.finals[:0], ""
-	start := a.utteranceStart
+	start, end, finalAt := a.utteranceStart, a.speechEnd, a.finalAt
+	if k := &a.keys; k.pending() {
+		// The caller's input ran from the first sound or key to the last:
+		// a turn of keys alone has its last key as its end of speech (the
+		// base of its latency, as the VAD stop is for speech).
+		if start.IsZero() {
+			end, finalAt = k.last, time.Time{}
+		}
+		if start.IsZero() || k.first.Before(start) {
+			start = k.first
+		}
+		if k.last.After(end) {
+			end = k.last
+		}
+		a.stats.Inc("dtmf_turns")
+		k.reset()
+	}
 	a.utteranceStart = time.Time{}
 	if a.spec != 0 && (text != a.specText || a.draining) {
 		a.discard(ctx)
@@ -374,12 +422,12 @@ func (a *Actor) endTurn(ctx actor.Context) {
 	a.busy = true
 	a.stats.Inc("turns")
 	now := time.Now()
-	a.peers.Mark(ctx, e, messages.MarkVADStop, a.speechEnd)
-	if !a.finalAt.IsZero() {
-		a.peers.Mark(ctx, e, messages.MarkSTTFinal, a.finalAt)
+	a.peers.Mark(ctx, e, messages.MarkVADStop, end)
+	if !finalAt.IsZero() {
+		a.peers.Mark(ctx, e, messages.MarkSTTFinal, finalAt)
 	}
 	a.peers.Mark(ctx, e, messages.MarkTurnEnd, now)
-	turn := messages.UserTurn{Epoch: e, Text: text, SpeechStart: start, SpeechEnd: a.speechEnd, At: now}
+	turn := messages.UserTurn{Epoch: e, Text: text, SpeechStart: start, SpeechEnd: end, At: now}
 	a.peers.Event(ctx, &messages.CallEvent{Kind: messages.EventUserTurn, Epoch: e, Text: text, At: now})
 	if a.spec != 0 {
 		a.spec, a.specText = 0, ""
@@ -404,7 +452,7 @@ func (a *Actor) nextEpoch() messages.Epoch {
 // greet speaks the greeting as the first answer, unless something was
 // said already (the caller spoke first, or the call is ending).
 func (a *Actor) greet(ctx actor.Context, m *messages.Greet) {
-	if a.draining || a.busy || a.epoch != 0 || !a.utteranceStart.IsZero() || m.Line == "" {
+	if a.draining || a.busy || a.epoch != 0 || !a.utteranceStart.IsZero() || a.keys.pending() || m.Line == "" {
 		a.stats.Inc("greetings_skipped")
 		return
 	}
@@ -418,6 +466,7 @@ func (a *Actor) endCall(ctx actor.Context, m *messages.EndCall) {
 	if a.draining {
 		return
 	}
+	a.dropKeys() // nobody will answer them
 	if m.AfterPlayout {
 		// The goodbye is the current answer: let it play out, then end.
 		a.discard(ctx)

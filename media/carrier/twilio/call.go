@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"sync/atomic"
+	"time"
 
 	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/media"
@@ -46,10 +47,13 @@ type Call struct {
 	// touch it, under the outbox's lock.
 	mulaw []byte
 
-	onDTMF atomic.Pointer[func(string)]
+	onDTMF atomic.Pointer[func(messages.DTMF)]
 }
 
-var _ transport.Conn = (*Call)(nil)
+var (
+	_ transport.Conn         = (*Call)(nil)
+	_ transport.DTMFReceiver = (*Call)(nil)
+)
 
 // ID is our id of the call ("tw-" and 16 hex digits): the one to log.
 func (c *Call) ID() string { return c.core.ID }
@@ -127,10 +131,12 @@ func (c *Call) ConfirmsPlayback() bool { return true }
 
 var _ transport.PlaybackConfirmer = (*Call)(nil)
 
-// OnDTMF registers the receiver of the caller's key presses (one digit
-// per call, "0"-"9", "*", "#"); it must only hand the digit on. nil
-// unregisters. Digits may be a PIN: do not log them.
-func (c *Call) OnDTMF(fn func(digit string)) {
+// OnDTMF registers the receiver of the caller's key presses, one
+// messages.DTMF (Source DTMFCarrier, no Duration: Twilio gives none) per
+// dtmf event; it must only hand the press on. A dtmf event whose digit is
+// not one DTMF key is counted "dtmf_invalid" and dropped. nil unregisters.
+// Digits may be a PIN: do not log them.
+func (c *Call) OnDTMF(fn func(messages.DTMF)) {
 	if fn == nil {
 		c.onDTMF.Store(nil)
 		return
@@ -226,9 +232,14 @@ func (c *Call) handle(m *Message) error {
 		st.Inc("mark_messages")
 		c.core.Echo(string(m.Mark.Name))
 	case EventDTMF:
+		d := m.DTMF.Digit
+		if len(d) != 1 || !messages.ValidDTMFDigit(d[0]) {
+			st.Inc("dtmf_invalid")
+			break
+		}
 		st.Inc("dtmf")
-		if fn := c.onDTMF.Load(); fn != nil && len(m.DTMF.Digit) > 0 {
-			(*fn)(string(m.DTMF.Digit))
+		if fn := c.onDTMF.Load(); fn != nil {
+			(*fn)(messages.DTMF{Digit: d[0], Source: messages.DTMFCarrier, At: time.Now()})
 		}
 	case EventStop:
 		st.Inc("stops")

@@ -40,8 +40,8 @@ func TestStreamRoundTrip(t *testing.T) {
 		}
 		echoes := make(chan string, 4)
 		call.OnMarkEcho(func(name string) { echoes <- name })
-		digits := make(chan string, 4)
-		call.OnDTMF(func(d string) { digits <- d })
+		digits := make(chan messages.DTMF, 4)
+		call.OnDTMF(func(d messages.DTMF) { digits <- d })
 
 		// Caller audio: 10 chunks of 20 ms.
 		const chunks = 10
@@ -107,8 +107,8 @@ func TestStreamRoundTrip(t *testing.T) {
 		}
 		f.mark("end-2")
 		f.dtmf("5")
-		if d := <-digits; d != "5" {
-			t.Fatalf("digit %q", d)
+		if d := <-digits; d.Digit != '5' || d.Source != messages.DTMFCarrier || d.At.IsZero() {
+			t.Fatalf("key press %+v", d)
 		}
 		synctest.Wait()
 		select {

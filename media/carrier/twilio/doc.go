@@ -9,7 +9,8 @@
 // call and account SIDs, the custom parameters and the media format),
 // then media every 20 ms (base64 mu-law of the caller, with a chunk
 // number and a timestamp in ms since the stream began), mark (the echo
-// of one of our marks), dtmf, and stop. The call is handed to
+// of one of our marks), dtmf (a key press, handed to the OnDTMF receiver
+// as a messages.DTMF: the Call is a transport.DTMFReceiver), and stop. The call is handed to
 // Config.OnCall once start arrived; without start within StartTimeout
 // the websocket is closed (StatusPolicyViolation). A media format other
 // than audio/x-mulaw 8000 Hz mono closes it with StatusUnsupportedData.

@@ -16,7 +16,7 @@ func counterNames() []string {
 		"hangups", "peer_closes", "vanished", "start_timeouts", "too_many_bad", "bad_media_format", "stops",
 		// Inbound messages.
 		"connected", "bad_json", "unknown_events", "bad_payload", "oversized", "binary_messages",
-		"duplicate_starts", "before_start", "other_tracks", "mark_messages", "dtmf",
+		"duplicate_starts", "before_start", "other_tracks", "mark_messages", "dtmf", "dtmf_invalid",
 		"frames_in", "in_dropped", "gaps", "gap_frames", "bad_timestamps",
 		// Outbound messages and marks.
 		"messages_out", "write_errors", "out_full", "stale_frames", "cleared_frames", "clears",

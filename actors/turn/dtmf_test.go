@@ -1,0 +1,367 @@
+package turn_test
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/brisvox/brisvox/actors/session"
+	"github.com/brisvox/brisvox/actors/switchboard"
+	"github.com/brisvox/brisvox/actors/turn"
+	"github.com/brisvox/brisvox/agent"
+	"github.com/brisvox/brisvox/messages"
+	"github.com/brisvox/brisvox/sim"
+)
+
+const ms = time.Millisecond
+
+// longAnswer plays for about 4 s (the mock TTS: 120 ms + 20 ms per rune
+// per word).
+const longAnswer = "Welcome to the booking line of the little harbour restaurant, how can I help you today?"
+
+// press is a run of keys: one every gap from at.
+type press struct {
+	at, gap time.Duration
+	keys    string
+}
+
+// keyCall is a simulated call whose caller presses keys.
+type keyCall struct {
+	scen    *sim.Scenario
+	presses []press
+	dtmf    turn.DTMFConfig
+	// talk: the caller says hello at 0.5 s and the bot answers with
+	// longAnswer, from about 2 s to 6 s (the scenario is then this).
+	talk bool
+	// also runs after the presses are scheduled (more actions, in order).
+	also []sim.Action
+}
+
+func (c keyCall) run(t *testing.T) (*sim.Result, *sim.MockLLM, error) {
+	t.Helper()
+	scen := c.scen
+	switch {
+	case c.talk:
+		scen = sim.NewScenario("keys-talk").Silence(500*ms).Speak("Hello there", 600*ms).Silence(9 * time.Second)
+	case scen == nil:
+		scen = sim.NewScenario("keys").Silence(8 * time.Second)
+	}
+	kp := &sim.Keypad{}
+	var during []sim.Action
+	for _, p := range c.presses {
+		during = append(during, kp.Press(p.at, p.gap, p.keys)...)
+	}
+	during = append(during, c.also...)
+	slices.SortStableFunc(during, func(a, b sim.Action) int { return int(a.At - b.At) })
+	responses := []sim.Response{{Text: "Noted."}, {Text: "Noted again."}, {Text: "And again."}}
+	if c.talk {
+		responses[0].Text = longAnswer
+	}
+	llm := sim.NewMockLLM(sim.LLMConfig{}, responses...)
+	r, err := (&sim.Call{
+		Scenario: scen, Linger: 3 * time.Second,
+		STT:      sim.NewMockSTT(sim.STTConfig{}, scen.Utterances()),
+		LLM:      llm,
+		TTS:      sim.NewMockTTS(sim.TTSConfig{}),
+		WrapConn: kp.Wrap,
+		During:   during,
+		Configure: func(cfg *session.Config) {
+			cfg.Turn.DTMF = c.dtmf
+		},
+	}).Run()
+	if pressed, unheard := kp.Pressed(); err == nil && (unheard != 0 || pressed == 0 && len(c.presses) > 0) {
+		t.Fatalf("%d of %d key presses found no receiver", unheard, pressed)
+	}
+	return r, llm, err
+}
+
+// userTexts are the caller's turns in the model's context.
+func userTexts(c *agent.Context) []string {
+	var out []string
+	for i := 0; i < c.Len(); i++ {
+		if m := c.At(i); m.Role == agent.RoleUser {
+			out = append(out, m.Text)
+		}
+	}
+	return out
+}
+
+// turnWaits is, per ended turn, the time from the end of the caller's
+// input (the last key or the end of speech) to the turn's end.
+func turnWaits(r *sim.Result) []time.Duration {
+	var out []time.Duration
+	for _, tl := range r.Timelines {
+		end, ok := tl.Marks[messages.MarkTurnEnd]
+		if !ok {
+			continue
+		}
+		out = append(out, end.Sub(tl.Marks[messages.MarkVADStop]))
+	}
+	return out
+}
+
+// counters reads a stage's counters from the call's tree.
+func counters(t *testing.T, r *sim.Result, st messages.Stage) map[string]uint64 {
+	t.Helper()
+	if r.Tree == nil {
+		t.Fatal("the call was not probed")
+	}
+	for _, c := range r.Tree.Children {
+		if c.Name == string(st) {
+			return c.Counters
+		}
+	}
+	t.Fatalf("no %s in the tree", st)
+	return nil
+}
+
+// TestDTMF: what key presses do, through the whole call (the keypad's
+// presses go through the transport actor to the turn actor, the turns to
+// the mock model, whose answers play). Each case names the mutation it
+// catches; each was seen failing with it.
+func TestDTMF(t *testing.T) {
+	cases := []struct {
+		name string
+		call keyCall
+		// users are the caller's turns the model got; waits, when set, the
+		// time from the end of the caller's input to each turn's end.
+		users      []string
+		waits      []time.Duration
+		interrupts int
+		// unanswered counts the turns cut before their answer's audio.
+		unanswered int
+		turnCount  map[string]uint64
+		transport  map[string]uint64
+	}{
+		{
+			// Mutation: the inter-digit timer armed once, at the first
+			// key (the turn ends 1.5 s after the last key, not 2 s).
+			name:  "inter-digit timeout",
+			call:  keyCall{presses: []press{{time.Second, 500 * ms, "42"}}},
+			users: []string{"The caller pressed 4 2"}, waits: []time.Duration{2 * time.Second},
+			turnCount: map[string]uint64{"dtmf": 2, "dtmf_turns": 1, "turns": 1, "digits_pending": 0},
+			transport: map[string]uint64{"dtmf": 2},
+		},
+		{
+			// Mutation: the terminator not checked (the turn waits the
+			// 3 s timeout).
+			name:  "terminator",
+			call:  keyCall{presses: []press{{time.Second, 300 * ms, "42#"}}, dtmf: turn.DTMFConfig{Terminator: '#', InterDigitTimeout: 3 * time.Second}},
+			users: []string{"The caller pressed 4 2 #"}, waits: []time.Duration{0},
+			turnCount: map[string]uint64{"dtmf": 3, "dtmf_turns": 1},
+		},
+		{
+			// A key that is not a DTMF key is dropped at the transport.
+			// Mutation: the transport's check removed (its counts become
+			// dtmf 4, dtmf_invalid 0).
+			name:      "invalid key",
+			call:      keyCall{presses: []press{{time.Second, 300 * ms, "4x2#"}}, dtmf: turn.DTMFConfig{Terminator: '#'}},
+			users:     []string{"The caller pressed 4 2 #"},
+			turnCount: map[string]uint64{"dtmf": 3, "dtmf_invalid": 0},
+			transport: map[string]uint64{"dtmf": 3, "dtmf_invalid": 1},
+		},
+		{
+			// The fourth key comes while the model thinks about the first
+			// three: it interrupts and starts the next turn. Mutation:
+			// MaxDigits ignored (one turn of four keys after the timeout).
+			name:  "max digits",
+			call:  keyCall{presses: []press{{time.Second, 250 * ms, "1234"}}, dtmf: turn.DTMFConfig{MaxDigits: 3}},
+			users: []string{"The caller pressed 1 2 3", "The caller pressed 4"}, waits: []time.Duration{0, 2 * time.Second}, interrupts: 1, unanswered: 1,
+			turnCount: map[string]uint64{"dtmf_turns": 2, "dtmf_interrupts": 1},
+		},
+		{
+			// A key while the bot speaks cuts it (at once: the barge-in
+			// delay is for speech) and is the caller's turn. Mutation: no
+			// interrupt on a key (the answer plays on, no clear).
+			name: "key barges in",
+			call: keyCall{talk: true, presses: []press{{3 * time.Second, 0, "5"}},
+				dtmf: turn.DTMFConfig{MaxDigits: 1}},
+			// (The spoken turn ends 450 ms after its VAD stop, with the
+			// mock STT's final.)
+			users: []string{"Hello there", "The caller pressed 5"}, waits: []time.Duration{450 * ms, 0}, interrupts: 1,
+			turnCount: map[string]uint64{"dtmf_interrupts": 1, "interrupts": 1, "dtmf_turns": 1},
+		},
+		{
+			// Barge mode: a key cuts the answer and reaches no model; a
+			// key while idle does nothing. Mutation: barge mode collecting
+			// (a turn "The caller pressed 5 7").
+			name: "barge mode",
+			call: keyCall{talk: true, presses: []press{{3 * time.Second, 0, "5"}, {8 * time.Second, 0, "7"}},
+				dtmf: turn.DTMFConfig{Mode: turn.DTMFBarge}},
+			users: []string{"Hello there"}, interrupts: 1,
+			turnCount: map[string]uint64{"dtmf": 2, "dtmf_interrupts": 1, "dtmf_ignored": 1, "dtmf_turns": 0, "turns": 1},
+		},
+		{
+			// Mutation: ignore mode treated as collect (a turn, and the
+			// answer cut).
+			name: "ignore mode",
+			call: keyCall{talk: true, presses: []press{{3 * time.Second, 300 * ms, "12#"}},
+				dtmf: turn.DTMFConfig{Mode: turn.DTMFIgnore, Terminator: '#'}},
+			users:     []string{"Hello there"},
+			turnCount: map[string]uint64{"dtmf": 3, "dtmf_ignored": 3, "interrupts": 0, "turns": 1},
+		},
+		{
+			// Keys pressed while the caller speaks join the speech's turn,
+			// which ends when the speech does. Mutation: closing the keys
+			// without waiting for the speech (two turns: the keys with the
+			// interim words at the '#', then the final words).
+			name: "keys during speech",
+			call: keyCall{
+				scen:    sim.NewScenario("keys-in-speech").Silence(time.Second).Speak("My account number is", 2*time.Second).Silence(6 * time.Second),
+				presses: []press{{1500 * ms, 300 * ms, "12#"}}, dtmf: turn.DTMFConfig{Terminator: '#'},
+			},
+			users:     []string{"My account number is. The caller pressed 1 2 #"},
+			turnCount: map[string]uint64{"dtmf_held": 1, "dtmf_turns": 1, "turns": 1},
+		},
+		{
+			// Speech while keys are collected waits for the keys: a key
+			// after the speech, within the inter-digit timeout, still joins
+			// the turn. Mutation: the end of the speech ending the turn
+			// while keys are open (two turns: "... 1 2", then "3").
+			name: "speech during keys",
+			call: keyCall{
+				scen:    sim.NewScenario("speech-in-keys").Silence(1500*ms).Speak("is my code", 800*ms).Silence(7 * time.Second),
+				presses: []press{{time.Second, 300 * ms, "12"}, {3200 * ms, 0, "3"}},
+			},
+			users: []string{"is my code. The caller pressed 1 2 3"}, waits: []time.Duration{2 * time.Second},
+			turnCount: map[string]uint64{"speech_held": 1, "dtmf_turns": 1, "turns": 1},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r, _, err := tc.call.run(t)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := sim.CheckInvariants(r, 0); err != nil {
+					t.Fatal(err)
+				}
+				if got := userTexts(r.Context); !slices.Equal(got, tc.users) {
+					t.Fatalf("the model got the turns %q, want %q", got, tc.users)
+				}
+				if tc.waits != nil {
+					if got := turnWaits(r); !slices.Equal(got, tc.waits) {
+						t.Fatalf("turns ended %v after the caller's input, want %v", got, tc.waits)
+					}
+				}
+				if got := r.Interrupts(); got != tc.interrupts {
+					t.Fatalf("%d interrupts reached the client, want %d", got, tc.interrupts)
+				}
+				// Every turn not cut was answered, in audio.
+				if got, want := len(r.FirstAudios()), len(tc.users)-tc.unanswered; got != want {
+					t.Fatalf("%d turns answered in audio, want %d", got, want)
+				}
+				for st, want := range map[messages.Stage]map[string]uint64{messages.StageTurn: tc.turnCount, messages.StageTransport: tc.transport} {
+					got := counters(t, r, st)
+					for k, v := range want {
+						if got[k] != v {
+							t.Errorf("%s counter %s = %d, want %d", st, k, got[k], v)
+						}
+					}
+				}
+			})
+		})
+	}
+}
+
+// TestDTMFEndCall: keys being collected when the call is ended are not a
+// turn, and a key while the closing line plays does not cut it. Mutation
+// caught (seen failing): a key interrupting while draining (the closing
+// line cut, and the call then waits out the drain timeout instead of
+// ending).
+func TestDTMFEndCall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		endCall := sim.Action{At: 1500 * ms, Do: func(h *sim.Handle) {
+			h.System.Root.Send(h.Board, &switchboard.ToCall{Call: h.Call, Msg: &messages.EndCall{Line: longAnswer}})
+		}}
+		r, llm, err := keyCall{
+			presses: []press{{time.Second, 300 * ms, "12"}, {2500 * ms, 0, "3"}},
+			also:    []sim.Action{endCall},
+		}.run(t)
+		if !errors.Is(err, sim.ErrCallFailed) || r == nil || r.Ended.Reason != "ended by the agent" {
+			t.Fatalf("the call did not end by the agent: %v", err)
+		}
+		if n := len(llm.Requests()); n != 0 {
+			t.Fatalf("%d model requests: the keys of an ending call became a turn", n)
+		}
+		if got := r.Interrupts(); got != 0 {
+			t.Fatalf("%d interrupts: a key cut the closing line", got)
+		}
+		if got := strings.Join(r.Spoken, ""); got != longAnswer {
+			t.Fatalf("the bot said %q, want the closing line", got)
+		}
+	})
+}
+
+// TestDTMFDescribe: while keys are collected, Describe says so and how
+// many keys the turn has (never which). Mutation caught (seen failing):
+// the pending count not reported.
+func TestDTMFDescribe(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var state string
+		var pending uint64
+		probe := sim.Action{At: 1700 * ms, Do: func(h *sim.Handle) {
+			v, err := h.Request(&messages.Describe{})
+			if err != nil {
+				t.Errorf("describe: %v", err)
+				return
+			}
+			for _, c := range v.(*messages.Description).Children {
+				if c.Name == string(messages.StageTurn) {
+					state, pending = c.State, c.Counters["digits_pending"]
+				}
+			}
+		}}
+		r, _, err := keyCall{presses: []press{{time.Second, 500 * ms, "42"}}, also: []sim.Action{probe}}.run(t)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if state != "collecting_digits" || pending != 2 {
+			t.Fatalf("mid-collection: state %q, %d keys pending; want collecting_digits, 2", state, pending)
+		}
+		if got := counters(t, r, messages.StageTurn)["digits_pending"]; got != 0 {
+			t.Fatalf("%d keys pending after the turn", got)
+		}
+	})
+}
+
+// TestDTMFConfig: the DTMF settings are checked with the turn config, and
+// the zero value collects with the defaults.
+func TestDTMFConfig(t *testing.T) {
+	cases := []struct {
+		name string
+		cfg  turn.DTMFConfig
+		ok   bool
+	}{
+		{"zero", turn.DTMFConfig{}, true},
+		{"all set", turn.DTMFConfig{Mode: turn.DTMFCollect, InterDigitTimeout: 5 * time.Second, Terminator: '#', MaxDigits: 16}, true},
+		{"barge", turn.DTMFConfig{Mode: turn.DTMFBarge}, true},
+		{"ignore", turn.DTMFConfig{Mode: turn.DTMFIgnore}, true},
+		{"star terminator", turn.DTMFConfig{Terminator: '*'}, true},
+		{"one key a turn", turn.DTMFConfig{MaxDigits: 1}, true},
+		{"longest", turn.DTMFConfig{InterDigitTimeout: turn.MaxInterDigitTimeout, MaxDigits: turn.MaxMaxDigits}, true},
+		{"unknown mode", turn.DTMFConfig{Mode: "skip"}, false},
+		{"negative timeout", turn.DTMFConfig{InterDigitTimeout: -time.Second}, false},
+		{"timeout in the wrong unit", turn.DTMFConfig{InterDigitTimeout: 2000 * time.Second}, false},
+		{"terminator not a key", turn.DTMFConfig{Terminator: 'x'}, false},
+		{"terminator a digit's value", turn.DTMFConfig{Terminator: 9}, false},
+		{"negative max", turn.DTMFConfig{MaxDigits: -1}, false},
+		{"max too large", turn.DTMFConfig{MaxDigits: turn.MaxMaxDigits + 1}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := (turn.Config{DTMF: tc.cfg}).Validate()
+			if tc.ok != (err == nil) || (err != nil && !errors.Is(err, turn.ErrInvalidConfig)) {
+				t.Fatalf("Validate: %v, want ok %v", err, tc.ok)
+			}
+		})
+	}
+	d := (turn.Config{}).WithDefaults().DTMF
+	if d != (turn.DTMFConfig{Mode: turn.DTMFCollect, InterDigitTimeout: turn.DefaultInterDigitTimeout, MaxDigits: turn.DefaultMaxDigits}) {
+		t.Fatalf("defaults %+v", d)
+	}
+}
