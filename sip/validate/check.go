@@ -68,6 +68,12 @@ func Check(req *sip.Request, o Options) *Refusal {
 	if !isCallID(s.callID) {
 		return ruleBadCallID.refuse()
 	}
+	// Only the top Via is ours to read. sipgo leaves its host empty when
+	// it cannot read the sent-by (a port that is not a number) instead of
+	// failing; the Vias below it it may misread (RFC 4475 wsinv) unharmed.
+	if via := req.Via(); via.Host == "" || via.Transport == "" {
+		return ruleBadVia.refuse()
+	}
 	if !s.maxFwdOK || s.maxFwd > maxMaxForwards {
 		return ruleBadMaxFwd.refuse()
 	}

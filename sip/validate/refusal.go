@@ -63,6 +63,7 @@ const (
 	CauseCSeqMismatch     = "cseq_method_mismatch"
 	CauseBadCallID        = "bad_call_id"
 	CauseBadMaxFwd        = "bad_max_forwards"
+	CauseBadVia           = "bad_via"
 	CauseBadBranch        = "bad_via_branch"
 	CauseBadFrom          = "bad_from"
 	CauseBadTo            = "bad_to"
@@ -116,6 +117,7 @@ var (
 	ruleCSeqMismatch     = rule{sip.StatusBadRequest, "CSeq Method Mismatch", CauseCSeqMismatch}
 	ruleBadCallID        = rule{sip.StatusBadRequest, "Bad Call-ID", CauseBadCallID}
 	ruleBadMaxFwd        = rule{sip.StatusBadRequest, "Bad Max-Forwards", CauseBadMaxFwd}
+	ruleBadVia           = rule{sip.StatusBadRequest, "Bad Via", CauseBadVia}
 	ruleBadBranch        = rule{sip.StatusBadRequest, "Bad Via Branch", CauseBadBranch}
 	ruleBadFrom          = rule{sip.StatusBadRequest, "Bad From", CauseBadFrom}
 	ruleBadTo            = rule{sip.StatusBadRequest, "Bad To", CauseBadTo}
