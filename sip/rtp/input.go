@@ -65,6 +65,10 @@ func (in *inputPath) init(cfg Config, stats *counters) {
 	}
 }
 
+// maxStartDrift is how far the frames' starts may drift from the clock
+// before they follow it again.
+const maxStartDrift = 5 * messages.FrameDuration
+
 // maxDecodeMS is the longest packet decoded at once (an Opus packet of
 // several frames).
 const maxDecodeMS = 120
@@ -142,8 +146,12 @@ func (in *inputPath) tick(now time.Time) (ptime time.Duration, lastRTP time.Time
 // push appends audio at InputRate that ends at now, dropping the oldest
 // beyond the FIFO, and queues every whole frame.
 func (in *inputPath) push(pcm []int16, now time.Time) {
-	if len(in.fifo) == 0 {
-		in.fifoStart = now.Add(-time.Duration(len(pcm)) * messages.FrameDuration / time.Duration(in.frame))
+	// The frames' starts run on from the previous frame's end, so they
+	// stay contiguous when the packet time changes; they follow the clock
+	// again when they drifted too far from it (a stalled clock).
+	at := now.Add(-time.Duration(len(in.fifo)+len(pcm)) * messages.FrameDuration / time.Duration(in.frame))
+	if d := at.Sub(in.fifoStart); in.fifoStart.IsZero() || d > maxStartDrift || d < -maxStartDrift {
+		in.fifoStart = at
 	}
 	if over := len(in.fifo) + len(pcm) - cap(in.fifo); over > 0 {
 		over = min(over, len(in.fifo))

@@ -1,0 +1,5 @@
+//go:build !race
+
+package rtp
+
+const raceEnabled = false
