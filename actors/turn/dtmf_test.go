@@ -36,6 +36,10 @@ type keyCall struct {
 	// talk: the caller says hello at 0.5 s and the bot answers with
 	// longAnswer, from about 2 s to 6 s (the scenario is then this).
 	talk bool
+	// turn adjusts the rest of the turn config.
+	turn func(*turn.Config)
+	// responses, when set, are the model's answers.
+	responses []sim.Response
 	// also runs after the presses are scheduled (more actions, in order).
 	also []sim.Action
 }
@@ -60,6 +64,9 @@ func (c keyCall) run(t *testing.T) (*sim.Result, *sim.MockLLM, error) {
 	if c.talk {
 		responses[0].Text = longAnswer
 	}
+	if c.responses != nil {
+		responses = c.responses
+	}
 	llm := sim.NewMockLLM(sim.LLMConfig{}, responses...)
 	r, err := (&sim.Call{
 		Scenario: scen, Linger: 3 * time.Second,
@@ -70,6 +77,9 @@ func (c keyCall) run(t *testing.T) (*sim.Result, *sim.MockLLM, error) {
 		During:   during,
 		Configure: func(cfg *session.Config) {
 			cfg.Turn.DTMF = c.dtmf
+			if c.turn != nil {
+				c.turn(&cfg.Turn)
+			}
 		},
 	}).Run()
 	if pressed, unheard := kp.Pressed(); err == nil && (unheard != 0 || pressed == 0 && len(c.presses) > 0) {
@@ -229,6 +239,35 @@ func TestDTMF(t *testing.T) {
 			users: []string{"is my code. The caller pressed 1 2 3"}, waits: []time.Duration{2 * time.Second},
 			turnCount: map[string]uint64{"speech_held": 1, "dtmf_turns": 1, "turns": 1},
 		},
+		{
+			// The same with speculation on: no turn with keys is
+			// speculated (its end waits for keys, not silence). Mutation:
+			// the speculation guard without the keys (a speculation out at
+			// the end of the speech, then discarded).
+			name: "speech during keys, speculating",
+			call: keyCall{
+				scen:    sim.NewScenario("speech-in-keys").Silence(1500*ms).Speak("is my code", 800*ms).Silence(7 * time.Second),
+				presses: []press{{time.Second, 300 * ms, "12"}, {3200 * ms, 0, "3"}},
+				turn:    func(c *turn.Config) { c.EndOfTurnDelay, c.Speculate = 600*ms, true },
+			},
+			users: []string{"is my code. The caller pressed 1 2 3"}, waits: []time.Duration{2 * time.Second},
+			turnCount: map[string]uint64{"speculations": 0, "speculations_discarded": 0, "dtmf_turns": 1, "turns": 1},
+		},
+		{
+			// Keys during the end-of-turn delay take the speculation back
+			// and wait for the delay to end: they join the turn. Mutation:
+			// keys closed during the delay ending the turn at once (not
+			// held: dtmf_held 0).
+			name: "key takes a speculation back",
+			call: keyCall{
+				scen:    sim.NewScenario("key-after-words").Silence(time.Second).Speak("My code is", time.Second).Silence(7 * time.Second),
+				presses: []press{{2700 * ms, 300 * ms, "1#"}},
+				dtmf:    turn.DTMFConfig{Terminator: '#'},
+				turn:    func(c *turn.Config) { c.EndOfTurnDelay, c.Speculate = 600*ms, true },
+			},
+			users:     []string{"My code is. The caller pressed 1 #"},
+			turnCount: map[string]uint64{"speculations": 1, "speculations_discarded": 1, "speculations_committed": 0, "dtmf_held": 1, "turns": 1},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -364,4 +403,35 @@ func TestDTMFConfig(t *testing.T) {
 	if d != (turn.DTMFConfig{Mode: turn.DTMFCollect, InterDigitTimeout: turn.DefaultInterDigitTimeout, MaxDigits: turn.DefaultMaxDigits}) {
 		t.Fatalf("defaults %+v", d)
 	}
+}
+
+// TestDTMFKeyStopsSpeculation: a key stops the speculative answer at once
+// (a paid request), not when the turn ends. The key comes 50 ms after the
+// speculation went out, before the model's first token (300 ms), so the
+// model sends nothing of it; the turn's own answer is two events.
+// Mutation caught (seen failing): the key not taking the speculation back
+// (it streams until the turn ends, 600 ms after it went out: 13 events).
+func TestDTMFKeyStopsSpeculation(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		long := strings.Repeat("and then some more words ", 10)
+		r, llm, err := keyCall{
+			scen:      sim.NewScenario("key-stops-speculation").Silence(time.Second).Speak("My code is", time.Second).Silence(7 * time.Second),
+			presses:   []press{{2500 * ms, 300 * ms, "1#"}},
+			dtmf:      turn.DTMFConfig{Terminator: '#'},
+			turn:      func(c *turn.Config) { c.EndOfTurnDelay, c.Speculate = 600*ms, true },
+			responses: []sim.Response{{Text: long}, {Text: "Noted."}},
+		}.run(t)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := userTexts(r.Context); !slices.Equal(got, []string{"My code is. The caller pressed 1 #"}) {
+			t.Fatalf("turns %q", got)
+		}
+		if c := counters(t, r, messages.StageTurn); c["speculations"] != 1 || c["speculations_discarded"] != 1 {
+			t.Fatalf("speculations %d, discarded %d: want the key after one", c["speculations"], c["speculations_discarded"])
+		}
+		if n := llm.EventsSent(); n != 2 {
+			t.Fatalf("the model sent %d events, want only the 2 of the turn's answer", n)
+		}
+	})
 }

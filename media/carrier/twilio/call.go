@@ -232,14 +232,14 @@ func (c *Call) handle(m *Message) error {
 		st.Inc("mark_messages")
 		c.core.Echo(string(m.Mark.Name))
 	case EventDTMF:
-		d := m.DTMF.Digit
-		if len(d) != 1 || !messages.ValidDTMFDigit(d[0]) {
+		key, ok := dtmfKey(m.DTMF.Digit)
+		if !ok {
 			st.Inc("dtmf_invalid")
 			break
 		}
 		st.Inc("dtmf")
 		if fn := c.onDTMF.Load(); fn != nil {
-			(*fn)(messages.DTMF{Digit: d[0], Source: messages.DTMFCarrier, At: time.Now()})
+			(*fn)(messages.DTMF{Digit: key, Source: messages.DTMFCarrier, At: time.Now()})
 		}
 	case EventStop:
 		st.Inc("stops")
@@ -250,6 +250,15 @@ func (c *Call) handle(m *Message) error {
 	}
 	c.core.Good()
 	return nil
+}
+
+// dtmfKey is the key of a dtmf event's digit, which must be exactly one
+// DTMF key (Twilio sends one per event).
+func dtmfKey(digit []byte) (byte, bool) {
+	if len(digit) != 1 || !messages.ValidDTMFDigit(digit[0]) {
+		return 0, false
+	}
+	return digit[0], true
 }
 
 // start takes the stream's ids and hands the call on.

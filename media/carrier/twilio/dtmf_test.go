@@ -1,6 +1,7 @@
 package twilio
 
 import (
+	"encoding/json"
 	"testing"
 	"testing/synctest"
 
@@ -61,4 +62,34 @@ func TestDTMFEvents(t *testing.T) {
 			})
 		})
 	}
+}
+
+// FuzzDTMFEvent: for a dtmf event with any digit string, the key taken
+// is the digit exactly when encoding/json reads the digit as one DTMF
+// key, and nothing otherwise; Parse never panics. Mutation caught (seen
+// failing): dtmfKey taking the first byte of a longer digit.
+func FuzzDTMFEvent(f *testing.F) {
+	for _, s := range []string{"4", "#", "*", "A", "D", "", "55", "x", "E", "\x00", "\u0034", "ä"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, digit string) {
+		data, err := json.Marshal(map[string]any{"event": "dtmf", "streamSid": testStreamSID,
+			"dtmf": map[string]string{"track": "inbound_track", "digit": digit}})
+		if err != nil {
+			t.Skip()
+		}
+		m := &Message{}
+		if err := m.Parse(data); err != nil {
+			t.Fatalf("a dtmf event does not parse: %v", err)
+		}
+		var o oracle
+		if err := json.Unmarshal(data, &o); err != nil {
+			t.Fatal(err)
+		}
+		key, ok := dtmfKey(m.DTMF.Digit)
+		want := len(o.DTMF.Digit) == 1 && messages.ValidDTMFDigit(o.DTMF.Digit[0])
+		if ok != want || (ok && key != o.DTMF.Digit[0]) {
+			t.Fatalf("digit %q: key %q ok %v, want ok %v", o.DTMF.Digit, key, ok, want)
+		}
+	})
 }
