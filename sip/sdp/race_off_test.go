@@ -1,0 +1,5 @@
+//go:build !race
+
+package sdp
+
+const raceEnabled = false
