@@ -201,35 +201,35 @@ func (s *survey) generic(h sip.Header) {
 		s.bad = true
 		return
 	}
-	switch {
-	case is(name, "via", "v"):
+	switch headerKind(name) {
+	case kindVia:
 		s.vias++
-	case is(name, "from", "f"):
+	case kindFrom:
 		s.froms++
-	case is(name, "to", "t"):
+	case kindTo:
 		s.tos++
-	case is(name, "cseq", ""):
+	case kindCSeq:
 		s.cseqs++
-	case is(name, "contact", "m"):
+	case kindContact:
 		s.contacts++
-	case is(name, "call-id", "i"):
+	case kindCallID:
 		s.callIDValue(strings.Trim(value, " \t"))
-	case is(name, "max-forwards", ""):
+	case kindMaxFwd:
 		n, err := strconv.ParseUint(strings.Trim(value, " \t"), 10, 32)
 		s.maxFwdValue(n, err == nil)
-	case is(name, "content-length", "l"):
+	case kindCLen:
 		n, err := strconv.ParseUint(strings.Trim(value, " \t"), 10, 32)
 		s.cLenValue(n, err == nil)
-	case is(name, "content-type", "c"):
+	case kindCType:
 		s.cTypes++
 		s.cType = value
-	case is(name, "content-encoding", "e"):
+	case kindCEncoding:
 		if s.cEncoding == "" {
 			s.cEncoding = value
 		}
-	case is(name, "require", ""):
+	case kindRequire:
 		s.requires++
-	case is(name, "accept", ""):
+	case kindAccept:
 		s.accepts++
 		for rest := value; rest != ""; {
 			var item string
@@ -239,8 +239,94 @@ func (s *survey) generic(h sip.Header) {
 	}
 }
 
+// The headers Check reads, by kind.
+type kind int
+
+const (
+	kindOther kind = iota
+	kindVia
+	kindFrom
+	kindTo
+	kindCSeq
+	kindContact
+	kindCallID
+	kindMaxFwd
+	kindCLen
+	kindCType
+	kindCEncoding
+	kindRequire
+	kindAccept
+)
+
+// headerKind names a header by its long or compact name, any case. It
+// looks at the first letter before comparing names: most extension
+// headers are told apart in one step.
+func headerKind(name string) kind {
+	if name == "" {
+		return kindOther
+	}
+	switch name[0] | 0x20 {
+	case 'v':
+		if is(name, "via", "v") {
+			return kindVia
+		}
+	case 'f':
+		if is(name, "from", "f") {
+			return kindFrom
+		}
+	case 't':
+		if is(name, "to", "t") {
+			return kindTo
+		}
+	case 'm':
+		switch {
+		case is(name, "", "m"):
+			return kindContact
+		case is(name, "max-forwards", ""):
+			return kindMaxFwd
+		}
+	case 'i':
+		if is(name, "", "i") {
+			return kindCallID
+		}
+	case 'l':
+		if is(name, "", "l") {
+			return kindCLen
+		}
+	case 'e':
+		if is(name, "", "e") {
+			return kindCEncoding
+		}
+	case 'r':
+		if is(name, "require", "") {
+			return kindRequire
+		}
+	case 'a':
+		if is(name, "accept", "") {
+			return kindAccept
+		}
+	case 'c':
+		switch {
+		case is(name, "cseq", ""):
+			return kindCSeq
+		case is(name, "contact", ""):
+			return kindContact
+		case is(name, "call-id", ""):
+			return kindCallID
+		case is(name, "content-length", ""):
+			return kindCLen
+		case is(name, "content-type", "c"):
+			return kindCType
+		case is(name, "content-encoding", ""):
+			return kindCEncoding
+		}
+	}
+	return kindOther
+}
+
+// is: name is long or compact ("" for none), in any case.
 func is(name, long, compact string) bool {
-	return strings.EqualFold(name, long) || (compact != "" && strings.EqualFold(name, compact))
+	return (long != "" && strings.EqualFold(name, long)) || (compact != "" && strings.EqualFold(name, compact))
 }
 
 func (s *survey) callIDValue(v string) {
@@ -355,7 +441,7 @@ func (s *survey) inviteContact(req *sip.Request) *Refusal {
 func unsupported(hs []sip.Header, supported []string) *Refusal {
 	var missing []string
 	for _, h := range hs {
-		if !is(h.Name(), "require", "") {
+		if headerKind(h.Name()) != kindRequire {
 			continue
 		}
 		for rest := h.Value(); rest != ""; {
