@@ -1,0 +1,240 @@
+package signal
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// Defaults of Config.
+const (
+	DefaultT1             = 500 * time.Millisecond
+	DefaultT2             = 4 * time.Second
+	DefaultSessionExpires = 1800 * time.Second
+	DefaultMinSE          = 90 * time.Second
+	DefaultMaxUDPMessage  = 8 << 10
+	DefaultMaxBody        = 16 << 10
+	DefaultMaxHeaders     = 256
+	DefaultCloseGrace     = 2 * time.Second
+	DefaultUserAgent      = "brisvox"
+	DefaultRinging        = "180"
+	DefaultInbox          = 32
+)
+
+// Limits of Config.
+const (
+	// rfcMinSE is the floor RFC 4028 sets for Min-SE.
+	rfcMinSE        = 90 * time.Second
+	maxUDPMessage   = 65507
+	maxBody         = 1 << 20
+	maxHeaders      = 4096
+	maxTimer        = time.Minute
+	maxSessionTimer = 24 * time.Hour
+)
+
+// Listen is one listening socket.
+type Listen struct {
+	// Network is "udp", "tcp" or "tls".
+	Network string
+	// Addr is host:port; port 0 takes a free one (see Server.Addrs).
+	Addr string
+}
+
+// Config configures a Server. Zero values take the defaults; Listen is
+// required.
+type Config struct {
+	// Listen are the sockets to serve, at least one.
+	Listen []Listen
+	// CertFile and KeyFile are the PEM certificate and key of the "tls"
+	// listeners (required when one is configured).
+	CertFile, KeyFile string
+	// PublicHost is the host (an IP address or a name) of our Contact and
+	// Via, the address peers reach us at behind NAT. Configured, never
+	// guessed: when empty a listener's own address is used, which must
+	// then be a specific address (not 0.0.0.0 or ::).
+	PublicHost string
+	// UserAgent is our User-Agent and Server header value ("brisvox").
+	UserAgent string
+	// Ringing is the provisional response sent before Application.Invite:
+	// "180" (default), "183" (without a body) or "none".
+	Ringing string
+	// T1 and T2 are RFC 3261's timers: the 2xx is retransmitted at T1
+	// doubling to T2, until the ACK or 64*T1. Defaults 500 ms and 4 s.
+	T1, T2 time.Duration
+	// SessionExpires is the session interval we ask for (RFC 4028) when
+	// the INVITE asks for none and the cap on a longer one; default
+	// 1800 s; a negative value turns session timers off unless the peer
+	// asks for them.
+	SessionExpires time.Duration
+	// MinSE is the smallest session interval we accept: below it the
+	// INVITE gets 422 with our Min-SE. Default 90 s, at least 90 s.
+	MinSE time.Duration
+	// MaxUDPMessage bounds a UDP datagram: larger ones are dropped before
+	// parsing (counted "udp-oversize"). Default 8 KiB.
+	MaxUDPMessage int
+	// MaxBody bounds a body on any transport (413 above); default 16 KiB.
+	MaxBody int
+	// MaxHeaders bounds the header count of a request; default 256.
+	MaxHeaders int
+	// CloseGrace is how long Close waits for the responses to its BYEs;
+	// default 2 s.
+	CloseGrace time.Duration
+	// Inbox is the queue of one dialog's in-dialog requests; default 32.
+	Inbox int
+	// Log is the root logger. Lines carry only our call id, the method
+	// and the error.
+	Log zerolog.Logger
+}
+
+func (c *Config) withDefaults() Config {
+	out := *c
+	out.Listen = append([]Listen(nil), c.Listen...)
+	if out.UserAgent == "" {
+		out.UserAgent = DefaultUserAgent
+	}
+	if out.Ringing == "" {
+		out.Ringing = DefaultRinging
+	}
+	if out.T1 == 0 {
+		out.T1 = DefaultT1
+	}
+	if out.T2 == 0 {
+		out.T2 = DefaultT2
+	}
+	if out.SessionExpires == 0 {
+		out.SessionExpires = DefaultSessionExpires
+	}
+	if out.MinSE == 0 {
+		out.MinSE = DefaultMinSE
+	}
+	if out.MaxUDPMessage == 0 {
+		out.MaxUDPMessage = DefaultMaxUDPMessage
+	}
+	if out.MaxBody == 0 {
+		out.MaxBody = DefaultMaxBody
+	}
+	if out.MaxHeaders == 0 {
+		out.MaxHeaders = DefaultMaxHeaders
+	}
+	if out.CloseGrace == 0 {
+		out.CloseGrace = DefaultCloseGrace
+	}
+	if out.Inbox == 0 {
+		out.Inbox = DefaultInbox
+	}
+	return out
+}
+
+// Validate checks the Config with its defaults applied.
+func (c *Config) Validate() error {
+	d := c.withDefaults()
+	if len(d.Listen) == 0 {
+		return fmt.Errorf("%w: no listener", ErrInvalidConfig)
+	}
+	tls := false
+	for i, l := range d.Listen {
+		switch strings.ToLower(l.Network) {
+		case "udp", "tcp":
+		case "tls":
+			tls = true
+		default:
+			return fmt.Errorf("%w: listen[%d]: network %q (want udp, tcp or tls)", ErrInvalidConfig, i, l.Network)
+		}
+		host, _, err := net.SplitHostPort(l.Addr)
+		if err != nil {
+			return fmt.Errorf("%w: listen[%d]: %w", ErrInvalidConfig, i, err)
+		}
+		if d.PublicHost == "" {
+			ip, err := netip.ParseAddr(host)
+			if err != nil || ip.IsUnspecified() {
+				return fmt.Errorf("%w: listen[%d]: a wildcard or named address needs PublicHost", ErrInvalidConfig, i)
+			}
+		}
+	}
+	if tls && (d.CertFile == "" || d.KeyFile == "") {
+		return fmt.Errorf("%w: a tls listener needs CertFile and KeyFile", ErrInvalidConfig)
+	}
+	if strings.ContainsAny(d.PublicHost, " ;,<>\"\r\n") {
+		return fmt.Errorf("%w: PublicHost is not a host", ErrInvalidConfig)
+	}
+	if strings.ContainsAny(d.UserAgent, "\r\n") {
+		return fmt.Errorf("%w: UserAgent holds a line break", ErrInvalidConfig)
+	}
+	switch d.Ringing {
+	case "180", "183", "none":
+	default:
+		return fmt.Errorf("%w: Ringing %q (want 180, 183 or none)", ErrInvalidConfig, d.Ringing)
+	}
+	if d.T1 < 0 || d.T1 > maxTimer || d.T2 < d.T1 || d.T2 > maxTimer {
+		return fmt.Errorf("%w: T1 %v, T2 %v (want 0 < T1 <= T2 <= %v)", ErrInvalidConfig, d.T1, d.T2, maxTimer)
+	}
+	if d.MinSE < rfcMinSE || d.MinSE > maxSessionTimer || d.MinSE%time.Second != 0 {
+		return fmt.Errorf("%w: MinSE %v (want whole seconds, 90 s to 24 h)", ErrInvalidConfig, d.MinSE)
+	}
+	if d.SessionExpires > 0 && (d.SessionExpires < d.MinSE || d.SessionExpires > maxSessionTimer || d.SessionExpires%time.Second != 0) {
+		return fmt.Errorf("%w: SessionExpires %v (want whole seconds, MinSE to 24 h)", ErrInvalidConfig, d.SessionExpires)
+	}
+	if d.MaxUDPMessage < 0 || d.MaxUDPMessage > maxUDPMessage {
+		return fmt.Errorf("%w: MaxUDPMessage %d (at most %d)", ErrInvalidConfig, d.MaxUDPMessage, maxUDPMessage)
+	}
+	if d.MaxBody < 0 || d.MaxBody > maxBody {
+		return fmt.Errorf("%w: MaxBody %d (at most %d)", ErrInvalidConfig, d.MaxBody, maxBody)
+	}
+	if d.MaxHeaders < 0 || d.MaxHeaders > maxHeaders {
+		return fmt.Errorf("%w: MaxHeaders %d (at most %d)", ErrInvalidConfig, d.MaxHeaders, maxHeaders)
+	}
+	if d.CloseGrace < 0 || d.Inbox < 0 {
+		return fmt.Errorf("%w: negative CloseGrace or Inbox", ErrInvalidConfig)
+	}
+	return nil
+}
+
+// Auth is digest authentication of INVITEs (sip/trunk implements it).
+type Auth interface {
+	// Challenge returns a WWW-Authenticate value with a fresh nonce.
+	Challenge() (wwwAuthenticate string)
+	// Verify checks an Authorization value for the request's method and
+	// Request-URI; nil means authenticated.
+	Verify(method, uri, authorization string) error
+}
+
+// ReadFilter sees every datagram or stream read before parsing; false
+// drops it with no answer and no state.
+type ReadFilter func(src netip.AddrPort, data []byte) bool
+
+// Limit admits one more dialog from src: it returns the release to call
+// when the dialog ends, or an error to refuse the INVITE (a *Refusal is
+// answered with its code, any other error 503).
+type Limit func(src netip.AddrPort) (release func(), err error)
+
+// Option sets a hook of the Server. Options do no I/O.
+type Option func(*options)
+
+type options struct {
+	filter ReadFilter
+	auth   Auth
+	limit  Limit
+	seed   uint64
+	seeded bool
+}
+
+// WithReadFilter sets the read filter (the trunk's allowlist and flood
+// limits).
+func WithReadFilter(f ReadFilter) Option { return func(o *options) { o.filter = f } }
+
+// WithAuth sets digest authentication of INVITEs: an INVITE without valid
+// credentials gets 401 with WWW-Authenticate.
+func WithAuth(a Auth) Option { return func(o *options) { o.auth = a } }
+
+// WithLimit sets the per-source dialog limit.
+func WithLimit(l Limit) Option { return func(o *options) { o.limit = l } }
+
+// WithSeed seeds the randomness of the glare back-off (tests); tags and
+// branches always come from sipgo's generator.
+func WithSeed(seed uint64) Option {
+	return func(o *options) { o.seed, o.seeded = seed, true }
+}

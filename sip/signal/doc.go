@@ -1,0 +1,72 @@
+// Package signal is the SIP user agent server of an inbound call, on
+// sipgo (signalling only: the SDP and the RTP are the media side's,
+// behind Media). It is where a trunk's INVITE becomes a dialog: the
+// listeners (UDP, TCP, TLS), every request checked before any logic, the
+// dialog table, the INVITE/100/180/200/ACK exchange, CANCEL, BYE from
+// either side, re-INVITE and UPDATE, session timers, and our own 2xx
+// retransmissions.
+//
+// # A request's way in
+//
+// sipgo reads a datagram or a stream and calls the read filter first
+// (Server.readFilter): the size bound and the integrator's ReadFilter
+// (the trunk's allowlist and flood limits). A drop returns empty data and
+// no error: an error would stop sipgo's UDP read loop for good. Then
+// sipgo parses and matches its transactions, and our handler checks the
+// request (mandatory headers, Max-Forwards, Require, sizes) before any
+// dialog logic: a refusal is answered with its code, or dropped (counted)
+// when the request is too broken to answer. A panic while handling one
+// request is recovered, counted and answered 500; it ends at most the
+// dialog it happened in.
+//
+// A CANCEL matching a pending INVITE is the one request sipgo answers
+// itself (200 to the CANCEL, 487 to the INVITE) before our handler; we
+// learn it from the transaction's OnCancel, end Application.Invite's ctx,
+// and if the Application already returned a Media it gets
+// Media.Ended(ErrCancelled).
+//
+// # A dialog
+//
+// New INVITEs are checked for session timers (422 below MinSE), digest
+// credentials (Auth: 401), and the per-source limit (Limit), then get 100
+// and the configured 180 or 183 with our tag, and go to
+// Application.Invite in the handler's goroutine. Its Media and SDP make
+// the 200; from then on the dialog's state belongs to one goroutine (the
+// loop, dialog.go): ACK, in-dialog requests (matched by Call-ID and both
+// tags, 481 otherwise), the timers, Hangup. Media's methods are called
+// from that goroutine, in order.
+//
+// The 2xx is retransmitted by us at T1 doubling to T2 over UDP (RFC 3261
+// 13.3.1.4); sipgo would not (its retransmissions live in its dialog
+// layer, which we do not use: its server transaction only passes a 2xx
+// on once). Without the ACK in 64*T1 we send BYE (ErrAckTimeout).
+//
+// Session timers (RFC 4028): the interval is the peer's Session-Expires
+// capped at ours, the refresher the peer's choice when it supports
+// timers, else us. We refresh at half the interval (UPDATE when the
+// peer's Allow has it, else a re-INVITE with our unchanged SDP); when the
+// peer refreshes, a missing refresh ends the call at the interval less
+// min(32 s, interval/3) with BYE (ErrSessionExpired).
+//
+// re-INVITE and UPDATE: a new offer goes to Media.Reoffer (hold, resume,
+// a new address are the media side's); an offerless re-INVITE gets our
+// offer and the answer comes from the ACK. Glare gets 491 (a re-INVITE
+// while ours or our unacknowledged 2xx is pending, an UPDATE offer over
+// our open offer); a request in the early dialog gets 500 with
+// Retry-After (RFC 3311 5.2), except BYE (200, the INVITE 487) and
+// OPTIONS.
+//
+// # Privacy
+//
+// Logs carry our call id ("sip-" and 16 hex digits), the method and the
+// error; never numbers, URIs, headers or bodies. sipgo's own logger goes
+// to a handler that keeps none of its attributes.
+//
+// # Goroutines
+//
+// Each dialog has its loop, and a goroutine per request it sends (BYE,
+// refreshes); sipgo runs each incoming request's handler in its own.
+// Close stops new calls, ends every dialog with BYE, waits up to
+// CloseGrace for the BYEs' responses, closes the listeners and sipgo, and
+// waits for all of them.
+package signal

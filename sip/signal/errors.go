@@ -1,0 +1,43 @@
+package signal
+
+import "errors"
+
+// Sentinel errors of the package, wrapped with detail as
+// fmt.Errorf("%w: detail", ErrX). The ones marked "cause" are what
+// Media.Ended receives (errors.Is tells them apart).
+var (
+	// ErrInvalidConfig marks a bad Config.
+	ErrInvalidConfig = errors.New("signal: invalid config")
+	// ErrRemoteBye (cause): the peer sent BYE.
+	ErrRemoteBye = errors.New("signal: remote hangup")
+	// ErrCancelled (cause): the peer sent CANCEL before the answer; the
+	// INVITE was answered 487.
+	ErrCancelled = errors.New("signal: cancelled before answer")
+	// ErrAckTimeout (cause): no ACK for our 2xx within 64*T1; we sent BYE.
+	ErrAckTimeout = errors.New("signal: no ACK for the 2xx")
+	// ErrSessionExpired (cause): the session timer ran out (RFC 4028) or a
+	// refresh we sent failed with 408 or 481; we sent BYE.
+	ErrSessionExpired = errors.New("signal: session expired")
+	// ErrLocalHangup (cause): Dialog.Hangup was called; we sent BYE. It
+	// wraps the reason given.
+	ErrLocalHangup = errors.New("signal: local hangup")
+	// ErrNoAnswerInAck (cause): our offer went in a 2xx (late offer or an
+	// offerless re-INVITE) and the ACK carried no answer; we sent BYE.
+	ErrNoAnswerInAck = errors.New("signal: no answer in the ACK")
+	// ErrBadAnswer (cause): Media.Answer refused the answer in the ACK;
+	// we sent BYE.
+	ErrBadAnswer = errors.New("signal: answer in the ACK refused")
+	// ErrServerClosed (cause): Server.Close ended the dialog (with BYE);
+	// also returned by Start after Close.
+	ErrServerClosed = errors.New("signal: server closed")
+	// ErrTransport (cause): a request of ours in the dialog could not be
+	// sent or got no response (transport error, Timer F).
+	ErrTransport = errors.New("signal: transport error")
+	// ErrPanic (cause): handling a request of this dialog panicked; the
+	// panic was recovered and the dialog ended.
+	ErrPanic = errors.New("signal: panic while handling a request")
+	// ErrBadHeader: a Session-Expires or Min-SE value does not parse.
+	ErrBadHeader = errors.New("signal: bad header value")
+	// ErrListen: a listener could not be opened.
+	ErrListen = errors.New("signal: listen")
+)

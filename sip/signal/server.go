@@ -1,0 +1,391 @@
+package signal
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	mrand "math/rand/v2"
+	"net"
+	"net/netip"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/emiago/sipgo"
+	"github.com/emiago/sipgo/sip"
+	"github.com/rs/zerolog"
+)
+
+// Addr is one bound listener.
+type Addr struct {
+	// Network is "udp", "tcp" or "tls".
+	Network string
+	// Addr is the bound address (the port chosen for port 0).
+	Addr netip.AddrPort
+}
+
+// dialogKey names a dialog: Call-ID and both tags (RFC 3261 12).
+type dialogKey struct {
+	callID, local, remote string
+}
+
+// Server is the user agent server: listeners, the sipgo stack, and the
+// table of dialogs.
+type Server struct {
+	cfg   Config
+	app   Application
+	opts  options
+	log   zerolog.Logger
+	stats *counters
+	env   *env
+	check func(req *sip.Request, stream bool) *Refusal
+
+	ua     *sipgo.UserAgent
+	srv    *sipgo.Server
+	client *sipgo.Client
+
+	ctx       context.Context // ends at Close: Invite contexts derive from it
+	cancel    context.CancelFunc
+	byeCtx    context.Context
+	byeCancel context.CancelFunc
+
+	mu        sync.Mutex
+	dialogs   map[dialogKey]*Dialog
+	closed    bool
+	started   bool
+	listeners []io.Closer
+	addrs     []Addr
+
+	handlers sync.WaitGroup // requests being handled
+	tasks    sync.WaitGroup // dialog loops and their requests
+	serving  sync.WaitGroup // listener read loops
+}
+
+// New builds a Server; Start (or Serve) opens its listeners.
+func New(cfg Config, app Application, opts ...Option) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if app == nil {
+		return nil, fmt.Errorf("%w: no Application", ErrInvalidConfig)
+	}
+	s := &Server{
+		cfg:     cfg.withDefaults(),
+		app:     app,
+		log:     cfg.Log,
+		stats:   newCounters(),
+		dialogs: make(map[dialogKey]*Dialog),
+	}
+	for _, o := range opts {
+		o(&s.opts)
+	}
+	if !s.opts.seeded {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		s.opts.seed = binary.LittleEndian.Uint64(b[:])
+	}
+	s.check = s.validate
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.byeCtx, s.byeCancel = context.WithCancel(context.Background())
+
+	slogger := slog.New(sipgoLogHandler(s.log))
+	ua, err := sipgo.NewUA(
+		sipgo.WithUserAgent(s.cfg.UserAgent),
+		sipgo.WithUserAgentTransportLayerOptions(
+			sip.WithTransportLayerLogger(slogger),
+			sip.WithTransportLayerReadFilter(s.readFilter),
+		),
+		sipgo.WithUserAgentTransactionLayerOptions(
+			sip.WithTransactionLayerLogger(slogger),
+			sip.WithTransactionLayerUnhandledResponseHandler(func(*sip.Response) {
+				s.stats.drop("stray-response")
+			}),
+		),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("%w: sipgo: %w", ErrInvalidConfig, err)
+	}
+	s.ua = ua
+	if s.srv, err = sipgo.NewServer(ua, sipgo.WithServerLogger(slogger)); err != nil {
+		return nil, fmt.Errorf("%w: sipgo: %w", ErrInvalidConfig, err)
+	}
+	if s.client, err = sipgo.NewClient(ua, sipgo.WithClientLogger(slogger)); err != nil {
+		return nil, fmt.Errorf("%w: sipgo: %w", ErrInvalidConfig, err)
+	}
+	s.env = &env{
+		cfg:    s.cfg,
+		log:    s.log,
+		stats:  s.stats,
+		wire:   &sipgoWire{tp: ua.TransportLayer(), client: s.client},
+		tasks:  &s.tasks,
+		byeCtx: s.byeCtx,
+		forget: s.forget,
+		rng:    mrand.New(mrand.NewPCG(s.opts.seed, s.opts.seed^0x9e3779b97f4a7c15)),
+	}
+	for _, m := range []sip.RequestMethod{sip.INVITE, sip.ACK, sip.CANCEL, sip.BYE, sip.OPTIONS,
+		sip.INFO, sip.UPDATE, sip.REFER, sip.REGISTER, sip.MESSAGE, sip.SUBSCRIBE, sip.NOTIFY,
+		sip.PUBLISH, sip.PRACK} {
+		s.srv.OnRequest(m, s.handle)
+	}
+	s.srv.OnNoRoute(s.handle)
+	return s, nil
+}
+
+// Start opens the listeners and serves them in the background.
+func (s *Server) Start() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrServerClosed
+	}
+	if s.started {
+		return nil
+	}
+	s.started = true
+	var cert tls.Certificate
+	for _, l := range s.cfg.Listen {
+		network := strings.ToLower(l.Network)
+		switch network {
+		case "udp":
+			pc, err := net.ListenPacket("udp", l.Addr)
+			if err != nil {
+				s.closeListenersLocked()
+				return fmt.Errorf("%w: udp: %w", ErrListen, err)
+			}
+			s.listeners = append(s.listeners, pc)
+			s.addrs = append(s.addrs, Addr{network, addrPort(pc.LocalAddr())})
+			s.serving.Go(func() { _ = s.srv.ServeUDP(pc) })
+		case "tcp", "tls":
+			var ln net.Listener
+			var err error
+			if network == "tls" {
+				if cert.Certificate == nil {
+					if cert, err = tls.LoadX509KeyPair(s.cfg.CertFile, s.cfg.KeyFile); err != nil {
+						s.closeListenersLocked()
+						return fmt.Errorf("%w: tls certificate: %w", ErrListen, err)
+					}
+				}
+				ln, err = tls.Listen("tcp", l.Addr, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+			} else {
+				ln, err = net.Listen("tcp", l.Addr)
+			}
+			if err != nil {
+				s.closeListenersLocked()
+				return fmt.Errorf("%w: %s: %w", ErrListen, network, err)
+			}
+			s.listeners = append(s.listeners, ln)
+			s.addrs = append(s.addrs, Addr{network, addrPort(ln.Addr())})
+			if network == "tls" {
+				s.serving.Go(func() { _ = s.srv.ServeTLS(ln) })
+			} else {
+				s.serving.Go(func() { _ = s.srv.ServeTCP(ln) })
+			}
+		}
+	}
+	return nil
+}
+
+func (s *Server) closeListenersLocked() {
+	for _, l := range s.listeners {
+		_ = l.Close()
+	}
+	s.listeners = nil
+}
+
+// Serve starts the server and serves until ctx ends, then closes it.
+func (s *Server) Serve(ctx context.Context) error {
+	if err := s.Start(); err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+	case <-s.ctx.Done():
+	}
+	s.Close()
+	return nil
+}
+
+// Addrs are the bound listeners, in the order of Config.Listen (empty
+// before Start).
+func (s *Server) Addrs() []Addr {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Addr(nil), s.addrs...)
+}
+
+// Stats is a snapshot of the counters.
+func (s *Server) Stats() Stats {
+	st := s.stats.snapshot()
+	s.mu.Lock()
+	ds := make([]*Dialog, 0, len(s.dialogs))
+	for _, d := range s.dialogs {
+		ds = append(ds, d)
+	}
+	s.mu.Unlock()
+	for _, d := range ds {
+		st.Dialogs[d.State()]++
+	}
+	return st
+}
+
+// Dialogs are the live dialogs.
+func (s *Server) Dialogs() []*Dialog {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*Dialog, 0, len(s.dialogs))
+	for _, d := range s.dialogs {
+		out = append(out, d)
+	}
+	return out
+}
+
+// Close stops taking calls, ends every dialog with a BYE (waiting up to
+// CloseGrace for their responses), closes the listeners and waits for
+// every goroutine it started. It is safe to call more than once.
+func (s *Server) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		s.handlers.Wait()
+		s.tasks.Wait()
+		s.serving.Wait()
+		return
+	}
+	s.closed = true
+	ds := make([]*Dialog, 0, len(s.dialogs))
+	for _, d := range s.dialogs {
+		ds = append(ds, d)
+	}
+	s.mu.Unlock()
+
+	s.cancel() // Invites being decided end; their handlers answer 503
+	for _, d := range ds {
+		d.mu.Lock()
+		started := d.started
+		d.mu.Unlock()
+		if started {
+			d.post(func() { d.end(ErrServerClosed, true) })
+		}
+	}
+	s.handlers.Wait()
+	grace := time.AfterFunc(s.cfg.CloseGrace, s.byeCancel)
+	s.tasks.Wait()
+	grace.Stop()
+	s.byeCancel()
+
+	s.mu.Lock()
+	s.closeListenersLocked()
+	s.mu.Unlock()
+	_ = s.ua.Close()
+	s.serving.Wait()
+}
+
+// forget removes an ended dialog.
+func (s *Server) forget(d *Dialog) {
+	s.mu.Lock()
+	if s.dialogs[d.key()] == d {
+		delete(s.dialogs, d.key())
+	}
+	s.mu.Unlock()
+}
+
+func (d *Dialog) key() dialogKey {
+	return dialogKey{callID: d.callID, local: d.localTag, remote: d.remoteTag}
+}
+
+// readFilter runs before sipgo parses a read: size bound and the
+// integrator's filter. It never returns an error: that would stop the UDP
+// read loop for good; a drop is empty data.
+func (s *Server) readFilter(info sip.TransportReadProps, data []byte) (out []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.stats.panicked()
+			s.stats.drop("filter-panic")
+			s.log.Error().Err(ErrPanic).Msg("read filter panicked")
+			out, err = nil, nil
+		}
+	}()
+	if strings.EqualFold(info.Transport, "udp") && len(data) > s.cfg.MaxUDPMessage {
+		s.stats.drop("udp-oversize")
+		return nil, nil
+	}
+	if s.opts.filter != nil && !s.opts.filter(addrPort(info.RemoteAddr), data) {
+		s.stats.drop("filter")
+		return nil, nil
+	}
+	return data, nil
+}
+
+// addrPort is a net.Addr as netip.AddrPort (zero when it is none).
+func addrPort(a net.Addr) netip.AddrPort {
+	switch a := a.(type) {
+	case *net.UDPAddr:
+		return a.AddrPort()
+	case *net.TCPAddr:
+		return a.AddrPort()
+	case nil:
+		return netip.AddrPort{}
+	}
+	ap, _ := netip.ParseAddrPort(a.String())
+	return ap
+}
+
+// newID is our call id: "sip-" and 16 hex digits.
+func newID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "sip-" + hex.EncodeToString(b[:])
+}
+
+// listenerFor is the bound address of the first listener of a transport.
+func (s *Server) listenerFor(transport string) (string, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, a := range s.addrs {
+		if strings.EqualFold(a.Network, transport) {
+			host := a.Addr.Addr().String()
+			if s.cfg.PublicHost != "" {
+				host = s.cfg.PublicHost
+			}
+			return host, int(a.Addr.Port())
+		}
+	}
+	return s.cfg.PublicHost, 0
+}
+
+// sipgoWire is the wire over sipgo's transport and transaction layers.
+type sipgoWire struct {
+	tp     *sip.TransportLayer
+	client *sipgo.Client
+}
+
+var _ wire = (*sipgoWire)(nil)
+
+func (w *sipgoWire) resend(res *sip.Response) error { return w.tp.WriteMsg(res) }
+
+func (w *sipgoWire) ack(req *sip.Request) error { return w.client.WriteRequest(req) }
+
+func (w *sipgoWire) request(ctx context.Context, req *sip.Request) (*sip.Response, error) {
+	tx, err := w.client.TransactionRequest(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrTransport, err)
+	}
+	defer tx.Terminate()
+	for {
+		select {
+		case res := <-tx.Responses():
+			if res.StatusCode >= 200 {
+				return res, nil
+			}
+		case <-tx.Done():
+			return nil, fmt.Errorf("%w: %w", ErrTransport, tx.Err())
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w: %w", ErrTransport, ctx.Err())
+		}
+	}
+}

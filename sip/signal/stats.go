@@ -1,0 +1,94 @@
+package signal
+
+import (
+	"maps"
+	"sync"
+)
+
+// Stats is a snapshot of the server's counters, for the integrator's
+// Prometheus metrics (brisvox_sip_requests_total{method,code} and drops
+// by cause).
+type Stats struct {
+	// Requests counts the requests that reached us, by method (after the
+	// read filter).
+	Requests map[string]uint64
+	// Responses counts the responses we sent, by method and code.
+	Responses map[MethodCode]uint64
+	// Drops counts requests and datagrams dropped without an answer, by
+	// cause ("filter", "udp-oversize", "invalid", "closed").
+	Drops map[string]uint64
+	// Panics counts recovered panics.
+	Panics uint64
+	// Dialogs counts the live dialogs by state.
+	Dialogs map[State]int
+}
+
+// MethodCode keys Stats.Responses.
+type MethodCode struct {
+	Method string
+	Code   int
+}
+
+// counters are the server's counters; all methods are safe for
+// concurrent use.
+type counters struct {
+	mu        sync.Mutex
+	requests  map[string]uint64
+	responses map[MethodCode]uint64
+	drops     map[string]uint64
+	panics    uint64
+}
+
+func newCounters() *counters {
+	return &counters{
+		requests:  make(map[string]uint64),
+		responses: make(map[MethodCode]uint64),
+		drops:     make(map[string]uint64),
+	}
+}
+
+// methodLabel bounds the label set: unknown methods count as "OTHER".
+func methodLabel(m string) string {
+	switch m {
+	case "INVITE", "ACK", "CANCEL", "BYE", "OPTIONS", "INFO", "UPDATE", "REFER",
+		"REGISTER", "MESSAGE", "SUBSCRIBE", "NOTIFY", "PUBLISH", "PRACK":
+		return m
+	}
+	return "OTHER"
+}
+
+func (c *counters) request(method string) {
+	c.mu.Lock()
+	c.requests[methodLabel(method)]++
+	c.mu.Unlock()
+}
+
+func (c *counters) response(method string, code int) {
+	c.mu.Lock()
+	c.responses[MethodCode{methodLabel(method), code}]++
+	c.mu.Unlock()
+}
+
+func (c *counters) drop(cause string) {
+	c.mu.Lock()
+	c.drops[cause]++
+	c.mu.Unlock()
+}
+
+func (c *counters) panicked() {
+	c.mu.Lock()
+	c.panics++
+	c.mu.Unlock()
+}
+
+func (c *counters) snapshot() Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return Stats{
+		Requests:  maps.Clone(c.requests),
+		Responses: maps.Clone(c.responses),
+		Drops:     maps.Clone(c.drops),
+		Panics:    c.panics,
+		Dialogs:   make(map[State]int),
+	}
+}
