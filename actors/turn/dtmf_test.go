@@ -227,6 +227,18 @@ func TestDTMF(t *testing.T) {
 			turnCount: map[string]uint64{"dtmf_held": 1, "dtmf_turns": 1, "turns": 1},
 		},
 		{
+			// Keys held for the speech are bounded by MaxDigits too.
+			// Mutation: the bound not checked for held keys (a turn of
+			// three keys).
+			name: "held keys bounded",
+			call: keyCall{
+				scen:    sim.NewScenario("keys-bounded").Silence(time.Second).Speak("My number is", 2500*ms).Silence(6 * time.Second),
+				presses: []press{{1500 * ms, 300 * ms, "123"}}, dtmf: turn.DTMFConfig{MaxDigits: 2},
+			},
+			users:     []string{"My number is. The caller pressed 1 2"},
+			turnCount: map[string]uint64{"dtmf": 3, "dtmf_overflow": 1, "dtmf_held": 1, "turns": 1},
+		},
+		{
 			// Speech while keys are collected waits for the keys: a key
 			// after the speech, within the inter-digit timeout, still joins
 			// the turn. Mutation: the end of the speech ending the turn
