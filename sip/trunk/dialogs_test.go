@@ -3,8 +3,10 @@ package trunk
 import (
 	"errors"
 	"net/netip"
+	"runtime"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/brisvox/brisvox/internal/goroutines"
 )
@@ -58,42 +60,46 @@ func TestAcquire(t *testing.T) {
 // Acquire and release race from many goroutines: the limit holds at
 // every moment and everything is given back.
 func TestAcquireConcurrent(t *testing.T) {
-	base := goroutines.Snapshot()
-	const limit = 5
-	p := newPolicy(t, Config{MaxDialogsPerSource: limit})
-	src := ap("192.0.2.1:5060")
-	var (
-		mu        sync.Mutex
-		held, top int
-		wg        sync.WaitGroup
-	)
-	for range 16 {
-		wg.Go(func() {
-			for range 500 {
-				rel, err := p.Acquire(src)
-				if err != nil {
-					continue
+	synctest.Test(t, func(t *testing.T) {
+		base := goroutines.Snapshot()
+		const limit = 5
+		p := newPolicy(t, Config{MaxDialogsPerSource: limit})
+		src := ap("192.0.2.1:5060")
+		var (
+			mu        sync.Mutex
+			held, top int
+			wg        sync.WaitGroup
+		)
+		for range 16 {
+			wg.Go(func() {
+				for range 500 {
+					rel, err := p.Acquire(src)
+					if err != nil {
+						continue
+					}
+					mu.Lock()
+					held++
+					top = max(top, held)
+					mu.Unlock()
+					runtime.Gosched() // hold the dialog while others try
+					mu.Lock()
+					held--
+					mu.Unlock()
+					rel()
+					rel()
 				}
-				mu.Lock()
-				held++
-				top = max(top, held)
-				mu.Unlock()
-				mu.Lock()
-				held--
-				mu.Unlock()
-				rel()
-				rel()
-			}
-		})
-	}
-	wg.Wait()
-	if top > limit {
-		t.Fatalf("%d dialogs held at once, limit %d", top, limit)
-	}
-	if n := p.Stats()[StatDialogsOpen]; n != 0 {
-		t.Fatalf("%d dialogs open at the end", n)
-	}
-	if n := goroutines.Snapshot().NewSince(base); n != 0 {
-		t.Fatalf("%d goroutines left", n)
-	}
+			})
+		}
+		wg.Wait()
+		synctest.Wait() // the goroutines wg.Go started have returned
+		if top > limit {
+			t.Fatalf("%d dialogs held at once, limit %d", top, limit)
+		}
+		if n := p.Stats()[StatDialogsOpen]; n != 0 {
+			t.Fatalf("%d dialogs open at the end", n)
+		}
+		if n := goroutines.Snapshot().NewSince(base); n != 0 {
+			t.Fatalf("%d goroutines left", n)
+		}
+	})
 }

@@ -1,5 +1,7 @@
 package trunk
 
+import "bytes"
+
 // DefaultScanners returns the User-Agent words of known SIP scanners and
 // attack tools, always in force: sipvicious' svmap, svwar and svcrack
 // send "friendly-scanner" (their default, checked in sipvicious 0.3.3;
@@ -18,7 +20,8 @@ const maxAgentScan = 1024
 
 // scanner finds scanner names in the User-Agent headers of raw messages.
 type scanner struct {
-	words [][]byte // lower case
+	words [][]byte  // lower case
+	first [256]bool // the first bytes of the words, in both cases
 }
 
 func newScanner(words []string) scanner {
@@ -29,6 +32,10 @@ func newScanner(words []string) scanner {
 			b[i] = lower(c)
 		}
 		s.words = append(s.words, b)
+		s.first[b[0]] = true
+		if b[0] >= 'a' && b[0] <= 'z' {
+			s.first[b[0]-'a'+'A'] = true
+		}
 	}
 	return s
 }
@@ -90,7 +97,7 @@ func (s *scanner) scan(data []byte, stream bool) (msgs int, hit bool) {
 // as a word: not inside a longer run of letters and digits.
 func (s *scanner) match(v []byte) bool {
 	for i := 0; i < len(v); i++ {
-		if i > 0 && alnum(v[i-1]) {
+		if !s.first[v[i]] || (i > 0 && alnum(v[i-1])) {
 			continue
 		}
 		c := lower(v[i])
@@ -109,10 +116,8 @@ func (s *scanner) match(v []byte) bool {
 // lineEnd is the index after the line that starts at i (after its '\n',
 // or len(data)).
 func lineEnd(data []byte, i int) int {
-	for ; i < len(data); i++ {
-		if data[i] == '\n' {
-			return i + 1
-		}
+	if j := bytes.IndexByte(data[i:], '\n'); j >= 0 {
+		return i + j + 1
 	}
 	return len(data)
 }

@@ -1,6 +1,7 @@
 package trunk
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -26,6 +27,7 @@ func TestScannerUserAgents(t *testing.T) {
 		{"no User-Agent", string(invite("", "")), Pass},
 		// Mutation: matching substrings instead of words drops these.
 		{"a word as part of a longer one", string(invite("User-Agent: Asmapper/2 Gulpy\r\n", "")), Pass},
+		{"a word at the end of a longer one", string(invite("User-Agent: BigGulp 1.0 (Xsmap)\r\n", "")), Pass},
 		// Mutation: scanning past the header section drops these.
 		{"in the body", string(invite("", "User-Agent: friendly-scanner\r\n")), Pass},
 		{"in the body after a bare LF blank line", "OPTIONS sip:a SIP/2.0\nVia: x\n\nUser-Agent: friendly-scanner\n", Pass},
@@ -108,5 +110,30 @@ func TestParseLength(t *testing.T) {
 		if got := parseLength([]byte(tc.in)); got != tc.want {
 			t.Errorf("parseLength(%q) = %d, want %d", tc.in, got, tc.want)
 		}
+	}
+}
+
+// The datagrams svmap (sipvicious 0.3.3) sent to a listener on this
+// machine: its default OPTIONS is dropped; its compact mode (-c) sends no
+// User-Agent and passes this check (the allowlist is what stops it).
+func TestRealSvmap(t *testing.T) {
+	tests := []struct {
+		file string
+		want Verdict
+	}{
+		{"testdata/svmap-options.sip", DropScanner},
+		{"testdata/svmap-compact-options.sip", Pass},
+	}
+	p := newPolicy(t, Config{})
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			msg, err := os.ReadFile(tc.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v := p.Filter(ap("127.0.0.1:5060"), msg, t0); v != tc.want {
+				t.Fatalf("Filter = %v, want %v", v, tc.want)
+			}
+		})
 	}
 }
