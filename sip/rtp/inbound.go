@@ -49,7 +49,10 @@ func (in *inbound) configure(p Params, base media.JitterConfig, samples func([]b
 	j := base
 	j.ClockRate = p.ClockRate
 	j.SamplesPerFrame = samplesAt(p.ClockRate, p.PtimeIn)
-	j.PayloadTypes = []uint8{p.PayloadType}
+	// Comfort noise is played by the jitter buffer like audio, so its
+	// packets hold their slots (no loss, no concealment of the speech
+	// before it); the clock plays them as silence.
+	j.PayloadTypes = []uint8{p.PayloadType, payloadTypeCN, payloadTypeCNOld}
 	jb, err := media.NewJitterBuffer(j)
 	if err != nil {
 		return fmt.Errorf("%w: jitter buffer: %w", ErrInvalidParams, err)
@@ -113,11 +116,14 @@ func (in *inbound) receive(b []byte, src netip.AddrPort, now time.Time, rtcpSock
 			in.stats.inc(cEventsUnhandled)
 		}
 	case isCN(p.PayloadType):
-		// Comfort noise is never decoded as speech: the jitter buffer
-		// skips its sequence number and plays silence in its place.
+		// Comfort noise is never decoded as speech: the clock plays
+		// its slot as silence.
 		in.stats.inc(cCN)
 	default:
+		// Not negotiated: dropped, but the jitter buffer skips its
+		// sequence number rather than count it lost.
 		in.stats.drop(dropPayloadType)
+		_ = in.jb.Push(b, now)
 		return
 	}
 	in.rx.update(p.SSRC, p.SequenceNumber, p.Timestamp, now)

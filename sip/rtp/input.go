@@ -120,14 +120,17 @@ func (in *inputPath) tick(now time.Time) (ptime time.Duration, lastRTP time.Time
 
 	want := samplesAt(in.dec.rate(), ptime)
 	var k int
-	switch st.Kind {
-	case media.PopFrame:
+	switch {
+	case st.Kind == media.PopFrame && isCN(st.PayloadType):
+		k = min(want, len(in.line))
+		clear(in.line[:k])
+	case st.Kind == media.PopFrame:
 		var err error
 		if k, err = in.dec.decode(in.line, in.payload[:n]); err != nil {
 			in.stats.inc(cDecodeErrors)
 			k = in.dec.conceal(in.line, want, 1)
 		}
-	case media.PopLost:
+	case st.Kind == media.PopLost:
 		k = in.dec.conceal(in.line, want, st.LostRun)
 	default:
 		// Buffering, comfort noise, or a sender pause: silence.

@@ -182,8 +182,6 @@ func TestSessionSends(t *testing.T) {
 			if len(p.Payload) != 160 || p.PayloadType != 0 {
 				t.Fatalf("packet %d: pt %d, %d bytes", i, p.PayloadType, len(p.Payload))
 			}
-			wantSeq := last.SequenceNumber + uint16(i) + 1 + uint16(len(got)-len(audio)-(len(got)-len(audio)))
-			_ = wantSeq
 			if i > 0 && (p.SequenceNumber != audio[i-1].SequenceNumber+1 || p.Timestamp != audio[i-1].Timestamp+160) {
 				t.Fatalf("packet %d: seq %d ts %d after %d/%d", i, p.SequenceNumber, p.Timestamp, audio[i-1].SequenceNumber, audio[i-1].Timestamp)
 			}
@@ -226,7 +224,7 @@ func TestSessionMarksAndClear(t *testing.T) {
 		if err := r.s.Start(p); err != nil {
 			t.Fatal(err)
 		}
-		synctest_wait()
+		time.Sleep(100 * time.Millisecond)
 		r.peer.drain()
 		if err := r.s.Mark("now"); err != nil {
 			t.Fatal(err)
@@ -282,8 +280,6 @@ func TestSessionMarksAndClear(t *testing.T) {
 		r.close()
 	})
 }
-
-func synctest_wait() { time.Sleep(100 * time.Millisecond) }
 
 // countAudio counts the non-silent packets.
 func countAudio(t *testing.T, ds []dgram) int {
@@ -370,7 +366,7 @@ func TestSessionMediaTimeoutKeptByTraffic(t *testing.T) {
 		if err := r.s.Start(pcmuParams()); err != nil {
 			t.Fatal(err)
 		}
-		done := r.stream(peerRTP, 1, 1, 500, 20*time.Millisecond, toneAt(20)) // 10 s
+		done := r.stream(peerRTP, 1, 1, 500, 20*time.Millisecond, toneAt(20))  // 10 s
 		inj := r.stream(attacker, 2, 1, 1000, 20*time.Millisecond, toneAt(20)) // 20 s
 		stop := time.Now().Add(10 * time.Second)
 		<-done
