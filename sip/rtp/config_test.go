@@ -51,7 +51,7 @@ func TestParamsValidate(t *testing.T) {
 		{"g722 clock 8000 audio 16000", with(func(p *Params) { p.Codec, p.PayloadType = CodecG722, 9 }), true},
 		{"g722 clock 16000 is wrong", with(func(p *Params) { p.Codec, p.PayloadType, p.ClockRate = CodecG722, 9, 16000 }), false},
 		{"opus", with(func(p *Params) { p.Codec, p.PayloadType = CodecOpus, 111 }), true},
-		{"opus ptime out 30", with(func(p *Params) { p.Codec, p.PayloadType, p.PtimeOut = CodecOpus, 111, 30 * time.Millisecond }), false},
+		{"opus ptime out 30", with(func(p *Params) { p.Codec, p.PayloadType, p.PtimeOut = CodecOpus, 111, 30*time.Millisecond }), false},
 		{"unknown codec", with(func(p *Params) { p.Codec = "GSM" }), false},
 		{"ptime in 30 (sipp)", with(func(p *Params) { p.PtimeIn = 30 * time.Millisecond }), true},
 		{"ptime in 5", with(func(p *Params) { p.PtimeIn = 5 * time.Millisecond }), false},
