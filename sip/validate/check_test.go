@@ -138,6 +138,7 @@ var checkCases = []checkCase{
 	// sipgo adds a Content-Length to a body it read without one, and its
 	// stream parser refuses a message without one: what is left to see is
 	// a bodiless request without it.
+	// Mutation caught: the stream check removed (the case passes).
 	{name: "missing Content-Length on TCP", msg: message{start: "OPTIONS sip:a@b.example SIP/2.0", headers: as("OPTIONS").headers, noCLen: true}, opts: Options{Stream: true}, code: 400, cause: CauseMissingCLen},
 	{name: "missing Content-Length on UDP", msg: message{start: "OPTIONS sip:a@b.example SIP/2.0", headers: as("OPTIONS").headers, noCLen: true}, code: pass},
 	{name: "no Content-Length on UDP", msg: message{start: inviteLine, headers: inviteHeaders, body: typicalSDP, noCLen: true}, code: pass},
@@ -149,9 +150,12 @@ var checkCases = []checkCase{
 	{name: "SIP version 3.0", msg: invite().withStart(strings.Replace(inviteLine, "SIP/2.0", "SIP/3.0", 1)), code: 505, cause: CauseVersion},
 	{name: "sip version lower case", msg: invite().withStart(strings.Replace(inviteLine, "SIP/2.0", "sip/2.0", 1)), code: pass},
 	{name: "Max-Forwards 0", msg: invite().set("Max-Forwards", "Max-Forwards: 0"), code: 483, cause: CauseTooManyHops},
+	// Mutation caught: 483 on every method.
 	{name: "Max-Forwards 0 on OPTIONS", msg: as("OPTIONS").set("Max-Forwards", "Max-Forwards: 0"), code: pass},
 	{name: "Max-Forwards 256", msg: invite().set("Max-Forwards", "Max-Forwards: 256"), code: 400, cause: CauseBadMaxFwd},
 	{name: "CSeq method differs", msg: invite().set("CSeq", "CSeq: 314159 BYE"), code: 400, cause: CauseCSeqMismatch},
+	// Mutation caught: the CSeq method compared with == (sipgo upper-cases
+	// the request line only).
 	{name: "CSeq method in lower case", msg: invite().set("CSeq", "CSeq: 314159 invite"), code: pass},
 	{name: "CSeq method not a token", msg: invite().set("CSeq", "CSeq: 314159 IN(VITE"), code: 400, cause: CauseBadCSeq},
 
@@ -206,6 +210,7 @@ var checkCases = []checkCase{
 	{name: "NUL in the Request-URI", msg: invite().withStart("INVITE sip:a\x00b@c.example SIP/2.0"), code: 400, cause: CauseBadHeader},
 	{name: "ESC in the display name", msg: invite().set("From", "From: \"a\x1bb\" <sip:a@b.example>;tag=1"), code: 400, cause: CauseBadHeader},
 	{name: "DEL in the Call-ID", msg: invite().set("Call-ID", "Call-ID: a\x7fb"), code: 400, cause: CauseBadHeader},
+	// Mutation caught: clean() without the quoted-pair exception.
 	{name: "escaped NUL in a quoted display name", msg: invite().set("From", "From: \"a\\\x00b\" <sip:a@b.example>;tag=1"), code: pass},
 	{name: "unescaped NUL in a quoted parameter", msg: invite().set("From", "From: <sip:a@b.example>;tag=1;x=\"a\x00\""), code: 400, cause: CauseBadHeader},
 	{name: "tab in a header value", msg: invite().with("Subject: a\tb"), code: pass},

@@ -48,6 +48,9 @@ var tortureTable = map[string]row{
 	"valid/esc01":      {udp: outcome{code: pass}},
 	"valid/esc02":      {udp: outcome{code: pass, why: "the handler answers the unknown method 501"}},
 	"valid/escnull":    {udp: outcome{code: pass, why: "%00 stays escaped; REGISTER is the handler's 405"}},
+	// Guards the quoted-pair exception and the case-insensitive CSeq
+	// method; mutations caught: clean() without the exception, == for
+	// EqualFold (each refuses intmeth).
 	"valid/intmeth":    {udp: outcome{code: pass, why: "BEL, NUL, DEL only inside quoted-pairs; methods compared case-insensitively"}},
 	"valid/longreq":    {udp: outcome{code: pass, why: "43 headers, no Via branch (RFC 2543 matching in sipgo)"}},
 	"valid/lwsdisp":    {udp: outcome{code: pass}},
@@ -56,6 +59,8 @@ var tortureTable = map[string]row{
 	"valid/semiuri":    {udp: outcome{code: pass}},
 	"valid/transports": {udp: outcome{code: pass}},
 	"valid/unreason":   {udp: outcome{response: true}},
+	// Guards the trimmed parameter name; mutation caught: Params.Get("tag")
+	// (wsinv refused for a missing From tag).
 	"valid/wsinv":      {udp: outcome{code: pass, why: "\"tag = 98asjd8\": whitespace around the parameter name"}},
 
 	// invalid (RFC 4475 §3.1.2, §3.2, §3.3, §3.4; test is sipgo's own)
@@ -78,6 +83,8 @@ var tortureTable = map[string]row{
 	"invalid/ltgtruri":   {udp: outcome{parserRejects: true}},
 	"invalid/lwsruri":    {udp: outcome{parserRejects: true}},
 	"invalid/lwsstart":   {udp: outcome{parserRejects: true}},
+	// Mutation caught: the Content-Length conflict unchecked (the last
+	// one matches the body, and mcl01 passes).
 	"invalid/mcl01":      {udp: outcome{code: 400, cause: CauseConflictingCLen}, tcp: []outcome{{code: 400, cause: CauseConflictingCLen}, {parserRejects: true, why: "the body's rest"}}},
 	"invalid/mismatch01": {udp: outcome{code: 400, cause: CauseCSeqMismatch}},
 	"invalid/mismatch02": {udp: outcome{code: 400, cause: CauseCSeqMismatch}},
@@ -95,6 +102,7 @@ var tortureTable = map[string]row{
 	"invalid/trws":       {udp: outcome{parserRejects: true}},
 	"invalid/unkscm":     {udp: outcome{code: 416, cause: CauseURIScheme}},
 	"invalid/unksm2":     {udp: outcome{code: 400, cause: CauseBadFrom, why: "From is an http URI, To an isbn URI"}},
+	// Mutation caught: 483 on every method (zeromf refused).
 	"invalid/zeromf":     {udp: outcome{code: pass, why: "OPTIONS with Max-Forwards 0 is answered by its endpoint (package doc)"}},
 }
 
