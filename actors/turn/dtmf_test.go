@@ -2,6 +2,9 @@ package turn_test
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
 	"slices"
 	"strings"
 	"testing"
@@ -40,6 +43,8 @@ type keyCall struct {
 	turn func(*turn.Config)
 	// responses, when set, are the model's answers.
 	responses []sim.Response
+	// onEvent, when set, receives the call's live events.
+	onEvent func(messages.CallEvent)
 	// also runs after the presses are scheduled (more actions, in order).
 	also []sim.Action
 }
@@ -80,6 +85,7 @@ func (c keyCall) run(t *testing.T) (*sim.Result, *sim.MockLLM, error) {
 			if c.turn != nil {
 				c.turn(&cfg.Turn)
 			}
+			cfg.OnEvent = c.onEvent
 		},
 	}).Run()
 	if pressed, unheard := kp.Pressed(); err == nil && (unheard != 0 || pressed == 0 && len(c.presses) > 0) {
@@ -446,4 +452,74 @@ func TestDTMFKeyStopsSpeculation(t *testing.T) {
 			t.Fatalf("the model sent %d events, want only the 2 of the turn's answer", n)
 		}
 	})
+}
+
+// TestDTMFRandomCalls: calls with keys and speech at seeded random times
+// under random settings. Whatever the interleaving, every key pressed is
+// in exactly one turn the model got or counted as over the bound, no turn
+// has more than MaxDigits keys, and the call keeps the simulator's
+// invariants. Mutation caught (seen failing): the keys not reset after a
+// turn (keys counted twice).
+func TestDTMFRandomCalls(t *testing.T) {
+	for seed := range uint64(24) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 13))
+			cfg := turn.DTMFConfig{
+				MaxDigits:         1 + rng.IntN(6),
+				InterDigitTimeout: time.Duration(1+rng.IntN(4)) * 500 * ms,
+			}
+			if rng.IntN(2) == 0 {
+				cfg.Terminator = '#'
+			}
+			scen := sim.NewScenario(fmt.Sprintf("keys-random-%d", seed)).Silence(time.Duration(500+rng.IntN(2000)) * ms)
+			for range rng.IntN(3) {
+				scen.Speak("one two three", time.Duration(500+rng.IntN(1500))*ms).Silence(time.Duration(300+rng.IntN(2000)) * ms)
+			}
+			scen.Silence(3 * time.Second)
+			var presses []press
+			last := scen.Duration() - 3*time.Second
+			for at := time.Duration(rng.IntN(1000)) * ms; at < last; at += time.Duration(100+rng.IntN(2400)) * ms {
+				presses = append(presses, press{at, 0, string("0123456789*#"[rng.IntN(12)])})
+			}
+			synctest.Test(t, func(t *testing.T) {
+				var mu sync.Mutex
+				var turns []string
+				r, _, err := keyCall{scen: scen, presses: presses, dtmf: cfg,
+					responses: []sim.Response{{Text: "Okay."}, {Text: "Right."}, {Text: "Sure."}, {Text: "Fine."}, {Text: "Good."}, {Text: "Yes."},
+						{Text: "Okay."}, {Text: "Right."}, {Text: "Sure."}, {Text: "Fine."}, {Text: "Good."}, {Text: "Yes."}},
+					onEvent: func(e messages.CallEvent) {
+						if e.Kind == messages.EventUserTurn {
+							mu.Lock()
+							turns = append(turns, e.Text)
+							mu.Unlock()
+						}
+					}}.run(t)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := sim.CheckInvariants(r, 0); err != nil {
+					t.Fatal(err)
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				inTurns := 0
+				for _, text := range turns {
+					_, pressed, ok := strings.Cut(text, "The caller pressed ")
+					if !ok {
+						continue
+					}
+					n := len(strings.Fields(pressed))
+					if n > cfg.MaxDigits {
+						t.Fatalf("a turn of %d keys, over MaxDigits %d: %q", n, cfg.MaxDigits, text)
+					}
+					inTurns += n
+				}
+				c := counters(t, r, messages.StageTurn)
+				if c["dtmf"] != uint64(len(presses)) || uint64(inTurns)+c["dtmf_overflow"] != c["dtmf"] || c["digits_pending"] != 0 {
+					t.Fatalf("%d keys pressed, the turn actor got %d: %d in turns, %d over the bound, %d pending (turns %q)",
+						len(presses), c["dtmf"], inTurns, c["dtmf_overflow"], c["digits_pending"], turns)
+				}
+			})
+		})
+	}
 }
