@@ -45,9 +45,9 @@ var tortureTable = map[string]row{
 	"valid/dblreq": {udp: outcome{code: pass, why: "the REGISTER; the INVITE after Content-Length 0 is junk on UDP"},
 		tcp: []outcome{{code: pass}, {code: 400, cause: CauseMissingContact, why: "on a stream the INVITE is a request of its own"},
 			{parserRejects: true, why: "the CRLF after the INVITE's body"}}},
-	"valid/esc01":      {udp: outcome{code: pass}},
-	"valid/esc02":      {udp: outcome{code: pass, why: "the handler answers the unknown method 501"}},
-	"valid/escnull":    {udp: outcome{code: pass, why: "%00 stays escaped; REGISTER is the handler's 405"}},
+	"valid/esc01":   {udp: outcome{code: pass}},
+	"valid/esc02":   {udp: outcome{code: pass, why: "the handler answers the unknown method 501"}},
+	"valid/escnull": {udp: outcome{code: pass, why: "%00 stays escaped; REGISTER is the handler's 405"}},
 	// Guards the quoted-pair exception and the case-insensitive CSeq
 	// method; mutations caught: clean() without the exception, == for
 	// EqualFold (each refuses intmeth).
@@ -61,28 +61,28 @@ var tortureTable = map[string]row{
 	"valid/unreason":   {udp: outcome{response: true}},
 	// Guards the trimmed parameter name; mutation caught: Params.Get("tag")
 	// (wsinv refused for a missing From tag).
-	"valid/wsinv":      {udp: outcome{code: pass, why: "\"tag = 98asjd8\": whitespace around the parameter name"}},
+	"valid/wsinv": {udp: outcome{code: pass, why: "\"tag = 98asjd8\": whitespace around the parameter name"}},
 
 	// invalid (RFC 4475 §3.1.2, §3.2, §3.3, §3.4; test is sipgo's own)
-	"invalid/badaspec":   {udp: outcome{parserRejects: true}},
-	"invalid/badbranch":  {udp: outcome{code: 400, cause: CauseBadBranch, why: "RFC 4475 §3.2.1 allows 400"}},
-	"invalid/baddate":    {udp: outcome{code: pass, why: "RFC 4475 §3.1.2.12: the Date is to be ignored, not refused"}},
-	"invalid/baddn":      {udp: outcome{parserRejects: true}, tcp: []outcome{{partial: true, why: "no empty line ends the headers"}}},
-	"invalid/badinv01":   {udp: outcome{parserRejects: true}},
-	"invalid/badvers":    {udp: outcome{code: 505, cause: CauseVersion}},
-	"invalid/bcast":      {udp: outcome{response: true}},
-	"invalid/bext01":     {udp: outcome{code: 420, cause: CauseUnsupported}},
-	"invalid/bigcode":    {udp: outcome{parserRejects: true}},
-	"invalid/clerr":      {udp: outcome{parserRejects: true, why: "Content-Length 9999 beyond the datagram"}, tcp: []outcome{{partial: true}}},
-	"invalid/cparam01":   {udp: outcome{code: pass, why: "valid REGISTER (RFC 4475 §3.3.12); the handler answers 405"}},
-	"invalid/cparam02":   {udp: outcome{code: pass, why: "valid REGISTER (RFC 4475 §3.3.13); the handler answers 405"}},
-	"invalid/escruri":    {udp: outcome{code: 400, cause: CauseBadRequestURI}},
-	"invalid/insuf":      {udp: outcome{code: 0, cause: CauseMissingCallID, why: "no Call-ID: dropped, not answered"}},
-	"invalid/inv2543":    {udp: outcome{code: 400, cause: CauseMissingMaxFwd, why: "RFC 2543 clients refused (package doc)"}, tcp: []outcome{{parserRejects: true, why: "no Content-Length on a stream"}}},
-	"invalid/invut":      {udp: outcome{code: 415, cause: CauseBodyType}},
-	"invalid/ltgtruri":   {udp: outcome{parserRejects: true}},
-	"invalid/lwsruri":    {udp: outcome{parserRejects: true}},
-	"invalid/lwsstart":   {udp: outcome{parserRejects: true}},
+	"invalid/badaspec":  {udp: outcome{parserRejects: true}},
+	"invalid/badbranch": {udp: outcome{code: 400, cause: CauseBadBranch, why: "RFC 4475 §3.2.1 allows 400"}},
+	"invalid/baddate":   {udp: outcome{code: pass, why: "RFC 4475 §3.1.2.12: the Date is to be ignored, not refused"}},
+	"invalid/baddn":     {udp: outcome{parserRejects: true}, tcp: []outcome{{partial: true, why: "no empty line ends the headers"}}},
+	"invalid/badinv01":  {udp: outcome{parserRejects: true}},
+	"invalid/badvers":   {udp: outcome{code: 505, cause: CauseVersion}},
+	"invalid/bcast":     {udp: outcome{response: true}},
+	"invalid/bext01":    {udp: outcome{code: 420, cause: CauseUnsupported}},
+	"invalid/bigcode":   {udp: outcome{parserRejects: true}},
+	"invalid/clerr":     {udp: outcome{parserRejects: true, why: "Content-Length 9999 beyond the datagram"}, tcp: []outcome{{partial: true}}},
+	"invalid/cparam01":  {udp: outcome{code: pass, why: "valid REGISTER (RFC 4475 §3.3.12); the handler answers 405"}},
+	"invalid/cparam02":  {udp: outcome{code: pass, why: "valid REGISTER (RFC 4475 §3.3.13); the handler answers 405"}},
+	"invalid/escruri":   {udp: outcome{code: 400, cause: CauseBadRequestURI}},
+	"invalid/insuf":     {udp: outcome{code: 0, cause: CauseMissingCallID, why: "no Call-ID: dropped, not answered"}},
+	"invalid/inv2543":   {udp: outcome{code: 400, cause: CauseMissingMaxFwd, why: "RFC 2543 clients refused (package doc)"}, tcp: []outcome{{parserRejects: true, why: "no Content-Length on a stream"}}},
+	"invalid/invut":     {udp: outcome{code: 415, cause: CauseBodyType}},
+	"invalid/ltgtruri":  {udp: outcome{parserRejects: true}},
+	"invalid/lwsruri":   {udp: outcome{parserRejects: true}},
+	"invalid/lwsstart":  {udp: outcome{parserRejects: true}},
 	// Mutation caught: the Content-Length conflict unchecked (the last
 	// one matches the body, and mcl01 passes).
 	"invalid/mcl01":      {udp: outcome{code: 400, cause: CauseConflictingCLen}, tcp: []outcome{{code: 400, cause: CauseConflictingCLen}, {parserRejects: true, why: "the body's rest"}}},
@@ -103,7 +103,7 @@ var tortureTable = map[string]row{
 	"invalid/unkscm":     {udp: outcome{code: 416, cause: CauseURIScheme}},
 	"invalid/unksm2":     {udp: outcome{code: 400, cause: CauseBadFrom, why: "From is an http URI, To an isbn URI"}},
 	// Mutation caught: 483 on every method (zeromf refused).
-	"invalid/zeromf":     {udp: outcome{code: pass, why: "OPTIONS with Max-Forwards 0 is answered by its endpoint (package doc)"}},
+	"invalid/zeromf": {udp: outcome{code: pass, why: "OPTIONS with Max-Forwards 0 is answered by its endpoint (package doc)"}},
 }
 
 const tortureDir = "../testdata/torture"
