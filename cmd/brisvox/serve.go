@@ -211,5 +211,10 @@ func mountTransports(srv *serve.Server, f *agentfile.File, log zerolog.Logger) e
 		}
 		srv.Handle(t.PCM.Path.V, h, "pcm", h.Stats, h.Close)
 	}
+	if t.SIP.Enabled.V {
+		if _, err := mountSIP(srv, t.SIP, log); err != nil {
+			return fmt.Errorf("sip: %w", err)
+		}
+	}
 	return nil
 }

@@ -184,6 +184,9 @@ func (a *Agent) Session(env serve.CallEnv) (session.Config, error) {
 		Turn: turn.Config{
 			EndOfTurnDelay: f.Turn.EndOfTurnDelay.V, BargeInDelay: f.Turn.BargeInDelay.V,
 			Speculate: f.Turn.Speculate.V, DrainTimeout: f.Turn.DrainTimeout.V,
+			DTMF: turn.DTMFConfig{
+				Mode: turn.DTMFMode(f.DTMF.Mode.V), InterDigitTimeout: f.DTMF.InterDigitTimeout.V, MaxDigits: f.DTMF.MaxDigits.V,
+			},
 		},
 		LLMConfig: llm.Config{
 			System: f.Prompt.V, MaxRounds: f.Rounds.MaxRounds.V, RoundTimeout: f.Rounds.RoundTimeout.V,
@@ -201,6 +204,9 @@ func (a *Agent) Session(env serve.CallEnv) (session.Config, error) {
 		// A carrier's client says what it played: the heard position at a
 		// cut is bounded by its newest echo, whatever it buffers.
 		cfg.Pacer.ConfirmEvery = ConfirmEvery
+	}
+	if term := f.DTMF.Terminator.V; term != "" {
+		cfg.Turn.DTMF.Terminator = term[0]
 	}
 	for _, p := range f.Fillers.Phrases {
 		cfg.LLMConfig.Fillers = append(cfg.LLMConfig.Fillers, p.V)

@@ -112,6 +112,10 @@ func (s *Server) CounterFunc(name, help string, labels map[string]string, read f
 	return s.metrics.wrapped.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: labels}, read))
 }
 
+// Register adds a collector to the server's registry (a transport's
+// metrics whose label values come and go, read at each scrape).
+func (s *Server) Register(c prometheus.Collector) error { return s.metrics.wrapped.Register(c) }
+
 // handler serves the registry in the Prometheus text format.
 func (m *metrics) handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})

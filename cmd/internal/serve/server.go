@@ -176,6 +176,13 @@ func New(cfg Config, agent Agent) (*Server, error) {
 // for the transport's goroutines).
 func (s *Server) Handle(pattern string, h http.Handler, name string, stats func() map[string]uint64, closer func()) {
 	s.mux.Handle(pattern, h)
+	s.Attach(name, stats, closer)
+}
+
+// Attach adds a transport that serves outside HTTP (SIP): its stats under
+// name on /stats, and its closer called at shutdown once the calls have
+// ended, as Handle's.
+func (s *Server) Attach(name string, stats func() map[string]uint64, closer func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if stats != nil {

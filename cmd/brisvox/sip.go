@@ -1,0 +1,142 @@
+package main
+
+import (
+	"fmt"
+	"net/netip"
+	"os"
+	"strconv"
+
+	"github.com/brisvox/brisvox/agent/agentfile"
+	"github.com/brisvox/brisvox/cmd/internal/serve"
+	"github.com/brisvox/brisvox/sip"
+	"github.com/brisvox/brisvox/sip/rtp"
+	"github.com/brisvox/brisvox/sip/sdp"
+	"github.com/brisvox/brisvox/sip/signal"
+	"github.com/brisvox/brisvox/sip/trunk"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+)
+
+// sipConfig maps [transports.sip] onto the SIP transport's config. The
+// digest password is read from the variable the file names (check made
+// sure it is set).
+func sipConfig(t agentfile.SIP, log zerolog.Logger) (sip.Config, error) {
+	cfg := sip.Config{
+		Signal: signal.Config{
+			CertFile: t.TLSCert.V, KeyFile: t.TLSKey.V, PublicHost: t.PublicAddress.V,
+			Ringing: t.Ringing.V, SessionExpires: t.SessionExpires.V, MinSE: t.MinSE.V,
+		},
+		Trunk: trunk.Config{
+			Rate: t.RateLimit.V, Burst: t.Burst.V, BlockFor: t.BlockFor.V,
+			MaxDialogsPerSource: t.MaxDialogsPerSource.V, Realm: t.AuthRealm.V,
+		},
+		SDP:          sdp.Config{PtimeOut: t.Ptime.V},
+		Ports:        rtp.PortsConfig{Min: t.RTPPortMin.V, Max: t.RTPPortMax.V},
+		Rate:         t.Rate.V,
+		SymmetricRTP: t.SymmetricRTP.V,
+		MediaTimeout: t.MediaTimeout.V,
+		Log:          log,
+	}
+	for _, n := range []string{"udp", "tcp", "tls"} {
+		if a, ok := t.Listens()[n]; ok {
+			cfg.Signal.Listen = append(cfg.Signal.Listen, signal.Listen{Network: n, Addr: a})
+		}
+	}
+	for _, c := range t.Codecs {
+		codec, err := sdp.ParseCodec(c.V)
+		if err != nil {
+			return sip.Config{}, err
+		}
+		cfg.SDP.Codecs = append(cfg.SDP.Codecs, codec)
+	}
+	if t.PublicAddress.V != "" {
+		cfg.SDP.PublicAddr = netip.MustParseAddr(t.PublicAddress.V) // checked by agentfile
+	}
+	// The RTP sockets bind the configured address, else the host of the
+	// first listen address (a socket on 0.0.0.0 needs public_address).
+	rtpAddr := t.RTPAddress.V
+	if rtpAddr == "" && len(cfg.Signal.Listen) > 0 {
+		rtpAddr = netip.MustParseAddrPort(cfg.Signal.Listen[0].Addr).Addr().String()
+	}
+	if rtpAddr != "" {
+		cfg.Ports.Addr = netip.MustParseAddr(rtpAddr)
+	}
+	for _, a := range t.Allow {
+		cfg.Trunk.Allow = append(cfg.Trunk.Allow, netip.MustParsePrefix(a.V))
+	}
+	for _, s := range t.ScannerUserAgents {
+		cfg.Trunk.Scanners = append(cfg.Trunk.Scanners, s.V)
+	}
+	if t.AuthUser.V != "" {
+		pass, ok := os.LookupEnv(t.AuthPasswordEnv.V)
+		if !ok || pass == "" {
+			return sip.Config{}, fmt.Errorf("transports.sip.auth_password_env: %s is not set", t.AuthPasswordEnv.V)
+		}
+		cfg.Trunk.Users = map[string]string{t.AuthUser.V: pass}
+	}
+	return cfg, nil
+}
+
+// mountSIP opens the SIP transport: answered calls go to srv.
+func mountSIP(srv *serve.Server, t agentfile.SIP, log zerolog.Logger) (*sip.Server, error) {
+	cfg, err := sipConfig(t, log)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Admit = srv.Admit
+	cfg.OnCall = func(c *sip.Call) { srv.Start(c) }
+	s, err := sip.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := srv.Register(sipCollector{s}); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := s.Start(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	srv.Attach("sip", s.Stats, s.Close)
+	return s, nil
+}
+
+// sipCollector exports the SIP transport's figures at each scrape.
+type sipCollector struct{ s *sip.Server }
+
+var (
+	sipRequestsDesc = prometheus.NewDesc("brisvox_sip_requests_total",
+		"SIP requests answered, by method and the code of our final (or only) response.", []string{"method", "code"}, nil)
+	sipDropsDesc = prometheus.NewDesc("brisvox_sip_drops_total",
+		"SIP messages dropped without an answer, by cause (not_allowed, rate_limited, blocked, scanner, oversize, invalid...).", []string{"cause"}, nil)
+	sipRTPDesc = prometheus.NewDesc("brisvox_sip_rtp_packets_total",
+		"RTP packets of SIP calls by result: accepted, sent, cn, events, dropped_<cause>, late, duplicate, lost.", []string{"result"}, nil)
+	sipDTMFDesc = prometheus.NewDesc("brisvox_sip_dtmf_digits_total",
+		"Key presses of SIP callers, by source (rfc4733, sip_info) and undelivered.", []string{"source"}, nil)
+	sipPanicsDesc = prometheus.NewDesc("brisvox_sip_panics_total", "Panics recovered while handling a SIP request.", nil, nil)
+	sipCallsDesc  = prometheus.NewDesc("brisvox_sip_calls", "Live SIP calls.", nil, nil)
+)
+
+func (sipCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{sipRequestsDesc, sipDropsDesc, sipRTPDesc, sipDTMFDesc, sipPanicsDesc, sipCallsDesc} {
+		ch <- d
+	}
+}
+
+func (c sipCollector) Collect(ch chan<- prometheus.Metric) {
+	snap := c.s.Snapshot()
+	for k, v := range snap.Responses {
+		ch <- prometheus.MustNewConstMetric(sipRequestsDesc, prometheus.CounterValue, float64(v), k.Method, strconv.Itoa(k.Code))
+	}
+	for k, v := range snap.Drops {
+		ch <- prometheus.MustNewConstMetric(sipDropsDesc, prometheus.CounterValue, float64(v), k)
+	}
+	for k, v := range snap.RTP {
+		ch <- prometheus.MustNewConstMetric(sipRTPDesc, prometheus.CounterValue, float64(v), k)
+	}
+	for k, v := range snap.DTMF {
+		ch <- prometheus.MustNewConstMetric(sipDTMFDesc, prometheus.CounterValue, float64(v), k)
+	}
+	ch <- prometheus.MustNewConstMetric(sipPanicsDesc, prometheus.CounterValue, float64(snap.Panics))
+	ch <- prometheus.MustNewConstMetric(sipCallsDesc, prometheus.GaugeValue, float64(snap.Calls))
+}

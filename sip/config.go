@@ -1,0 +1,78 @@
+package sip
+
+import (
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/brisvox/brisvox/sip/rtp"
+	"github.com/brisvox/brisvox/sip/sdp"
+	"github.com/brisvox/brisvox/sip/signal"
+	"github.com/brisvox/brisvox/sip/trunk"
+	"github.com/rs/zerolog"
+)
+
+// Config is the SIP transport: the layers' configs and the server's hooks.
+type Config struct {
+	// Signal is the user agent server (listen addresses, TLS, Contact,
+	// ringing, timers).
+	Signal signal.Config
+	// Trunk is who may call (allowlist, flood limits, scanners, dialog
+	// limits, digest users).
+	Trunk trunk.Config
+	// SDP is the offer/answer policy (codecs, ptime, public address).
+	SDP sdp.Config
+	// Ports is the RTP port range and its local address.
+	Ports rtp.PortsConfig
+	// Rate is the rate the call's stages hear and speak (the RTP session
+	// converts the line's once each way). Default 16000.
+	Rate int
+	// SymmetricRTP and MediaTimeout go to every call's RTP session.
+	SymmetricRTP bool
+	MediaTimeout time.Duration
+	// RetryAfter is the Retry-After of a 503 (full, draining, out of
+	// ports). Default 5 s.
+	RetryAfter time.Duration
+	// Admit says whether a new call may come in (the server's admission);
+	// required.
+	Admit func() error
+	// OnCall takes an answered call (after the ACK); required.
+	OnCall func(*Call)
+	Log    zerolog.Logger
+}
+
+func (c Config) withDefaults() Config {
+	if c.Rate == 0 {
+		c.Rate = 16000
+	}
+	if c.RetryAfter == 0 {
+		c.RetryAfter = 5 * time.Second
+	}
+	if !c.Ports.Addr.IsValid() {
+		c.Ports.Addr = netip.IPv4Unspecified()
+	}
+	c.Signal.Log = c.Log
+	return c
+}
+
+// Validate checks a config after defaults.
+func (c Config) Validate() error {
+	switch {
+	case c.Admit == nil || c.OnCall == nil:
+		return fmt.Errorf("%w: Admit and OnCall are required", ErrInvalidConfig)
+	case c.Rate != 8000 && c.Rate != 16000:
+		return fmt.Errorf("%w: rate %d (want 8000 or 16000)", ErrInvalidConfig, c.Rate)
+	case c.RetryAfter < time.Second:
+		return fmt.Errorf("%w: retry after %v", ErrInvalidConfig, c.RetryAfter)
+	}
+	if err := c.Signal.Validate(); err != nil {
+		return err
+	}
+	if err := c.Trunk.Validate(); err != nil {
+		return err
+	}
+	if err := c.SDP.Validate(); err != nil {
+		return err
+	}
+	return c.Ports.Validate()
+}
