@@ -152,7 +152,7 @@ func TestAnswerKeepsMLines(t *testing.T) {
 // TestAnswerRefusals: what is refused, with which error, response code
 // and Warning.
 // Mutation caught: an SRTP-only offer answered as no codec (the 488 would
-// say the wrong thing), or a codec-less offer accepted.
+// say the wrong thing), or a codec matched by name at the wrong clock.
 func TestAnswerRefusals(t *testing.T) {
 	head := []string{"v=0", "o=- 1 1 IN IP4 192.0.2.1", "s=-", "c=IN IP4 192.0.2.1", "t=0 0"}
 	off := func(lines ...string) string { return sdpText(append(slices.Clone(head), lines...)...) }
@@ -241,8 +241,8 @@ func TestErrorsQuoteNothing(t *testing.T) {
 }
 
 // TestPtime: what we send and expect for each a=ptime and a=maxptime.
-// Mutation caught: 30 ms sent with Opus (not one frame), a=ptime:100
-// refused or sent as is, or maxptime ignored.
+// Mutation caught: 30 ms sent with Opus (not one frame), a=ptime:100 sent
+// as is (or expected as is), or maxptime ignored.
 func TestPtime(t *testing.T) {
 	tests := []struct {
 		name          string

@@ -40,8 +40,7 @@ type Session struct {
 	cur        Negotiated
 	negotiated bool
 	lastRemote netip.AddrPort // the last usable remote RTP and RTCP
-	lastRTCP   netip.AddrPort
-	hasRemote  bool
+	lastRTCP   netip.AddrPort // (zero before the first)
 }
 
 // New starts the offer/answer of one call whose RTP socket is local. The
@@ -283,10 +282,10 @@ func (s *Session) emit(media []ourMedia) []byte {
 // commit makes n the current result and sets its RemoteChanged.
 func (s *Session) commit(n *Negotiated) {
 	if n.Remote.Addr().IsUnspecified() {
-		n.RemoteChanged = !s.hasRemote
+		n.RemoteChanged = !s.lastRemote.IsValid()
 	} else {
-		n.RemoteChanged = !s.hasRemote || n.Remote != s.lastRemote || n.RemoteRTCP != s.lastRTCP
-		s.lastRemote, s.lastRTCP, s.hasRemote = n.Remote, n.RemoteRTCP, true
+		n.RemoteChanged = n.Remote != s.lastRemote || n.RemoteRTCP != s.lastRTCP
+		s.lastRemote, s.lastRTCP = n.Remote, n.RemoteRTCP
 	}
 	s.cur, s.negotiated = *n, true
 }

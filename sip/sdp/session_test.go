@@ -16,8 +16,8 @@ import (
 // unchanged refresh, and checks the codec stays, RemoteChanged is true
 // only for a real move, and our version moves only when our SDP does.
 // Mutation caught: RemoteChanged set on resume after c=0.0.0.0 (the RTP
-// layer would drop its latch for nothing), the version bumped for an
-// unchanged answer, or the codec switched by a re-offer.
+// layer would drop its latch for nothing) or on every answer, and the
+// version bumped for an unchanged answer or never.
 func TestHoldResumeCycle(t *testing.T) {
 	s := newSession(t, Config{Codecs: []Codec{G722, PCMU}}, local4)
 	moved := strings.ReplaceAll(offerAsterisk, "198.51.100.7", "198.51.100.8")
@@ -97,6 +97,28 @@ func TestHoldFirst(t *testing.T) {
 	}
 }
 
+// TestCodecSticky: a re-offer keeps the codec in use while it is offered,
+// whatever our preference says; once it is gone, the preference decides.
+// Mutation caught: a re-offer choosing by preference alone (the codec,
+// its decoder and resampler, switched mid-call by a hold).
+func TestCodecSticky(t *testing.T) {
+	s := newSession(t, Config{}, local4)
+	steps := []struct {
+		offer string
+		codec Codec
+	}{
+		{offerTwilio, PCMU},   // G.711 only: PCMU
+		{offerAsterisk, PCMU}, // G.722 offered too: PCMU stays
+		{strings.Replace(offerAsterisk, "RTP/AVP 9 0 8 101", "RTP/AVP 9 8 101", 1), G722}, // PCMU gone
+		{offerAsterisk, G722},
+	}
+	for i, st := range steps {
+		if _, n, err := s.Answer([]byte(st.offer)); err != nil || n.Codec != st.codec {
+			t.Fatalf("step %d: %s %v, want %s", i, n.Codec, err, st.codec)
+		}
+	}
+}
+
 // TestSessionID: the id comes from the random source, fits 62 bits, and
 // differs between seeds; a failing source fails New.
 // Mutation caught: a constant id, or the reader's error ignored.
@@ -128,8 +150,7 @@ func TestSessionID(t *testing.T) {
 // 200; another Session of ours plays the caller and answers it; the answer
 // comes back in the ACK.
 // Mutation caught: the offer missing a configured codec or its
-// telephone-event, or AcceptAnswer taking our preference instead of the
-// answer's first codec.
+// telephone-event.
 func TestLateOfferRoundTrip(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -202,8 +223,9 @@ func atoi(s string) int {
 }
 
 // TestAcceptAnswerMismatch: answers that do not fit our offer.
-// Mutation caught: accepting a payload type we did not offer, or PT 111
-// answered as another codec.
+// Mutation caught: accepting a payload type we did not offer, PT 111
+// answered as another codec, or AcceptAnswer taking our preference
+// instead of the answer's first codec.
 func TestAcceptAnswerMismatch(t *testing.T) {
 	head := []string{"v=0", "o=- 7 7 IN IP4 192.0.2.60", "s=-", "c=IN IP4 192.0.2.60", "t=0 0"}
 	ans := func(lines ...string) string { return sdpText(append(slices.Clone(head), lines...)...) }
@@ -220,6 +242,7 @@ func TestAcceptAnswerMismatch(t *testing.T) {
 		{"they hold us", ans("m=audio 4000 RTP/AVP 0", "a=recvonly"), nil, PCMU, SendOnly},
 		{"old hold in the answer", strings.Replace(ans("m=audio 4000 RTP/AVP 0"), "c=IN IP4 192.0.2.60", "c=IN IP4 0.0.0.0", 1), nil, PCMU, RecvOnly},
 		{"a codec we did not offer", ans("m=audio 4000 RTP/AVP 18", "a=rtpmap:18 G729/8000"), ErrAnswerMismatch, "", 0},
+		{"a static PT we did not offer, without rtpmap", ans("m=audio 4000 RTP/AVP 18"), ErrAnswerMismatch, "", 0},
 		{"a dynamic PT we did not offer", ans("m=audio 4000 RTP/AVP 96", "a=rtpmap:96 opus/48000/2"), ErrAnswerMismatch, "", 0},
 		{"our PT as another codec", ans("m=audio 4000 RTP/AVP 111", "a=rtpmap:111 PCMU/8000"), ErrAnswerMismatch, "", 0},
 		{"events at another clock", ans("m=audio 4000 RTP/AVP 0 101", "a=rtpmap:101 telephone-event/48000"), ErrAnswerMismatch, "", 0},
