@@ -33,6 +33,20 @@ func BenchmarkCheck(b *testing.B) {
 	}
 }
 
+// BenchmarkCheckTooManyHeaders: the 10 000-Via request costs a count.
+func BenchmarkCheckTooManyHeaders(b *testing.B) {
+	req := sip.NewRequest(sip.INVITE, sip.Uri{Scheme: "sip", Host: "b.example"})
+	for i := 0; i < 10000; i++ {
+		req.AppendHeader(&sip.ViaHeader{ProtocolName: "SIP", ProtocolVersion: "2.0", Transport: "UDP", Host: "192.0.2.1"})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := Check(req, Options{}); r == nil || r.Cause != CauseTooManyHeaders {
+			b.Fatal(r)
+		}
+	}
+}
+
 // TestCheckAllocs pins the budget: a request that passes costs no
 // allocation, with the default Options and with a map of our own.
 func TestCheckAllocs(t *testing.T) {

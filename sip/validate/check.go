@@ -77,7 +77,7 @@ func Check(req *sip.Request, o Options) *Refusal {
 	if !s.maxFwdOK || s.maxFwd > maxMaxForwards {
 		return ruleBadMaxFwd.refuse()
 	}
-	if branch, ok := req.Via().Params.Get("branch"); ok && branch == magicCookie {
+	if branch, ok := paramGet(req.Via().Params, "branch"); ok && branch == magicCookie {
 		return ruleBadBranch.refuse()
 	}
 

@@ -187,6 +187,9 @@ var checkCases = []checkCase{
 	{name: "custom Accept map", msg: invite(), opts: Options{Accept: map[sip.RequestMethod][]string{sip.INVITE: {"multipart/mixed"}}}, code: 415, cause: CauseBodyType, headers: "Accept: multipart/mixed"},
 	{name: "Accept without SDP", msg: invite().with("Accept: text/nobodyKnowsThis"), code: 406, cause: CauseNotAcceptable},
 	{name: "Accept application/*", msg: invite().with("Accept: text/plain, application/*;q=0.5"), code: pass},
+	{name: "Accept SDP with q=0", msg: invite().with("Accept: application/sdp;q=0.0, text/plain"), code: 406, cause: CauseNotAcceptable},
+	{name: "Accept SDP with q=0.5", msg: invite().with("Accept: application/sdp;level=1;q=0.5"), code: pass},
+	{name: "Accept empty", msg: invite().with("Accept:"), code: 406, cause: CauseNotAcceptable},
 	{name: "Accept on OPTIONS", msg: as("OPTIONS").with("Accept: text/plain"), code: pass},
 
 	// Extensions.

@@ -51,7 +51,8 @@
 //     with an empty Accept. A body needs a Content-Type (400 without), and
 //     a Content-Encoding other than identity is 415 with Accept-Encoding.
 //   - An INVITE or UPDATE whose Accept headers admit no application/sdp
-//     is 406 (RFC 4475 sdp01): our answer would carry SDP.
+//     (an empty Accept, or only q=0 for it) is 406 (RFC 4475 sdp01): our
+//     answer would carry SDP.
 //   - Require is honoured on every method but ACK and CANCEL (RFC 3261
 //     §8.2.2.3); Proxy-Require is a proxy's business and ignored.
 //   - Methods are compared with the CSeq method case-insensitively:
@@ -63,6 +64,12 @@
 //     BEL, NUL and DEL there); CR and LF are refused even there. sipgo
 //     splits lines at CRLF only, so a bare LF reaches the parsed value:
 //     that is the header injection this refuses.
+//   - Only the top Via is read: one whose host sipgo could not read
+//     (it leaves it empty for a port that is not a number) is 400; the
+//     Vias below it are the proxies' business (sipgo misreads some of
+//     RFC 4475 wsinv's, a valid message).
+//   - An INVITE has exactly one Contact, a sip or sips URI (RFC 3261
+//     §8.1.1.8): it is the dialog's remote target.
 //   - From and To take sip, sips and tel URIs (400 otherwise); the
 //     Request-URI takes the same schemes (416 otherwise, RFC 3261
 //     §8.2.2.1) and no ?headers (400, RFC 4475 escruri).

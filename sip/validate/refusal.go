@@ -20,6 +20,8 @@ type Refusal struct {
 	Cause   string
 }
 
+var _ error = (*Refusal)(nil)
+
 // Error says the code, the reason and the cause.
 func (r *Refusal) Error() string {
 	if r.Code == 0 {

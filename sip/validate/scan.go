@@ -134,8 +134,33 @@ func isMediaType(s string) bool {
 }
 
 // acceptsSDP reports whether the Accept element a admits
-// application/sdp (exactly, application/*, or */*).
+// application/sdp (exactly, application/*, or */*) with a q above 0.
 func acceptsSDP(a string) bool {
 	t := mediaType(a)
-	return strings.EqualFold(t, "application/sdp") || strings.EqualFold(t, "application/*") || t == "*/*"
+	if !strings.EqualFold(t, "application/sdp") && !strings.EqualFold(t, "application/*") && t != "*/*" {
+		return false
+	}
+	return !qZero(a)
+}
+
+// qZero reports whether the element's parameters hold q=0 (or 0.0...):
+// "not acceptable" (RFC 3261 §20.1, after RFC 2616 §14.1).
+func qZero(a string) bool {
+	for rest := a; ; {
+		i := strings.IndexByte(rest, ';')
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+1:]
+		param := rest
+		if j := strings.IndexByte(param, ';'); j >= 0 {
+			param = param[:j]
+		}
+		name, value, ok := strings.Cut(param, "=")
+		if !ok || !strings.EqualFold(strings.Trim(name, " \t"), "q") {
+			continue
+		}
+		value = strings.Trim(value, " \t")
+		return value != "" && strings.Trim(value, "0.") == "" && value[0] == '0'
+	}
 }
