@@ -245,6 +245,8 @@ func TestLayerRulesBite(t *testing.T) {
 		{"media-below-actors", "media", "cmd/brisvox/cli", "messages"},
 		{"transports-see-only-the-conn", "media/webrtc", "actors/session", "actors/transport"},
 		{"carrier-transports-see-only-the-conn", "media/carrier/twilio", "actors/llm", "actors/transport"},
+		{"sip-sees-only-the-conn", "sip/rtp", "actors/turn", "actors/transport"},
+		{"sip-sees-only-the-conn", "sip", "providers", "media/g722"},
 		{"nothing-imports-cmd", "actors", "cmd/brisvox/cli", "media"},
 		{"production-without-sim", "actors/call", "sim", "providers"},
 		// speechtest's exemption covers no neighbour and no package below it
