@@ -112,7 +112,7 @@ func (s *Session) answerMedia(sd *pion.SessionDescription, md *pion.MediaDescrip
 	}
 	// Opus has its own DTX and no CN (RFC 7587 §3.1.3).
 	if !s.cfg.NoComfortNoise && codec != Opus {
-		if i := findFormat(pls, comfortNoise, in.clock, p.pt); i >= 0 && (!n.HasEvents || pls[i].pt != n.EventPT) {
+		if i := findFormat(pls, comfortNoise, in.clock, p.pt); i >= 0 {
 			n.HasCN, n.CNPT = true, pls[i].pt
 			formats = append(formats, ourFormat{pt: pls[i].pt, name: comfortNoise, clock: in.clock})
 		}

@@ -103,6 +103,54 @@ func offerFormats(c Config) []ourFormat {
 	return out
 }
 
+// offerFormats is what Offer proposes now. After an exchange, the codec
+// and telephone-event in use keep their payload types, and no other
+// format takes a payload type the exchange gave another meaning: RFC 3264
+// §8.3.2 forbids remapping a payload type within a session.
+func (s *Session) offerFormats() []ourFormat {
+	if !s.negotiated {
+		return s.offerFmts
+	}
+	cur := &s.cur
+	out := slices.Clone(s.offerFmts)
+	var taken [128]bool
+	taken[cur.PayloadType] = true
+	if cur.HasEvents {
+		taken[cur.EventPT] = true
+	}
+	if cur.HasCN {
+		taken[cur.CNPT] = true
+	}
+	kept := make([]bool, len(out))
+	for i := range out {
+		f := &out[i]
+		switch {
+		case codecOf(payload{name: f.name, clock: f.clock, channels: f.channels}) == cur.Codec:
+			f.pt, kept[i] = cur.PayloadType, true
+		case cur.HasEvents && f.name == telephoneEvent && f.clock == cur.ClockRate:
+			f.pt, kept[i] = cur.EventPT, true
+		}
+	}
+	for i := range out {
+		if kept[i] {
+			continue
+		}
+		if !taken[out[i].pt] {
+			taken[out[i].pt] = true
+			continue
+		}
+		// A dynamic payload type nothing uses (96 to 127, RFC 3551 §3);
+		// at most 7 formats compete for 32 numbers.
+		for pt := 96; pt < 128; pt++ {
+			if !taken[pt] {
+				out[i].pt, taken[pt] = uint8(pt), true
+				break
+			}
+		}
+	}
+	return out
+}
+
 // Answer answers a remote offer (in an INVITE, a re-INVITE or an UPDATE):
 // it returns our answer and what was negotiated. Every m-line of the offer
 // gets one in the answer, in order; all but the chosen audio stream are
@@ -158,7 +206,7 @@ func (s *Session) Offer() []byte {
 		media:     "audio",
 		port:      int(s.local.Addr.Port()),
 		proto:     "RTP/AVP",
-		formats:   s.offerFmts,
+		formats:   s.offerFormats(),
 		ptime:     s.cfg.PtimeOut,
 		rtcpMux:   !s.cfg.NoRTCPMux,
 		rtcpPort:  s.rtcpPortAttr(),

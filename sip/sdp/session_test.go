@@ -434,3 +434,48 @@ func TestStatusCode(t *testing.T) {
 		}
 	}
 }
+
+// TestReofferKeepsPayloadTypes: our offer after an exchange keeps the
+// payload types in use and gives no other format a number the exchange
+// used for something else (RFC 3264 §8.3.2).
+// Mutation caught: the re-offer using our fixed numbers (opus at 111
+// while the call runs it at 96; telephone-event/48000 at 110 where the
+// exchange put telephone-event/8000).
+func TestReofferKeepsPayloadTypes(t *testing.T) {
+	tests := []struct {
+		name  string
+		offer string
+		want  map[string]string // payload type: rtpmap in our re-offer
+	}{
+		{"baresip opus at 96", offerBaresipOpus, map[string]string{
+			"96": "opus/48000/2", "9": "G722/8000", "0": "PCMU/8000", "8": "PCMA/8000", "110": "telephone-event/48000", "101": "telephone-event/8000"}},
+		{"events/8000 at 110", strings.Replace(strings.Replace(offerTwilio, "101", "110", 2), "fmtp:101", "fmtp:110", 1), map[string]string{
+			"111": "opus/48000/2", "9": "G722/8000", "0": "PCMU/8000", "8": "PCMA/8000", "96": "telephone-event/48000", "110": "telephone-event/8000"}},
+		{"PCMU at dynamic 111", strings.NewReplacer("RTP/AVP 0 8 101", "RTP/AVP 111 101", "rtpmap:0 PCMU", "rtpmap:111 PCMU").Replace(offerTwilio), map[string]string{
+			"96": "opus/48000/2", "9": "G722/8000", "111": "PCMU/8000", "8": "PCMA/8000", "110": "telephone-event/48000", "101": "telephone-event/8000"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSession(t, Config{}, local4)
+			if _, _, err := s.Answer([]byte(tt.offer)); err != nil {
+				t.Fatal(err)
+			}
+			md := reparse(t, s.Offer()).MediaDescriptions[0]
+			got := map[string]string{}
+			for _, a := range md.Attributes {
+				if a.Key == "rtpmap" {
+					pt, m, _ := strings.Cut(a.Value, " ")
+					got[pt] = m
+				}
+			}
+			if len(got) != len(tt.want) || len(md.MediaName.Formats) != len(tt.want) {
+				t.Fatalf("re-offer %v, want %v", got, tt.want)
+			}
+			for pt, m := range tt.want {
+				if got[pt] != m {
+					t.Fatalf("re-offer %v, want %v", got, tt.want)
+				}
+			}
+		})
+	}
+}
