@@ -88,7 +88,9 @@
 // Offer proposes every configured codec (Opus as 111), telephone-event at
 // 8000 (101) and at 48000 (110) as the codecs need, rtcp-mux, sendrecv.
 // A later offer keeps the m-lines of the last exchange, refused ones at
-// port 0. AcceptAnswer checks the answer against it (the same m-lines,
+// port 0, and its payload types: the codec and telephone-event in use
+// keep theirs, and no other format takes a number the exchange gave
+// another meaning (RFC 3264 §8.3.2). AcceptAnswer checks the answer against it (the same m-lines,
 // only formats we offered, at our payload types: RFC 3264 §6.1 says
 // SHOULD, we insist, so one payload type serves both ways) and takes the
 // answer's first codec, the one the answerer will send. CancelOffer drops

@@ -126,4 +126,22 @@ func checkAnswer(t *testing.T, s *Session, offer, answer []byte, n Negotiated) {
 	if n.HasEvents && n.EventPT == n.PayloadType {
 		t.Fatalf("events share the audio payload type: %+v", n)
 	}
+	// Our re-offer keeps the m-lines and maps each payload type once,
+	// the ones in use as they were.
+	re := reparse(t, s.Offer())
+	if len(re.MediaDescriptions) != len(sd.MediaDescriptions) {
+		t.Fatalf("re-offer has %d m-lines for %d", len(re.MediaDescriptions), len(sd.MediaDescriptions))
+	}
+	rmd := re.MediaDescriptions[n.MediaIndex]
+	seen := map[string]bool{}
+	for _, f := range rmd.MediaName.Formats {
+		if seen[f] {
+			t.Fatalf("re-offer lists payload type %s twice", f)
+		}
+		seen[f] = true
+	}
+	if c, err := re.GetCodecForPayloadType(n.PayloadType); err != nil || !n.Codec.matches(c.Name, int(c.ClockRate), 0) {
+		t.Fatalf("re-offer maps %d to %+v (%v), in use for %s", n.PayloadType, c, err, n.Codec)
+	}
+	s.CancelOffer()
 }
