@@ -435,9 +435,17 @@ func (s *survey) inviteContact(req *sip.Request) *Refusal {
 	return nil
 }
 
+// Bounds on what a 420 echoes: the answer to a Require of thousands of
+// made-up tags stays small.
+const (
+	maxTagLen      = 64
+	maxUnsupported = 16
+)
+
 // unsupported answers a Require naming a tag not in supported: 420 with
-// an Unsupported header listing those tags (RFC 3261 §8.2.2.3). Only
-// here does a refusal carry request text, each piece checked a token.
+// an Unsupported header listing those tags (RFC 3261 §8.2.2.3), the first
+// maxUnsupported of them. Only here does a refusal carry request text,
+// each piece checked a token of at most maxTagLen bytes.
 func unsupported(hs []sip.Header, supported []string) *Refusal {
 	var missing []string
 	for _, h := range hs {
@@ -450,10 +458,10 @@ func unsupported(hs []sip.Header, supported []string) *Refusal {
 			if tag == "" {
 				continue
 			}
-			if !isToken(tag) {
+			if !isToken(tag) || len(tag) > maxTagLen {
 				return ruleBadRequire.refuse()
 			}
-			if !contains(supported, tag) && !contains(missing, tag) {
+			if len(missing) < maxUnsupported && !contains(supported, tag) && !contains(missing, tag) {
 				missing = append(missing, tag)
 			}
 		}

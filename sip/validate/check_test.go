@@ -197,6 +197,8 @@ var checkCases = []checkCase{
 	{name: "Require timer supported", msg: invite().with("Require: timer"), opts: Options{Supported: []string{"timer"}}, code: pass},
 	{name: "Require two, one supported", msg: invite().with("Require: timer, 100rel", "Require: 100rel,precondition"), opts: Options{Supported: []string{"timer"}}, code: 420, cause: CauseUnsupported, headers: "Unsupported: 100rel, precondition"},
 	{name: "Require on ACK ignored", msg: as("ACK").with("Require: 100rel"), code: pass},
+	{name: "Require tag too long", msg: invite().with("Require: " + strings.Repeat("x", 65)), code: 400, cause: CauseBadRequire},
+	{name: "Require of many tags", msg: invite().with("Require: " + manyTags(40)), code: 420, cause: CauseUnsupported, headers: "Unsupported: " + manyTags(16)},
 	{name: "Require not a token", msg: invite().with("Require: 100rel;x"), code: 400, cause: CauseBadRequire},
 	{name: "Proxy-Require ignored", msg: invite().with("Proxy-Require: foo"), code: pass},
 
@@ -237,6 +239,15 @@ var checkCases = []checkCase{
 	// The header bound.
 	{name: "headers at the bound", msg: invite(), opts: Options{MaxHeaders: 11}, code: pass},
 	{name: "headers above the bound", msg: invite(), opts: Options{MaxHeaders: 10}, code: 0, cause: CauseTooManyHeaders},
+}
+
+// manyTags is "t0, t1, ..." of n tags.
+func manyTags(n int) string {
+	tags := make([]string, n)
+	for i := range tags {
+		tags[i] = fmt.Sprintf("t%d", i)
+	}
+	return strings.Join(tags, ", ")
 }
 
 func TestCheck(t *testing.T) {
