@@ -31,7 +31,8 @@ type authParam struct {
 // backslash escapes). A duplicate name, an empty element, a control
 // character, an unterminated quote or more than maxParams pairs make it
 // malformed.
-func parseAuthorization(s string) (scheme string, params []authParam, err error) {
+// The pairs are appended to params (a caller's buffer, or nil).
+func parseAuthorization(s string, params []authParam) (scheme string, _ []authParam, err error) {
 	if len(s) > MaxAuthorizationBytes {
 		return "", nil, errMalformed
 	}
@@ -42,7 +43,7 @@ func parseAuthorization(s string) (scheme string, params []authParam, err error)
 	}
 	scheme = s[i:j]
 	i = skipWS(s, j)
-	params = make([]authParam, 0, 8)
+	params = params[:0]
 	for {
 		var p authParam
 		j = scanToken(s, i)
@@ -177,8 +178,9 @@ type credentials struct {
 // parameters Verify needs; all of username, realm, nonce, uri, response,
 // qop, nc and cnonce are required (we always offer qop=auth, and a
 // client must use it then).
-func parseCredentials(s string) (credentials, error) {
-	scheme, params, err := parseAuthorization(s)
+// buf is room for the pairs.
+func parseCredentials(s string, buf []authParam) (credentials, error) {
+	scheme, params, err := parseAuthorization(s, buf)
 	if err != nil {
 		return credentials{}, err
 	}

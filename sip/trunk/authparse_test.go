@@ -48,7 +48,7 @@ func TestParseAuthorization(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			scheme, params, err := parseAuthorization(tc.in)
+			scheme, params, err := parseAuthorization(tc.in, nil)
 			if tc.scheme == "" {
 				if err == nil {
 					t.Fatalf("parsed %q as %v", tc.in, params)
@@ -98,15 +98,15 @@ func TestParseCredentialsRequired(t *testing.T) {
 		}
 		return b.String()
 	}
-	if _, err := parseCredentials(build("")); err != nil {
+	if _, err := parseCredentials(build(""), nil); err != nil {
 		t.Fatalf("all present: %v", err)
 	}
 	for k := range full {
-		if _, err := parseCredentials(build(k)); err == nil {
+		if _, err := parseCredentials(build(k), nil); err == nil {
 			t.Errorf("without %s: parsed", k)
 		}
 	}
-	if _, err := parseCredentials(strings.Replace(build(""), "Digest", "digest", 1)); err != nil {
+	if _, err := parseCredentials(strings.Replace(build(""), "Digest", "digest", 1), nil); err != nil {
 		t.Errorf("scheme case: %v", err)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
-	"hash"
 	"io"
 	"strings"
 	"time"
@@ -93,7 +92,8 @@ func (p *Policy) Verify(method, requestURI, authorization string, now time.Time)
 }
 
 func (p *Policy) verify(method, uri, authorization string, now time.Time) authResult {
-	c, err := parseCredentials(authorization)
+	var buf [maxParams]authParam
+	c, err := parseCredentials(authorization, buf[:0])
 	if err != nil || c.realm != p.cfg.Realm || c.opaque != p.opaque ||
 		!strings.EqualFold(c.qop, "auth") || !validNC(c.nc) {
 		return authMalformed
@@ -105,13 +105,13 @@ func (p *Policy) verify(method, uri, authorization string, now time.Time) authRe
 	if !strings.EqualFold(alg, p.cfg.Algorithm) {
 		return authMalformed // only what we offered: no downgrade
 	}
-	h := newHash(p.cfg.Algorithm)
-	var want, got [sha256.Size]byte
-	size := h.Size()
-	if len(c.response) != 2*size {
-		return authMalformed
+	sha := p.cfg.Algorithm == AlgorithmSHA256
+	size := md5.Size
+	if sha {
+		size = sha256.Size
 	}
-	if _, err := hex.Decode(got[:size], []byte(c.response)); err != nil {
+	var want, got [sha256.Size]byte
+	if !decodeHex(got[:size], c.response) {
 		return authMalformed
 	}
 	if c.uri != uri {
@@ -121,7 +121,7 @@ func (p *Policy) verify(method, uri, authorization string, now time.Time) authRe
 	if !known {
 		password = p.dummy // the same work as a wrong password
 	}
-	digest(h, want[:0], c.username, p.cfg.Realm, password, method, c.uri, c.nonce, c.nc, c.cnonce, c.qop)
+	digest(sha, want[:0], c.username, p.cfg.Realm, password, method, c.uri, c.nonce, c.nc, c.cnonce, c.qop)
 	match := subtle.ConstantTimeCompare(want[:size], got[:size]) == 1
 	switch {
 	case !known:
@@ -148,45 +148,71 @@ func validNC(nc string) bool {
 		return false
 	}
 	for i := 0; i < len(nc); i++ {
-		c := lower(nc[i])
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+		if _, ok := fromHex(nc[i]); !ok {
 			return false
 		}
 	}
 	return true
 }
 
-func newHash(alg string) hash.Hash {
-	if alg == AlgorithmSHA256 {
-		return sha256.New()
+// decodeHex decodes s (either case) into exactly dst.
+func decodeHex(dst []byte, s string) bool {
+	if len(s) != 2*len(dst) {
+		return false
 	}
-	return md5.New()
+	for i := range dst {
+		hi, ok1 := fromHex(s[2*i])
+		lo, ok2 := fromHex(s[2*i+1])
+		if !ok1 || !ok2 {
+			return false
+		}
+		dst[i] = hi<<4 | lo
+	}
+	return true
 }
 
-// digest appends to dst the RFC 2617 qop=auth response:
-// H(H(user:realm:password):nonce:nc:cnonce:qop:H(method:uri)), H in hex.
-func digest(h hash.Hash, dst []byte, user, realm, password, method, uri, nonce, nc, cnonce, qop string) []byte {
+func fromHex(c byte) (byte, bool) {
+	switch c = lower(c); {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
+}
+
+// digest appends to dst the raw RFC 2617 qop=auth response:
+// H(hex H(user:realm:password):nonce:nc:cnonce:qop:hex H(method:uri)).
+// The inputs are joined on the stack and hashed with md5.Sum or
+// sha256.Sum256: no hash object, no allocation for common sizes.
+func digest(sha bool, dst []byte, user, realm, password, method, uri, nonce, nc, cnonce, qop string) []byte {
+	var stack [512]byte
 	var ha1, ha2 [2 * sha256.Size]byte
-	n := 2 * h.Size()
-	hexSum(h, ha1[:n], user, ":", realm, ":", password)
-	hexSum(h, ha2[:n], method, ":", uri)
-	h.Reset()
-	h.Write(ha1[:n])
-	for _, s := range [...]string{":", nonce, ":", nc, ":", cnonce, ":", qop, ":"} {
-		io.WriteString(h, s)
-	}
-	h.Write(ha2[:n])
-	return h.Sum(dst)
+	in := append(append(append(append(append(stack[:0], user...), ':'), realm...), ':'), password...)
+	h1 := hexHash(sha, ha1[:0], in)
+	in = append(append(append(stack[:0], method...), ':'), uri...)
+	h2 := hexHash(sha, ha2[:0], in)
+	in = append(append(stack[:0], h1...), ':')
+	in = append(append(append(append(in, nonce...), ':'), nc...), ':')
+	in = append(append(append(append(in, cnonce...), ':'), qop...), ':')
+	in = append(in, h2...)
+	return sum(sha, dst, in)
 }
 
-// hexSum writes the hex hash of the concatenated parts into dst.
-func hexSum(h hash.Hash, dst []byte, parts ...string) {
-	h.Reset()
-	for _, s := range parts {
-		io.WriteString(h, s)
+// hexHash appends the hash of in, in hex, to dst.
+func hexHash(sha bool, dst, in []byte) []byte {
+	var raw [sha256.Size]byte
+	return hex.AppendEncode(dst, sum(sha, raw[:0], in))
+}
+
+// sum appends the hash of in to dst.
+func sum(sha bool, dst, in []byte) []byte {
+	if sha {
+		s := sha256.Sum256(in)
+		return append(dst, s[:]...)
 	}
-	var sum [sha256.Size]byte
-	hex.Encode(dst, h.Sum(sum[:0]))
+	s := md5.Sum(in)
+	return append(dst, s[:]...)
 }
 
 // challengeEntry is one nonce handed out.

@@ -31,7 +31,7 @@ func rfcResponse(alg, user, realm, pass, method, uri, nonce, nc, cnonce, qop str
 // credentials).
 func challengeParams(t *testing.T, v string) map[string]string {
 	t.Helper()
-	scheme, params, err := parseAuthorization(v)
+	scheme, params, err := parseAuthorization(v, nil)
 	if err != nil || scheme != "Digest" {
 		t.Fatalf("challenge %q: %v", v, err)
 	}
@@ -216,7 +216,7 @@ func upperResponse(h string) string {
 // for the new value (user alice, password s3cret, INVITE to uri).
 func resign(h, name, value string) string {
 	m := map[string]string{}
-	_, params, _ := parseAuthorization(h)
+	_, params, _ := parseAuthorization(h, nil)
 	for _, p := range params {
 		m[p.name] = p.value
 	}
@@ -336,7 +336,7 @@ func TestVerifyCapturedClients(t *testing.T) {
 			if chal["nonce"] != "202122232425262728292a2b2c2d2e2f" || chal["opaque"] != "1011121314151617" {
 				t.Fatalf("challenge %q is not the one the clients answered", v)
 			}
-			c, err := parseCredentials(tc.header)
+			c, err := parseCredentials(tc.header, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -354,5 +354,33 @@ func TestVerifyCapturedClients(t *testing.T) {
 	p.Challenge(t0)
 	if err := p.Verify("INVITE", "sip:1000@127.0.0.1:36990", captured[1].header, t0); !errors.Is(err, ErrAuthFailed) || p.Stats()["auth_uri_mismatch"] != 1 {
 		t.Fatalf("sipp's default uri against the request URI: %v", err)
+	}
+}
+
+// Verify hashes on the stack: no allocation on any path (the success
+// path's is the replay path's plus marking the nonce).
+func TestVerifyDoesNotAllocate(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts differ under the race detector")
+	}
+	for _, alg := range []string{AlgorithmMD5, AlgorithmSHA256} {
+		p := newPolicy(t, Config{Users: map[string]string{"alice": "s3cret"}, Algorithm: alg})
+		v, _ := p.Challenge(t0)
+		chal := challengeParams(t, v)
+		good := answer{user: "alice", pass: "s3cret", uri: uri}.header(t, chal, "INVITE")
+		if err := p.Verify("INVITE", uri, good, t0); err != nil {
+			t.Fatal(err)
+		}
+		for name, h := range map[string]string{
+			"replay":         good,
+			"wrong password": answer{user: "alice", pass: "x", uri: uri}.header(t, chal, "INVITE"),
+			"unknown user":   answer{user: "mallory", pass: "x", uri: uri}.header(t, chal, "INVITE"),
+		} {
+			// Mutation: hashing with a hash.Hash (md5.New and
+			// io.WriteString) allocates here.
+			if n := testing.AllocsPerRun(50, func() { p.Verify("INVITE", uri, h, t0) }); n != 0 {
+				t.Errorf("%s %s: Verify allocates %v times", alg, name, n)
+			}
+		}
 	}
 }

@@ -70,6 +70,12 @@
 // The Authorization header is parsed here (quoted strings and escapes,
 // duplicates refused, at most MaxAuthorizationBytes).
 //
+// The digest's uri must be the request's Request-URI exactly as received
+// (RFC 2617 §3.2.2.5): a credential signed for one target does not open
+// another. sipp signs sip:<remote_ip>:<remote_port> unless it is run
+// with -auth_uri (give it the Request-URI without "sip:"); baresip signs
+// the Request-URI.
+//
 // Passwords are strings in Config.Users; the caller reads them from the
 // environment. Nothing here logs: a Verdict, an error and Stats carry no
 // address, header, user name or digest.

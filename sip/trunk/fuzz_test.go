@@ -85,7 +85,7 @@ func FuzzAuthorization(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		scheme, params, err := parseAuthorization(s)
+		scheme, params, err := parseAuthorization(s, nil)
 		if err == nil {
 			var b strings.Builder
 			b.WriteString(scheme)
@@ -100,7 +100,7 @@ func FuzzAuthorization(f *testing.F) {
 				quote(&b, q.value)
 			}
 			if b.Len() <= MaxAuthorizationBytes {
-				scheme2, params2, err := parseAuthorization(b.String())
+				scheme2, params2, err := parseAuthorization(b.String(), nil)
 				if err != nil || scheme2 != scheme || len(params2) != len(params) {
 					t.Fatalf("round trip of %q: %q %v %v", s, b.String(), params2, err)
 				}
