@@ -61,6 +61,8 @@ type SIP struct {
 	AuthPasswordEnv Value[string]
 	AuthRealm       Value[string]
 	Pos             Pos
+	// codecsWritten: the file has a codecs list (perhaps all refused).
+	codecsWritten bool
 }
 
 // Listens are the enabled listen addresses by network.
@@ -141,6 +143,7 @@ func (w *walker) sip(t *tbl) SIP {
 			}
 		}
 	}
+	s.codecsWritten = written("codecs")
 	s.Ptime = t.duration("ptime", 20*time.Millisecond, 10*time.Millisecond, 60*time.Millisecond)
 	if p := s.Ptime; p.Set && p.V%(10*time.Millisecond) != 0 {
 		w.at(p.Pos, join(t.path, "ptime"), fmt.Sprintf("%v is not a multiple of 10ms", p.V), `"20ms" is what every trunk takes`)
@@ -226,4 +229,23 @@ func (w *walker) dtmf(t *tbl) DTMF {
 	d.MaxDigits = t.integer("max_digits", 32, 1, 64)
 	t.done("key", "", nil)
 	return d
+}
+
+// narrowCodecs are the 8 kHz codecs a SIP table would accept (its list,
+// or the default one: every codec).
+func narrowCodecs(s SIP) []string {
+	codecs := sipCodecs
+	if s.codecsWritten {
+		codecs = nil
+		for _, c := range s.Codecs {
+			codecs = append(codecs, c.V)
+		}
+	}
+	var out []string
+	for _, c := range codecs {
+		if c == "PCMU" || c == "PCMA" {
+			out = append(out, c)
+		}
+	}
+	return out
 }

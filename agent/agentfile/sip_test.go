@@ -35,8 +35,16 @@ func TestSIPDiagnostics(t *testing.T) {
 		{name: "valid", sip: `udp = "127.0.0.1:5060"
 tcp = "127.0.0.1:5060"
 allow = ["127.0.0.0/8", "::1/128"]
-codecs = ["g722", "PCMU"]
+codecs = ["g722", "opus"]
 `},
+		{name: "8 kHz codecs with pocketsphinx", sip: `udp = "127.0.0.1:5060"
+allow = ["127.0.0.0/8"]
+codecs = ["G722", "PCMU"]
+`, want: []string{"11:11 transports.sip.codecs: pocketsphinx cannot serve PCMU (8 kHz phone audio)"}, hint: "488"},
+		{name: "default codecs with pocketsphinx", sip: `udp = "127.0.0.1:5060"
+allow = ["127.0.0.0/8"]
+#
+`, want: []string{"8:13 transports.sip.codecs: pocketsphinx cannot serve PCMU and PCMA"}},
 		{name: "no listen address", sip: `allow = ["127.0.0.0/8"]
 `, want: []string{"8:13 transports.sip: no listen address"}},
 		{name: "no allowlist", sip: `udp = "127.0.0.1:5060"
@@ -90,11 +98,15 @@ allow = ["127.0.0.0/8"]
 `, tail: `[dtmf]
 mode = "press"
 terminator = "0"
-`, want: []string{"12:8 dtmf.mode: \"press\" is not one of", "13:14 dtmf.terminator: \"0\" is not one of"}},
+`, want: []string{"13:8 dtmf.mode: \"press\" is not one of", "14:14 dtmf.terminator: \"0\" is not one of"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			src := sipBase + c.sip + c.tail
+			src := sipBase + c.sip
+			if !strings.Contains(c.sip, "codecs") && !strings.Contains(c.sip, "#") {
+				src += "codecs = [\"opus\", \"G722\"]\n" // pocketsphinx hears no G.711
+			}
+			src += c.tail
 			f, ds := Parse("a.toml", []byte(src), TOML, Options{LookupEnv: envWith(c.env...)})
 			ds.Sort()
 			if have := got(ds); !match(have, c.want) {
@@ -113,7 +125,7 @@ terminator = "0"
 // TestSIPDefaults: the values a minimal table gets, and the codec names
 // normalised to SDP's spelling.
 func TestSIPDefaults(t *testing.T) {
-	src := sipBase + "udp = \"127.0.0.1:5060\"\nallow = [\"127.0.0.0/8\"]\ncodecs = [\"OPUS\", \"pcma\"]\n"
+	src := sipBase + "udp = \"127.0.0.1:5060\"\nallow = [\"127.0.0.0/8\"]\ncodecs = [\"OPUS\", \"g722\"]\n"
 	f, ds := Parse("a.toml", []byte(src), TOML, Options{LookupEnv: envWith()})
 	if len(ds) > 0 {
 		t.Fatal(ds)
@@ -123,7 +135,7 @@ func TestSIPDefaults(t *testing.T) {
 		s.Ringing.V != "180" || s.RTPPortMin.V != 10000 || s.RTPPortMax.V != 20000 || s.MinSE.V != 90*time.Second {
 		t.Errorf("defaults: %+v", s)
 	}
-	if len(s.Codecs) != 2 || s.Codecs[0].V != "opus" || s.Codecs[1].V != "PCMA" {
+	if len(s.Codecs) != 2 || s.Codecs[0].V != "opus" || s.Codecs[1].V != "G722" {
 		t.Errorf("codecs: %+v", s.Codecs)
 	}
 	if l := s.Listens(); len(l) != 1 || l["udp"] != "127.0.0.1:5060" {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
 	"strconv"
@@ -21,6 +22,7 @@ import (
 	"github.com/brisvox/brisvox/media/carrier/twilio"
 	"github.com/brisvox/brisvox/media/silero"
 	"github.com/brisvox/brisvox/media/webrtc"
+	"github.com/brisvox/brisvox/sip"
 	"github.com/rs/zerolog"
 )
 
@@ -36,6 +38,9 @@ type serveFlags struct {
 	operatorTokenEnv string
 	// logContent logs transcripts and tool arguments (debug only).
 	logContent bool
+	// sipAddr, when set, replaces the SIP udp and tcp listen addresses of
+	// the agent file (tests: 127.0.0.1:0).
+	sipAddr string
 }
 
 // serveCommand serves the agent of an agent file until SIGTERM or SIGINT.
@@ -49,9 +54,10 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&f.drain, "drain", 30*time.Second, "on SIGTERM, how long live calls may go on before they are ended")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error (JSON lines on stderr)")
 	fs.StringVar(&f.operatorTokenEnv, "operator-token-env", "", "the environment variable holding the operator API's bearer token (at least 16 characters); unset: no operator API")
+	fs.StringVar(&f.sipAddr, "sip-addr", "", "replace the agent file's SIP udp and tcp listen addresses with this HOST:PORT")
 	fs.BoolVar(&f.logContent, "log-content", false, "for debugging only: log what callers and the bot said and tool arguments (needs --log-level debug)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: brisvox serve --agent FILE [--addr HOST:PORT] [--max-calls N] [--drain 30s] [--log-level info] [--operator-token-env NAME] [--log-content]")
+		fmt.Fprintln(stderr, "usage: brisvox serve --agent FILE [--addr HOST:PORT] [--max-calls N] [--drain 30s] [--log-level info] [--operator-token-env NAME] [--log-content] [--sip-addr HOST:PORT]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -60,6 +66,12 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	if f.agent == "" || fs.NArg() > 0 {
 		fs.Usage()
 		return 2
+	}
+	if f.sipAddr != "" {
+		if _, err := netip.ParseAddrPort(f.sipAddr); err != nil {
+			fmt.Fprintf(stderr, "brisvox serve: --sip-addr: %q is not an IP address and port\n", f.sipAddr)
+			return 2
+		}
 	}
 	level, err := zerolog.ParseLevel(f.logLevel)
 	if err != nil {
@@ -124,7 +136,8 @@ func runServe(ctx context.Context, f serveFlags, ln net.Listener, stdout, stderr
 		fmt.Fprintf(stderr, "brisvox serve: %v\n", err)
 		return 1
 	}
-	if err := mountTransports(srv, a.File(), log); err != nil {
+	sipSrv, err := mountTransports(srv, a.File(), log, f.sipAddr)
+	if err != nil {
 		fmt.Fprintf(stderr, "brisvox serve: %v\n", err)
 		return 1
 	}
@@ -139,6 +152,11 @@ func runServe(ctx context.Context, f serveFlags, ln net.Listener, stdout, stderr
 		}
 	}
 	fmt.Fprintf(stdout, "brisvox: serving agent %q on http://%s/ (Ctrl-C to stop)\n", a.Name(), ln.Addr())
+	if sipSrv != nil {
+		for _, addr := range sipSrv.Addrs() {
+			fmt.Fprintf(stdout, "brisvox: SIP on %s %s\n", addr.Network, addr.Addr)
+		}
+	}
 	if err := srv.Serve(ctx, ln); err != nil && !errors.Is(err, net.ErrClosed) {
 		fmt.Fprintf(stderr, "brisvox serve: %v\n", err)
 		return 1
@@ -176,7 +194,7 @@ func poolMetrics(srv *serve.Server, a *agentbuild.Agent) error {
 }
 
 // mountTransports opens the transports the agent file enables.
-func mountTransports(srv *serve.Server, f *agentfile.File, log zerolog.Logger) error {
+func mountTransports(srv *serve.Server, f *agentfile.File, log zerolog.Logger, sipAddr string) (*sip.Server, error) {
 	t := f.Transports
 	if t.WebRTC.Enabled.V {
 		cfg := webrtc.Config{
@@ -193,28 +211,34 @@ func mountTransports(srv *serve.Server, f *agentfile.File, log zerolog.Logger) e
 		}
 		w, err := webrtc.New(cfg)
 		if err != nil {
-			return fmt.Errorf("webrtc: %w", err)
+			return nil, fmt.Errorf("webrtc: %w", err)
 		}
 		srv.Handle("/webrtc/", http.StripPrefix("/webrtc", w.Handler()), "webrtc", w.Stats, func() { _ = w.Close() })
 	}
 	if t.Twilio.Enabled.V {
 		h, err := twilio.New(twilio.Config{OnCall: func(c *twilio.Call) { srv.Start(c) }, Admit: srv.Admit, Logger: log})
 		if err != nil {
-			return fmt.Errorf("twilio: %w", err)
+			return nil, fmt.Errorf("twilio: %w", err)
 		}
 		srv.Handle(t.Twilio.Path.V, h, "twilio", h.Stats, h.Close)
 	}
 	if t.PCM.Enabled.V {
 		h, err := pcmws.New(pcmws.Config{OnCall: func(c *pcmws.Call) { srv.Start(c) }, Admit: srv.Admit, Logger: log})
 		if err != nil {
-			return fmt.Errorf("pcm: %w", err)
+			return nil, fmt.Errorf("pcm: %w", err)
 		}
 		srv.Handle(t.PCM.Path.V, h, "pcm", h.Stats, h.Close)
 	}
-	if t.SIP.Enabled.V {
-		if _, err := mountSIP(srv, t.SIP, log); err != nil {
-			return fmt.Errorf("sip: %w", err)
-		}
+	if !t.SIP.Enabled.V {
+		return nil, nil
 	}
-	return nil
+	st := t.SIP
+	if sipAddr != "" {
+		st.UDP.V, st.TCP.V = sipAddr, sipAddr
+	}
+	s, err := mountSIP(srv, st, log)
+	if err != nil {
+		return nil, fmt.Errorf("sip: %w", err)
+	}
+	return s, nil
 }

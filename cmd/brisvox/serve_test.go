@@ -103,7 +103,7 @@ func served(t *testing.T, agent string) (base string, stop func() int, stderr *s
 	stdout, stderr := &syncBuffer{}, &syncBuffer{}
 	done := make(chan int, 1)
 	go func() {
-		done <- runServe(ctx, serveFlags{agent: agent, maxCalls: 4, drain: 2 * time.Second}, ln, stdout, stderr, zerolog.New(stderr).Level(zerolog.WarnLevel))
+		done <- runServe(ctx, serveFlags{agent: agent, maxCalls: 4, drain: 2 * time.Second, sipAddr: "127.0.0.1:0"}, ln, stdout, stderr, zerolog.New(stderr).Level(zerolog.WarnLevel))
 	}()
 	base = "http://" + ln.Addr().String()
 	deadline := time.Now().Add(2 * time.Minute)
