@@ -16,6 +16,10 @@ const maxMisorder = 100
 // goes on in a new segment with a new timestamp (RFC 4733 2.5.1.3).
 const maxDuration = 0xFFFF
 
+// MaxPressDuration caps a reported press's Duration: an event chained
+// over more segments than an hour is reported as an hour long.
+const MaxPressDuration = time.Hour
+
 // recentEvents is how many ended events' timestamps a Detector remembers,
 // so their late packets are recognised and ignored.
 const recentEvents = 4
@@ -234,7 +238,9 @@ func (d *Detector) report(dst []messages.DTMF) []messages.DTMF {
 		return dst
 	}
 	d.stats.presses.Add(1)
-	units := c.base + uint64(c.dur)
+	// A hostile stream can chain segments without end; the duration is
+	// capped (at MaxPressDuration) before it could overflow.
+	units := min(c.base+uint64(c.dur), uint64(MaxPressDuration/time.Second)*uint64(d.cfg.ClockRate))
 	return append(dst, messages.DTMF{
 		Digit:    key,
 		Source:   messages.DTMFRFC4733,

@@ -276,6 +276,22 @@ func TestDetector(t *testing.T) {
 			stats: dtmf.Stats{Packets: 4, Presses: 1, Segments: 1},
 		},
 		{
+			// Mutation: no cap reports 6.6 days here (and enough segments
+			// would overflow the Duration into a negative one).
+			name: "a chain of segments is capped at an hour",
+			steps: func() []step {
+				out := []step{pkt(1, 0, true, 5, false, 0xFFFF, 0)}
+				ts := uint32(0)
+				for i := range 70000 { // 70000 * 0xFFFF units is over 6 days at 8 kHz
+					ts += 0xFFFF
+					out = append(out, pkt(uint16(i+2), ts, false, 5, false, 0xFFFF, i+1))
+				}
+				return append(out, pkt(2, ts, false, 5, true, 0xFFFF, 70001))
+			}(),
+			want:  []press{{'5', dtmf.MaxPressDuration, 0}},
+			stats: dtmf.Stats{Packets: 70002, Presses: 1, Segments: 70000},
+		},
+		{
 			// Mutation: without the restart rule, sipp playing the same
 			// recording twice gives one press; a restart rule that ignores
 			// the marker or the pause counts real duplicates.
