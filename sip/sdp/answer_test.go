@@ -458,3 +458,50 @@ func TestAddresses(t *testing.T) {
 		})
 	}
 }
+
+// TestBounds: a description at each bound is read; one over it is not.
+// Mutation caught: a bound checked with >= (a real offer at the bound
+// refused).
+func TestBounds(t *testing.T) {
+	head := []string{"v=0", "o=- 1 1 IN IP4 192.0.2.1", "s=-", "c=IN IP4 192.0.2.1", "t=0 0"}
+	withMedia := func(n int) string {
+		lines := slices.Clone(head)
+		lines = append(lines, "m=audio 5000 RTP/AVP 0")
+		for range n - 1 {
+			lines = append(lines, "m=video 0 RTP/AVP 96")
+		}
+		return sdpText(lines...)
+	}
+	withFormats := func(n int) string {
+		f := []string{"0"}
+		for i := range n - 1 {
+			f = append(f, itoa(uint8(96+i)))
+		}
+		return sdpText(append(slices.Clone(head), "m=audio 5000 RTP/AVP "+strings.Join(f, " "))...)
+	}
+	withSize := func(n int) string {
+		s := withMedia(1)
+		pad := "a=x:" + strings.Repeat("p", n-len(s)-len("a=x:\r\n")) + "\r\n"
+		return s + pad
+	}
+	tests := []struct {
+		name string
+		body string
+		err  error
+	}{
+		{"8 m-lines", withMedia(DefaultMaxMedia), nil},
+		{"9 m-lines", withMedia(DefaultMaxMedia + 1), ErrTooLarge},
+		{"32 formats", withFormats(DefaultMaxFormats), nil},
+		{"33 formats", withFormats(DefaultMaxFormats + 1), ErrTooLarge},
+		{"16 KiB", withSize(DefaultMaxSize), nil},
+		{"16 KiB + 1", withSize(DefaultMaxSize + 1), ErrTooLarge},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSession(t, Config{}, local4)
+			if _, _, err := s.Answer([]byte(tt.body)); !errors.Is(err, tt.err) || (tt.err == nil) != (err == nil) {
+				t.Fatalf("err %v, want %v", err, tt.err)
+			}
+		})
+	}
+}
