@@ -175,3 +175,28 @@ func speechLike() []int16 {
 	}
 	return out
 }
+
+// TestDecodeSaturates: where the receive QMF overshoots full scale (a
+// full-scale input does), the output saturates instead of wrapping to the
+// opposite sign, so a loud caller gives clipping, not full-scale clicks.
+// Mutation caught: the int16 cast without saturation (libspandsp 0.0.6's
+// behaviour; see Decoder.Decode).
+func TestDecodeSaturates(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		pcm  []int16
+		pos  bool
+	}{
+		{"constant max", constant(8000, math.MaxInt16), true},
+		{"constant min", constant(8000, math.MinInt16), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := decodeFrames(g722.NewDecoder(), encodeFrames(g722.NewEncoder(), c.pcm))
+			for i := 400; i < len(out); i++ { // past the start-up
+				if (out[i] > 0) != c.pos {
+					t.Fatalf("sample %d is %d: wrapped past full scale", i, out[i])
+				}
+			}
+		})
+	}
+}
