@@ -51,8 +51,7 @@ func (s *Server) serveRequest(req *sip.Request, tx serverTx, itx inviteTx) {
 	s.stats.request(string(req.Method))
 	if r := s.check(req, sip.IsReliable(req.Transport())); r != nil {
 		if r.Code == 0 || req.IsAck() {
-			s.stats.drop("invalid")
-			return
+			return // counted by validate
 		}
 		s.respond(tx, req, r.Code, r.Reason, "", nil, r.headers()...)
 		return
@@ -134,6 +133,12 @@ func (s *Server) inDialog(req *sip.Request, tx serverTx) {
 	answered := make(chan struct{})
 	ok := d.post(func() {
 		defer close(answered)
+		defer func() {
+			if p := recover(); p != nil {
+				d.reply(tx, req, 500, "", nil)
+				panic(p) // guard counts it and ends this dialog
+			}
+		}()
 		d.onRequest(req, tx)
 	})
 	if ok {

@@ -355,6 +355,15 @@ func (s *Server) listenerFor(transport string) (string, int) {
 			return host, int(a.Addr.Port())
 		}
 	}
+	for _, l := range s.cfg.Listen {
+		if strings.EqualFold(l.Network, transport) {
+			host, port := hostPort(l.Addr)
+			if s.cfg.PublicHost != "" {
+				host = s.cfg.PublicHost
+			}
+			return host, port
+		}
+	}
 	return s.cfg.PublicHost, 0
 }
 
