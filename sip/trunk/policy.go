@@ -15,16 +15,15 @@ import (
 // Policy is one trunk's policy. Its methods are safe for concurrent use
 // (the UDP reader and each stream's reader call Filter at once).
 type Policy struct {
-	cfg     Config
-	allow4  []netip.Prefix
-	allow6  []netip.Prefix
-	scan    scanner
-	rand    io.Reader
-	clock   func() time.Time
-	users   map[string]string
-	dummy   string // hashed for an unknown user
-	opaque  string
-	v6Width int // bits of an IPv6 source's key
+	cfg    Config
+	allow4 []netip.Prefix
+	allow6 []netip.Prefix
+	scan   scanner
+	rand   io.Reader
+	clock  func() time.Time
+	users  map[string]string
+	dummy  string // hashed for an unknown user
+	opaque string
 
 	mu      sync.Mutex
 	sources sourceTable        // guarded by mu
@@ -63,7 +62,6 @@ func New(cfg Config, opts ...Option) (*Policy, error) {
 		clock:   time.Now,
 		users:   maps.Clone(cfg.Users),
 		dialogs: make(map[netip.Addr]int),
-		v6Width: 64,
 	}
 	for _, o := range opts {
 		o(p)
@@ -76,7 +74,6 @@ func New(cfg Config, opts ...Option) (*Policy, error) {
 			p.allow6 = append(p.allow6, pf)
 		}
 	}
-	cfg.Allow = append(p.allow4[:len(p.allow4):len(p.allow4)], p.allow6...)
 	cfg.Users = nil
 	cfg.Scanners = append(DefaultScanners(), cfg.Scanners...)
 	p.cfg = cfg
@@ -147,12 +144,16 @@ func (p *Policy) Stats() map[string]uint64 {
 	return m
 }
 
+// v6KeyBits is the prefix an IPv6 source is keyed by: a /64 is what one
+// subscriber gets, and its host bits are the sender's to choose.
+const v6KeyBits = 64
+
 // key is the per-source state's key of an address: unmapped, without a
 // zone, and an IPv6 address cut to its /64.
 func (p *Policy) key(a netip.Addr) netip.Addr {
 	a = a.Unmap().WithZone("")
 	if a.Is6() {
-		pf, _ := a.Prefix(p.v6Width)
+		pf, _ := a.Prefix(v6KeyBits)
 		return pf.Addr()
 	}
 	return a
