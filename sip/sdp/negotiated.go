@@ -83,7 +83,8 @@ type Negotiated struct {
 	// Opus. SampleRate is the audio's: 8000 for G.711, 16000 for G.722,
 	// 48000 for Opus (whatever maxplaybackrate says: the decoder
 	// resamples). Channels is what the remote may send: 1, or 2 for Opus
-	// with sprop-stereo=1 (we decode to mono either way).
+	// with sprop-stereo=1 (an Opus decoder set up for mono decodes stereo
+	// packets too).
 	ClockRate, SampleRate, Channels int
 	// Opus holds the remote's Opus parameters when Codec is Opus.
 	Opus OpusParams
