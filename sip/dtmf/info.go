@@ -175,8 +175,10 @@ func parseSignal(v []byte) (byte, error) {
 		if messages.ValidDTMFDigit(v[0]) {
 			return v[0], nil
 		}
-		// "!" is Asterisk's hook flash; any other single character is
-		// well formed too, and no key.
+		if v[0] == '!' {
+			return 0, fmt.Errorf("%w: a hook flash", ErrUnknownKey) // Asterisk's form
+		}
+		// Any other single character is well formed too, and no key.
 		return 0, fmt.Errorf("%w: a signal that is no key", ErrUnknownKey)
 	}
 	if len(v) > 3 {
