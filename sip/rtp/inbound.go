@@ -104,8 +104,6 @@ func (in *inbound) receive(b []byte, src netip.AddrPort, now time.Time, rtcpSock
 		}
 	}
 	in.lastRTP = now
-	in.stats.inc(cPacketsIn)
-	in.stats.add(cBytesIn, uint64(len(b)))
 	switch {
 	case p.PayloadType == in.pt:
 	case in.events && p.PayloadType == in.eventPT:
@@ -126,10 +124,13 @@ func (in *inbound) receive(b []byte, src netip.AddrPort, now time.Time, rtcpSock
 		_ = in.jb.Push(b, now)
 		return
 	}
-	in.rx.update(p.SSRC, p.SequenceNumber, p.Timestamp, now)
 	if err := in.jb.Push(b, now); err != nil {
 		in.stats.drop(dropBuffer)
+		return
 	}
+	in.stats.inc(cPacketsIn)
+	in.stats.add(cBytesIn, uint64(len(b)))
+	in.rx.update(p.SSRC, p.SequenceNumber, p.Timestamp, now)
 }
 
 // detectPtime rebuilds the jitter buffer for the latching packet's
