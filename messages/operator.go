@@ -14,6 +14,10 @@ type Description struct {
 	Name     string
 	State    string
 	Counters map[string]uint64
+	// Info holds facts that are not counts (a SIP call's dialog state,
+	// codec, latched media source, RTCP loss and jitter). Never a phone
+	// number, a header or anything said.
+	Info     map[string]string
 	Mailbox  int
 	Restarts int
 	Children []*Description

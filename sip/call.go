@@ -60,6 +60,7 @@ type Call struct {
 var (
 	_ transport.Conn         = (*Call)(nil)
 	_ transport.DTMFReceiver = (*Call)(nil)
+	_ transport.Describer    = (*Call)(nil)
 )
 
 func newCall(s *Server, inv *signal.Invite) *Call {
@@ -337,7 +338,7 @@ func (m *media) Reoffer(offer []byte) ([]byte, error) {
 	}
 	answer, n, err := c.sdp.Answer(offer)
 	if err != nil {
-		return nil, &signal.Refusal{Code: sdp.StatusCode(err)}
+		return nil, refuseSDP(c.sdp, err)
 	}
 	if err := c.startMedia(n); err != nil {
 		return nil, &signal.Refusal{Code: 488}

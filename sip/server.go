@@ -3,7 +3,6 @@ package sip
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"net/netip"
 	"strconv"
@@ -182,7 +181,7 @@ func (a *app) Invite(ctx context.Context, inv *signal.Invite) (signal.Media, []b
 		if err != nil {
 			_ = sess.Close()
 			s.count("refused_sdp")
-			return nil, nil, s.refuseSDP(err)
+			return nil, nil, refuseSDP(c.sdp, err)
 		}
 		if err := c.startMedia(n); err != nil {
 			_ = sess.Close()
@@ -202,21 +201,12 @@ func (s *Server) unavailable() error {
 	return &signal.Refusal{Code: 503, RetryAfter: int(s.cfg.RetryAfter / time.Second)}
 }
 
-// refuseSDP answers an offer we cannot take: 488 says which codecs we
-// would (RFC 3261 21.4.26: a Warning 304 names the media we accept).
-func (s *Server) refuseSDP(err error) error {
-	code := sdp.StatusCode(err)
-	r := &signal.Refusal{Code: code}
-	if code == 488 {
-		codecs := s.cfg.SDP.Codecs
-		if len(codecs) == 0 {
-			codecs = sdp.DefaultCodecs()
-		}
-		text := "we accept"
-		for _, c := range codecs {
-			text += " " + string(c)
-		}
-		r.Headers = append(r.Headers, sipmsg.NewHeader("Warning", fmt.Sprintf(`304 brisvox "%s"`, text)))
+// refuseSDP answers an offer we cannot take: 488 (or 400, 413) with a
+// Warning that says why, naming the codecs we accept (RFC 3261 20.43).
+func refuseSDP(sd *sdp.Session, err error) error {
+	r := &signal.Refusal{Code: sdp.StatusCode(err)}
+	if w := sd.Warning(err); w != "" {
+		r.Headers = append(r.Headers, sipmsg.NewHeader("Warning", w))
 	}
 	return r
 }

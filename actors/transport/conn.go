@@ -39,6 +39,14 @@ type PlaybackConfirmer interface {
 	ConfirmsPlayback() bool
 }
 
+// Describer is a Conn with its own account for the operator (a SIP call:
+// the dialog, the codec, the RTP and RTCP figures). The transport actor
+// adds it to its Describe: the state, the facts, and the counters under
+// the prefix "conn_". It must not block.
+type Describer interface {
+	Describe() (state string, info map[string]string, counters map[string]uint64)
+}
+
 // DTMFReceiver is a Conn that hears the caller's key presses (RFC 4733
 // telephone-events or SIP INFO on a SIP call, a carrier's dtmf events).
 // The transport actor registers a receiver when it starts and hands each

@@ -79,6 +79,13 @@ func (a *Actor) Receive(ctx actor.Context) {
 		ctx.Send(a.peers.Session, &Closed{Err: m.err})
 	case *messages.Describe:
 		d := kit.Describe(string(messages.StageTransport), "open", a.stats)
+		if cd, ok := a.conn.(Describer); ok {
+			state, info, counters := cd.Describe()
+			d.State, d.Info = state, info
+			for k, v := range counters {
+				d.Counters["conn_"+k] = v
+			}
+		}
 		d.Ref = m.Ref
 		ctx.Respond(d)
 	case *actor.Stopping, *actor.Restarting:
