@@ -10,13 +10,7 @@ package spandsp
 */
 import "C"
 
-import (
-	"errors"
-	"unsafe"
-)
-
-// ErrInit is returned when libspandsp refuses to make a codec state.
-var ErrInit = errors.New("spandsp: g722 init failed")
+import "unsafe"
 
 // Encoder is a libspandsp G.722 encoder (g722_encode_init(NULL, 64000, 0)).
 type Encoder struct{ s *C.g722_encode_state_t }
