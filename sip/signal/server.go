@@ -257,22 +257,15 @@ func (s *Server) Close() {
 		return
 	}
 	s.closed = true
-	ds := make([]*Dialog, 0, len(s.dialogs))
-	for _, d := range s.dialogs {
-		ds = append(ds, d)
-	}
 	s.mu.Unlock()
 
-	s.cancel() // Invites being decided end; their handlers answer 503
-	for _, d := range ds {
-		d.mu.Lock()
-		started := d.started
-		d.mu.Unlock()
-		if started {
-			d.post(func() { d.end(ErrServerClosed, true) })
-		}
-	}
+	// Invites being decided end (their handlers answer 503); once no
+	// handler runs, no dialog can start any more.
+	s.cancel()
 	s.handlers.Wait()
+	for _, d := range s.Dialogs() {
+		d.post(func() { d.end(ErrServerClosed, true) })
+	}
 	grace := time.AfterFunc(s.cfg.CloseGrace, s.byeCancel)
 	s.tasks.Wait()
 	grace.Stop()

@@ -100,10 +100,10 @@ func TestRequestsOutsideDialogs(t *testing.T) {
 				return nil, nil, &Refusal{Code: 503, RetryAfter: 7}
 			}), want: []int{100, 180, 503}, wantHdrs: map[string]string{"Retry-After": "7"}},
 		{name: "application error", body: testSDP, lines: inviteLines(),
-			app: funcApp(func(context.Context, *Invite) (Media, []byte, error) { return nil, nil, errors.New("x") }),
+			app:  funcApp(func(context.Context, *Invite) (Media, []byte, error) { return nil, nil, errors.New("x") }),
 			want: []int{100, 180, 500}},
 		{name: "application panics", body: testSDP, lines: inviteLines(),
-			app: funcApp(func(context.Context, *Invite) (Media, []byte, error) { panic("boom") }),
+			app:  funcApp(func(context.Context, *Invite) (Media, []byte, error) { panic("boom") }),
 			want: []int{100, 180, 500}},
 		{name: "ringing 183", body: testSDP, lines: inviteLines(), cfg: Config{Ringing: "183"}, want: []int{100, 183, 200}},
 		{name: "ringing none", body: testSDP, lines: inviteLines(), cfg: Config{Ringing: "none"}, want: []int{100, 200},

@@ -192,6 +192,8 @@ func TestSipp(t *testing.T) {
 		cfg       func(*Config)
 		hangup    bool // the app hangs up once confirmed
 		waitCanc  bool // the app waits for the CANCEL
+		// during runs while sipp's call is up.
+		during func(t *testing.T, s *Server)
 		timeout   time.Duration
 		wantCause error // the one Ended; nil: none expected
 		check     func(t *testing.T, s *Server, app *testApp, trace string)
@@ -199,6 +201,18 @@ func TestSipp(t *testing.T) {
 		{name: "basic udp", scenario: "basic.xml", transport: "udp", wantCause: ErrRemoteBye},
 		{name: "basic tcp", scenario: "basic.xml", transport: "tcp", wantCause: ErrRemoteBye},
 		{name: "bye from us", scenario: "bye_from_us.xml", transport: "udp", hangup: true, wantCause: ErrLocalHangup},
+		{name: "close with a call up", scenario: "bye_from_us.xml", transport: "udp", wantCause: ErrServerClosed,
+			during: func(t *testing.T, s *Server) {
+				deadline := time.Now().Add(10 * time.Second)
+				for time.Now().Before(deadline) {
+					if ds := s.Dialogs(); len(ds) == 1 && ds[0].State() == StateConfirmed {
+						s.Close()
+						return
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+				t.Error("no confirmed dialog")
+			}},
 		{name: "cancel", scenario: "cancel.xml", transport: "udp", waitCanc: true,
 			check: func(t *testing.T, s *Server, app *testApp, trace string) {
 				if app.ctxs != 1 {
@@ -258,7 +272,12 @@ func TestSipp(t *testing.T) {
 			if timeout == 0 {
 				timeout = 20 * time.Second
 			}
+			var wg sync.WaitGroup
+			if tc.during != nil {
+				wg.Go(func() { tc.during(t, s) })
+			}
 			code, trace := sippRun(t, addr, tc.scenario, tc.transport, timeout)
+			wg.Wait()
 			if code != 0 {
 				t.Errorf("sipp exited %d", code)
 			}

@@ -1,0 +1,304 @@
+package signal
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/emiago/sipgo/sip"
+	"github.com/rs/zerolog"
+	"go.uber.org/goleak"
+)
+
+// selfSigned writes a certificate and key for 127.0.0.1 and returns their
+// paths and a pool trusting it.
+func selfSigned(t *testing.T) (string, string, *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "brisvox test"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	return certFile, keyFile, pool
+}
+
+// streamPeer is a SIP peer on one stream connection.
+type streamPeer struct {
+	t    *testing.T
+	conn net.Conn
+	r    *bufio.Reader
+}
+
+func (p *streamPeer) send(m string) {
+	p.t.Helper()
+	if _, err := p.conn.Write([]byte(m)); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// read reads one message.
+func (p *streamPeer) read() sip.Message {
+	p.t.Helper()
+	_ = p.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var head bytes.Buffer
+	for {
+		line, err := p.r.ReadString('\n')
+		if err != nil {
+			p.t.Fatalf("read: %v", err)
+		}
+		if line == "\r\n" && head.Len() == 0 {
+			continue // keep-alive
+		}
+		head.WriteString(line)
+		if line == "\r\n" {
+			break
+		}
+	}
+	n := 0
+	for _, l := range strings.Split(head.String(), "\r\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok && (strings.EqualFold(k, "Content-Length") || k == "l") {
+			n, _ = strconv.Atoi(strings.TrimSpace(v))
+		}
+	}
+	body := make([]byte, n)
+	if _, err := ioReadFull(p.r, body); err != nil {
+		p.t.Fatal(err)
+	}
+	m, err := sip.ParseMessage(append(head.Bytes(), body...))
+	if err != nil {
+		p.t.Fatalf("parse: %v", err)
+	}
+	return m
+}
+
+func ioReadFull(r *bufio.Reader, b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		k, err := r.Read(b[n:])
+		n += k
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// request is a request of the peer, with Content-Length.
+func request(method, transport, callID string, cseq int, toTag, body string, extra ...string) string {
+	to := "<sip:bot@127.0.0.1>"
+	if toTag != "" {
+		to += ";tag=" + toTag
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s sip:bot@127.0.0.1 SIP/2.0\r\n", method)
+	fmt.Fprintf(&b, "Via: SIP/2.0/%s 127.0.0.1:5999;rport;branch=z9hG4bK-%s-%s-%d\r\n", transport, callID, strings.ToLower(method), cseq)
+	b.WriteString("From: <sip:peer@127.0.0.1>;tag=peer1\r\n")
+	fmt.Fprintf(&b, "To: %s\r\nCall-ID: %s\r\nCSeq: %d %s\r\nMax-Forwards: 70\r\n", to, callID, cseq, method)
+	fmt.Fprintf(&b, "Contact: <sip:peer@127.0.0.1:5999;transport=%s>\r\n", strings.ToLower(transport))
+	for _, e := range extra {
+		b.WriteString(e + "\r\n")
+	}
+	if body != "" {
+		b.WriteString("Content-Type: application/sdp\r\n")
+	}
+	fmt.Fprintf(&b, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	return b.String()
+}
+
+// TestTLSCall runs a call over TLS with a generated certificate: OPTIONS,
+// INVITE (100, 180, 200), ACK, then our BYE, which must come back on the
+// same connection (a stream peer has no listening port of its Contact).
+func TestTLSCall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loopback: skipped under -short")
+	}
+	ignore := goleak.IgnoreCurrent()
+	fd0 := fds(t)
+	certFile, keyFile, pool := selfSigned(t)
+	app := &testApp{hangupOnConfirm: true}
+	s, err := New(Config{
+		Listen:   []Listen{{Network: "tls", Addr: "127.0.0.1:0"}},
+		CertFile: certFile, KeyFile: keyFile,
+		Log: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel),
+	}, app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := tls.Dial("tcp", s.Addrs()[0].Addr.String(), &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &streamPeer{t: t, conn: conn, r: bufio.NewReader(conn)}
+	p.send(request("OPTIONS", "TLS", "tls-1", 1, "", ""))
+	if res := p.read().(*sip.Response); res.StatusCode != 200 {
+		t.Fatalf("OPTIONS: %d", res.StatusCode)
+	}
+	p.send(request("INVITE", "TLS", "tls-2", 1, "", testSDP))
+	var tag string
+	for _, want := range []int{100, 180, 200} {
+		res := p.read().(*sip.Response)
+		if res.StatusCode != want {
+			t.Fatalf("got %d, want %d", res.StatusCode, want)
+		}
+		tag, _ = res.To().Params.Get("tag")
+		if want == 200 {
+			if c := res.Contact(); c == nil || !strings.Contains(c.Value(), "transport=tls") {
+				t.Errorf("200 Contact %v, want transport=tls", c)
+			}
+		}
+	}
+	p.send(request("ACK", "TLS", "tls-2", 1, tag, ""))
+	bye, ok := p.read().(*sip.Request)
+	if !ok || bye.Method != sip.BYE {
+		t.Fatalf("want our BYE, got %v", bye)
+	}
+	if got, _ := bye.From().Params.Get("tag"); got != tag {
+		t.Errorf("BYE From tag %q, want ours %q", got, tag)
+	}
+	if bye.CSeq().SeqNo != 1 || bye.Recipient.Host != "127.0.0.1" || bye.Recipient.Port != 5999 {
+		t.Errorf("BYE CSeq %d to %v, want 1 to the Contact", bye.CSeq().SeqNo, bye.Recipient.String())
+	}
+	res := sip.NewResponseFromRequest(bye, 200, "OK", nil)
+	p.send(res.String())
+	deadline := time.Now().Add(5 * time.Second)
+	for len(s.Dialogs()) > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	_ = conn.Close()
+	s.Close()
+	if c := app.causes(); len(c) != 1 || !errors.Is(c[0], ErrLocalHangup) {
+		t.Errorf("Ended %v", c)
+	}
+	goleak.VerifyNone(t, ignore)
+	if fd1 := fds(t); fd1 != fd0 {
+		t.Errorf("%d file descriptors after, %d before", fd1, fd0)
+	}
+}
+
+// TestReadFilterUDP: a datagram the filter drops, an oversize one and one
+// the filter panics on get no answer and are counted, and the read loop
+// lives on (the next OPTIONS is answered). Mutation caught: returning an
+// error from sipgo's read filter for a drop (the loop stops: the last
+// OPTIONS times out).
+func TestReadFilterUDP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loopback: skipped under -short")
+	}
+	ignore := goleak.IgnoreCurrent()
+	fd0 := fds(t)
+	filter := func(src netip.AddrPort, data []byte) bool {
+		if bytes.Contains(data, []byte("panic-me")) {
+			panic("filter bug")
+		}
+		return !bytes.Contains(data, []byte("drop-me"))
+	}
+	s, err := New(Config{
+		Listen: []Listen{{Network: "udp", Addr: "127.0.0.1:0"}},
+		Log:    zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel),
+	}, &testApp{}, WithReadFilter(filter))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.Dial("udp", s.Addrs()[0].Addr.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 65536)
+	ask := func(callID string) int {
+		t.Helper()
+		if _, err := c.Write([]byte(request("OPTIONS", "UDP", callID, 1, "", ""))); err != nil {
+			t.Fatal(err)
+		}
+		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		n, err := c.Read(buf)
+		if err != nil {
+			return 0
+		}
+		m, err := sip.ParseMessage(buf[:n])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.(*sip.Response).StatusCode
+	}
+	waitDrop := func(cause string, want uint64) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for s.Stats().Drops[cause] < want && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if got := s.Stats().Drops[cause]; got != want {
+			t.Fatalf("drops %q = %d, want %d", cause, got, want)
+		}
+	}
+	if code := ask("first"); code != 200 {
+		t.Fatalf("OPTIONS: %d", code)
+	}
+	_, _ = c.Write([]byte(request("OPTIONS", "UDP", "drop-me", 1, "", "")))
+	waitDrop("filter", 1)
+	_, _ = c.Write([]byte(request("OPTIONS", "UDP", "big", 1, "", "", "X-Pad: "+strings.Repeat("a", 9000))))
+	waitDrop("udp-oversize", 1)
+	_, _ = c.Write([]byte(request("OPTIONS", "UDP", "panic-me", 1, "", "")))
+	waitDrop("filter-panic", 1)
+	if code := ask("after"); code != 200 {
+		t.Fatalf("OPTIONS after the drops: %d (the read loop stopped?)", code)
+	}
+	if st := s.Stats(); st.Requests["OPTIONS"] != 2 || st.Responses[MethodCode{"OPTIONS", 200}] != 2 {
+		t.Errorf("stats %+v", st)
+	}
+	_ = c.Close()
+	s.Close()
+	goleak.VerifyNone(t, ignore)
+	if fd1 := fds(t); fd1 != fd0 {
+		t.Errorf("%d file descriptors after, %d before", fd1, fd0)
+	}
+}
