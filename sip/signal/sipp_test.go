@@ -193,7 +193,7 @@ func TestSipp(t *testing.T) {
 		hangup    bool // the app hangs up once confirmed
 		waitCanc  bool // the app waits for the CANCEL
 		// during runs while sipp's call is up.
-		during func(t *testing.T, s *Server)
+		during    func(t *testing.T, s *Server)
 		timeout   time.Duration
 		wantCause error // the one Ended; nil: none expected
 		check     func(t *testing.T, s *Server, app *testApp, trace string)
