@@ -20,7 +20,7 @@ func (nullConn) ReadFromUDPAddrPort([]byte) (int, netip.AddrPort, error) {
 	select {}
 }
 func (nullConn) WriteToUDPAddrPort(b []byte, _ netip.AddrPort) (int, error) { return len(b), nil }
-func (nullConn) Close() error                                                { return nil }
+func (nullConn) Close() error                                               { return nil }
 
 // benchSession is a session whose paths are driven by hand (no Start, no
 // goroutines): apply sets the parameters as Start would.
