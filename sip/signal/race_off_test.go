@@ -1,0 +1,5 @@
+//go:build !race
+
+package signal
+
+const raceEnabled = false
