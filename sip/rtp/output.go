@@ -309,8 +309,8 @@ func (o *outputPath) headAtLocked() time.Time {
 func (s *Session) outputTick(now time.Time) time.Duration {
 	o := &s.out
 	o.cmu.Lock()
-	defer o.cmu.Unlock()
 	if o.enc == nil {
+		o.cmu.Unlock()
 		return DefaultPtime
 	}
 	o.mu.Lock()
@@ -373,8 +373,21 @@ func (s *Session) outputTick(now time.Time) time.Duration {
 	echoes = o.leadingMarksLocked(echoes)
 	o.echoes = echoes
 	o.mu.Unlock()
+	ptime := o.ptime
+	o.cmu.Unlock()
+	// The echo function runs with no lock of the session held.
 	s.echo(echoes)
-	return o.ptime
+	return ptime
+}
+
+// OutputLead is how far the audio written to the session can be ahead of
+// what has gone out on the wire: the talk-spurt prebuffer, and a packet
+// time beyond one frame. The session adds it to the pacer's lead margin,
+// so that a word still queued here at a barge-in is not taken as heard.
+func (s *Session) OutputLead() time.Duration {
+	s.out.cmu.Lock()
+	defer s.out.cmu.Unlock()
+	return prebufferWait + max(0, s.out.ptime-messages.FrameDuration)
 }
 
 // takeLocked removes the frame at the head (after leading marks, which

@@ -8,8 +8,9 @@ import (
 )
 
 // Stats is a snapshot of a session, for the operator's Describe and for
-// Prometheus. Counters only grow; Jitter is the current jitter buffer's
-// (a codec change in Update starts a new one).
+// Prometheus. The counters only grow; Jitter and the RTCP figures about
+// the stream we receive are those of the current source: every Update
+// learns the source again and starts them anew.
 type Stats struct {
 	// Local is our RTP address.
 	Local netip.AddrPort

@@ -90,3 +90,31 @@ func TestSessionUpdateCodec(t *testing.T) {
 		r.close()
 	})
 }
+
+// TestSessionOutputQueueBound: WriteFrame never blocks; beyond the queue
+// the oldest frames are dropped and counted, and the marks between them
+// still echo in order.
+func TestSessionOutputQueueBound(t *testing.T) {
+	inBubble(t, func(t *testing.T) {
+		r := newMemSession(t, Config{OutputQueue: 10})
+		var echoed []string
+		r.s.OnMarkEcho(func(name string) { echoed = append(echoed, name) })
+		_ = r.s.Mark("first") // nothing queued: at once
+		for i := range 30 {
+			if err := r.s.WriteFrame(&messages.OutputAudio{Rate: 16000, PCM: make([]int16, 320)}); err != nil {
+				t.Fatal(err)
+			}
+			if i == 4 {
+				_ = r.s.Mark("behind-5")
+			}
+		}
+		// The mark's five frames were dropped: it is at the head, due.
+		if st := r.s.Stats(); st.OutputDropped != 20 || len(echoed) != 2 || echoed[1] != "behind-5" {
+			t.Fatalf("dropped %d, echoes %v", st.OutputDropped, echoed)
+		}
+		if err := r.s.WriteFrame(&messages.OutputAudio{Rate: 8000, PCM: make([]int16, 160)}); err == nil {
+			t.Fatal("a frame of the wrong rate was taken")
+		}
+		r.close()
+	})
+}
