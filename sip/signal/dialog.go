@@ -110,6 +110,8 @@ type Dialog struct {
 	ourReq     bool // a re-INVITE or UPDATE of ours is in flight
 	ourOffer   bool // with our offer
 	ourPending func()
+	// hangupAfterAck is a Hangup waiting for the ACK of our first 2xx.
+	hangupAfterAck error
 
 	se         time.Duration
 	refresher  refresher
@@ -174,7 +176,20 @@ func (d *Dialog) Hangup(reason error) {
 		return
 	}
 	d.mu.Unlock()
-	d.post(func() { d.end(cause, true) })
+	d.post(func() { d.hangup(cause) })
+}
+
+// hangup ends the dialog from our side. Until the ACK of our first 2xx
+// it waits for it (RFC 3261 15: no BYE before the ACK or the ACK
+// timeout).
+func (d *Dialog) hangup(cause error) {
+	if d.pend != nil && d.pendFirst {
+		if d.hangupAfterAck == nil {
+			d.hangupAfterAck = cause
+		}
+		return
+	}
+	d.end(cause, true)
 }
 
 // post queues f for the loop; false when the dialog has ended.
@@ -325,6 +340,10 @@ func (d *Dialog) onAck(req *sip.Request) {
 	d.updateInfo(func(i *DialogInfo) { i.OfferPending = d.ourOffer })
 	if first {
 		d.setState(StateConfirmed)
+		if d.hangupAfterAck != nil {
+			d.end(d.hangupAfterAck, true)
+			return
+		}
 		d.media.Confirmed()
 	}
 }
@@ -363,8 +382,20 @@ func (d *Dialog) end(cause error, bye bool) {
 	}
 	d.env.log.Info().Str("call", d.id).Err(cause).Msg("dialog ended")
 	if d.media != nil {
-		d.media.Ended(cause)
+		endMedia(d.env, d.id, d.media, cause)
 	}
+}
+
+// endMedia calls Media.Ended; a panic in it is counted, not rethrown (the
+// dialog is over either way).
+func endMedia(e *env, id string, m Media, cause error) {
+	defer func() {
+		if p := recover(); p != nil {
+			e.stats.panicked()
+			e.log.Error().Str("call", id).Err(ErrPanic).Msg("Media.Ended panicked")
+		}
+	}()
+	m.Ended(cause)
 }
 
 // onRequest takes an in-dialog request other than ACK.

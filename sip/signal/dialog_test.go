@@ -410,3 +410,46 @@ func TestOfferRules(t *testing.T) {
 		})
 	}
 }
+
+// TestHangupWaitsForAck pins RFC 3261 15: our BYE waits for the ACK of
+// our 2xx. Mutation caught: ending at once on Hangup (the BYE at 1 s,
+// before the ACK).
+func TestHangupWaitsForAck(t *testing.T) {
+	cases := []struct {
+		name      string
+		ackAt     time.Duration // 0: never
+		wantBye   time.Duration
+		wantCause error
+	}{
+		{"ack comes", 2 * time.Second, 2 * time.Second, ErrLocalHangup},
+		{"ack never comes", 0, 32 * time.Second, ErrAckTimeout},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := &fakeWire{}
+				var tasks sync.WaitGroup
+				e := testEnv(Config{SessionExpires: -1}, w, &tasks)
+				m := &fakeMedia{}
+				t0 := time.Now()
+				d := answeredDialog(t, e, msg(t, testSDP, inviteLines()...), m)
+				time.Sleep(time.Second)
+				d.Hangup(nil)
+				if tc.ackAt > 0 {
+					time.Sleep(tc.ackAt - time.Since(t0))
+					ack := msg(t, "", inDialogLines(d, "ACK", 1)...)
+					d.post(func() { d.onAck(ack) })
+				}
+				waitEnd(t, d)
+				tasks.Wait()
+				reqs := w.sent("request")
+				if len(reqs) != 1 || reqs[0].at.Sub(t0) != tc.wantBye {
+					t.Fatalf("requests %v at %v, want a BYE at %v", w.methods(), offsets(t0, reqs), tc.wantBye)
+				}
+				if ended := m.endedWith(); len(ended) != 1 || !errors.Is(ended[0], tc.wantCause) || m.confirmed != 0 {
+					t.Fatalf("ended %v confirmed %d", ended, m.confirmed)
+				}
+			})
+		})
+	}
+}

@@ -220,6 +220,9 @@ func (s *Server) onInvite(req *sip.Request, tx inviteTx) {
 	d.cancelInvite = cancel
 	d.mu.Unlock()
 	if !tx.OnCancel(func(*sip.Request) {
+		// sipgo answered the CANCEL 200 and the INVITE 487.
+		s.stats.request(string(sip.CANCEL))
+		s.stats.response(string(sip.CANCEL), 200)
 		d.mu.Lock()
 		d.cancelled = true
 		d.mu.Unlock()
@@ -329,7 +332,7 @@ func (d *Dialog) endEarly(cause error, m Media, release func()) {
 	}
 	d.env.log.Info().Str("call", d.id).Str("method", "INVITE").Err(cause).Msg("call not answered")
 	if m != nil {
-		m.Ended(cause)
+		endMedia(d.env, d.id, m, cause)
 	}
 }
 
