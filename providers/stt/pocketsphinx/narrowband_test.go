@@ -25,8 +25,8 @@ const (
 // 8 kHz calls: the keyless agent's own turns, spoken by flite at 16 kHz,
 // keep their intents (the rules provider reads the intent of the words
 // said from the transcript, and answers it the same, slots and all) at
-// 16 kHz, and lose them through a G.711 line
-// and the call's 8 -> 16 kHz resampler. When this fails because path B
+// 16 kHz, and lose them through a G.711 line and the call's 8 -> 16 kHz
+// resampler. When this fails because path B
 // got better (a new model, a change in the line's resampler, a
 // bandwidth-extension step), re-measure with TestNarrowbandMeasure and
 // reconsider serving 8 kHz calls; the provider refuses the rate meanwhile.
