@@ -426,3 +426,56 @@ func TestLoopback(t *testing.T) {
 		t.Fatalf("%d file descriptors before, %d after", fds, n)
 	}
 }
+
+// TestLoopbackIPv6: a call over ::1, no relay: the phone's stream latches
+// and our packets come back to it, RTCP on the next port.
+func TestLoopbackIPv6(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loopback sockets in real time")
+	}
+	ph, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv6loopback})
+	if err != nil {
+		t.Skipf("no ::1 here: %v", err)
+	}
+	defer ph.Close()
+	ignore := goleak.IgnoreCurrent()
+	defer goleak.VerifyNone(t, ignore)
+	lo, hi := testRange(t, 14, 2)
+	ports, err := NewPorts(PortsConfig{Addr: netip.IPv6Loopback(), Min: lo, Max: hi})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Ports: ports, CallID: "v6"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(Params{Codec: CodecPCMU, RemoteRTP: addrOf(ph)}); err != nil {
+		t.Fatal(err)
+	}
+	p := &phone{c: ph, ssrc: 1}
+	got := make(chan int, 1)
+	go func() {
+		buf := make([]byte, 1500)
+		n := 0
+		for {
+			k, err := ph.Read(buf)
+			if err != nil {
+				got <- n
+				return
+			}
+			if k >= 2 && !isRTCPType(buf[1]) {
+				n++
+			}
+		}
+	}()
+	p.send(t, s.LocalRTP(), 20, 1000, 0)
+	ok := waitFor(func() bool { return s.Stats().PacketsIn == 17 })
+	_ = s.Close()
+	_ = ph.SetReadDeadline(time.Now())
+	if n := <-got; !ok || n < 10 || !s.Stats().Latched || s.Stats().Source != addrOf(ph) {
+		t.Fatalf("%d packets to the phone, latched %v on %v", n, s.Stats().Latched, s.Stats().Source)
+	}
+	if ports.InUse() != 0 {
+		t.Fatal("ports still held")
+	}
+}
