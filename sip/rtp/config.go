@@ -34,7 +34,8 @@ const (
 
 // EventFunc receives the payload of every telephone-event packet of the
 // latched source (RFC 4733), in arrival order, from the session's reader
-// goroutine. It must not block and must not keep payload (it is reused).
+// goroutine, with the session's input lock held: it must not block, must
+// not call the session, and must not keep payload (it is reused).
 type EventFunc func(seq uint16, ts uint32, marker bool, payload []byte, at time.Time)
 
 // Config is what a session takes from the server: where to bind, the rates

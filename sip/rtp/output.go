@@ -235,7 +235,7 @@ func (s *Session) Mark(name string) error {
 	}
 	o := &s.out
 	o.mu.Lock()
-	if o.marks >= maxMarks {
+	if o.marks+len(o.stagedMarks) >= maxMarks {
 		o.mu.Unlock()
 		return fmt.Errorf("%w: %d marks are waiting already", ErrQueueFull, maxMarks)
 	}

@@ -1,6 +1,7 @@
 package rtp
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -114,6 +115,25 @@ func TestSessionOutputQueueBound(t *testing.T) {
 		}
 		if err := r.s.WriteFrame(&messages.OutputAudio{Rate: 8000, PCM: make([]int16, 160)}); err == nil {
 			t.Fatal("a frame of the wrong rate was taken")
+		}
+		r.close()
+	})
+}
+
+// TestSessionMarkBound: marks behind queued audio are bounded.
+func TestSessionMarkBound(t *testing.T) {
+	inBubble(t, func(t *testing.T) {
+		r := newMemSession(t, Config{})
+		if err := r.s.WriteFrame(&messages.OutputAudio{Rate: 16000, PCM: make([]int16, 320)}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range maxMarks {
+			if err := r.s.Mark("m"); err != nil {
+				t.Fatalf("mark %d: %v", i, err)
+			}
+		}
+		if err := r.s.Mark("one too many"); !errors.Is(err, ErrQueueFull) {
+			t.Fatalf("Mark = %v, want ErrQueueFull", err)
 		}
 		r.close()
 	})
