@@ -299,7 +299,7 @@ func (d *Dialog) onRetransmit() {
 		return
 	}
 	if err := d.env.wire.resend(d.pend); err != nil {
-		d.env.log.Warn().Str("call", d.id).Str("method", "INVITE").Err(err).Msg("2xx retransmission failed")
+		d.env.log.Warn().Str("call", d.id).Str("method", "INVITE").Err(ErrTransport).Msg("2xx retransmission failed")
 	}
 	d.updateInfo(func(i *DialogInfo) { i.Retransmits++ })
 	d.pendEvery = min(2*d.pendEvery, d.env.cfg.T2)
@@ -380,7 +380,7 @@ func (d *Dialog) end(cause error, bye bool) {
 	if d.release != nil {
 		d.release()
 	}
-	d.env.log.Info().Str("call", d.id).Err(cause).Msg("dialog ended")
+	d.env.log.Info().Str("call", d.id).Err(logCause(cause)).Msg("dialog ended")
 	if d.media != nil {
 		endMedia(d.env, d.id, d.media, cause)
 	}
@@ -592,7 +592,7 @@ func (d *Dialog) onRefreshResult(req *sip.Request, se time.Duration, res *sip.Re
 	case code >= 200 && code < 300:
 		if req.IsInvite() {
 			if err := d.env.wire.ack(d.newAck(req, res)); err != nil {
-				d.end(fmt.Errorf("%w: ACK: %w", ErrTransport, err), true)
+				d.end(fmt.Errorf("%w: the ACK was not sent", ErrTransport), true)
 				return
 			}
 		}
@@ -648,7 +648,7 @@ func (d *Dialog) reply(tx serverTx, req *sip.Request, code int, reason string, b
 	res := buildResponse(req, code, reason, body, d.localTag, hs...)
 	d.env.stats.response(string(req.Method), code)
 	if err := tx.Respond(res); err != nil {
-		d.env.log.Warn().Str("call", d.id).Str("method", string(req.Method)).Err(err).Msg("response not sent")
+		d.env.log.Warn().Str("call", d.id).Str("method", methodLabel(string(req.Method))).Err(ErrTransport).Msg("response not sent")
 		return nil
 	}
 	return res

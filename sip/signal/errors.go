@@ -41,3 +41,29 @@ var (
 	// ErrListen: a listener could not be opened.
 	ErrListen = errors.New("signal: listen")
 )
+
+// causes are the sentinels a log line may name.
+var causes = []error{
+	ErrRemoteBye, ErrCancelled, ErrAckTimeout, ErrSessionExpired, ErrLocalHangup,
+	ErrNoAnswerInAck, ErrBadAnswer, ErrServerClosed, ErrTransport, ErrPanic,
+}
+
+// errOther names, in a log, a cause that is none of ours (the
+// Application's error, whose text may quote what the peer sent).
+var errOther = errors.New("signal: other cause")
+
+// logCause is the sentinel of cause for a log line: the causes' chains
+// may hold the media side's or sipgo's texts, which can quote the peer's
+// SDP or URIs; the log gets only our fixed words.
+func logCause(cause error) error {
+	for _, c := range causes {
+		if errors.Is(cause, c) {
+			return c
+		}
+	}
+	var r *Refusal
+	if errors.As(cause, &r) {
+		return r
+	}
+	return errOther
+}

@@ -100,7 +100,7 @@ func (s *Server) respond(tx serverTx, req *sip.Request, code int, reason, tag st
 	}
 	s.stats.response(string(req.Method), code)
 	if err := tx.Respond(res); err != nil {
-		s.log.Debug().Str("method", methodLabel(string(req.Method))).Err(err).Msg("response not sent")
+		s.log.Debug().Str("method", methodLabel(string(req.Method))).Err(ErrTransport).Msg("response not sent")
 		return nil
 	}
 	return res
@@ -299,7 +299,7 @@ func (s *Server) onInvite(req *sip.Request, tx inviteTx) {
 		// never left.
 		d.post(func() { d.end(ErrCancelled, false) })
 	case err != nil:
-		d.post(func() { d.end(fmt.Errorf("%w: 200: %w", ErrTransport, err), false) })
+		d.post(func() { d.end(fmt.Errorf("%w: the 200 was not sent", ErrTransport), false) })
 	}
 }
 
@@ -330,7 +330,7 @@ func (d *Dialog) endEarly(cause error, m Media, release func()) {
 	if release != nil {
 		release()
 	}
-	d.env.log.Info().Str("call", d.id).Str("method", "INVITE").Err(cause).Msg("call not answered")
+	d.env.log.Info().Str("call", d.id).Str("method", "INVITE").Err(logCause(cause)).Msg("call not answered")
 	if m != nil {
 		endMedia(d.env, d.id, m, cause)
 	}

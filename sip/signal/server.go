@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -372,10 +373,12 @@ func (w *sipgoWire) resend(res *sip.Response) error { return w.tp.WriteMsg(res) 
 
 func (w *sipgoWire) ack(req *sip.Request) error { return w.client.WriteRequest(req) }
 
+// request's errors say what failed in fixed words: sipgo's own texts can
+// quote addresses and URIs, which must not reach a log.
 func (w *sipgoWire) request(ctx context.Context, req *sip.Request) (*sip.Response, error) {
 	tx, err := w.client.TransactionRequest(ctx, req)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrTransport, err)
+		return nil, fmt.Errorf("%w: not sent", ErrTransport)
 	}
 	defer tx.Terminate()
 	for {
@@ -385,7 +388,10 @@ func (w *sipgoWire) request(ctx context.Context, req *sip.Request) (*sip.Respons
 				return res, nil
 			}
 		case <-tx.Done():
-			return nil, fmt.Errorf("%w: %w", ErrTransport, tx.Err())
+			if errors.Is(tx.Err(), sip.ErrTransactionTimeout) {
+				return nil, fmt.Errorf("%w: no response", ErrTransport)
+			}
+			return nil, fmt.Errorf("%w: transaction failed", ErrTransport)
 		case <-ctx.Done():
 			return nil, fmt.Errorf("%w: %w", ErrTransport, ctx.Err())
 		}
