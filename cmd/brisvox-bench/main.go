@@ -13,6 +13,7 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, "usage: brisvox-bench webrtc-load [--calls 60] [--hold 30s] [--warmup 5s] [--complexity 5] [--json]")
+		fmt.Fprintln(stderr, "       brisvox-bench sip-load [--calls 500] [--rate 50] [--hold 60s] [--churn --call-length 2s] [--json]")
 		return 2
 	}
 	switch args[0] {
@@ -20,8 +21,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return webrtcLoad(args[1:], stdout, stderr)
 	case "webrtc-callers":
 		return webrtcCallers(args[1:], stdout, stderr)
+	case "sip-load":
+		return sipLoad(args[1:], stdout, stderr)
+	case "sip-media":
+		return sipMedia(args[1:], stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "brisvox-bench: unknown command %q (want webrtc-load)\n", args[0])
+		fmt.Fprintf(stderr, "brisvox-bench: unknown command %q (want webrtc-load or sip-load)\n", args[0])
 		return 2
 	}
 }
