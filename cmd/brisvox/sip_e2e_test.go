@@ -1,0 +1,698 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/brisvox/brisvox/actors/session"
+	"github.com/brisvox/brisvox/agent/agentfile"
+	"github.com/brisvox/brisvox/cmd/internal/serve"
+	"github.com/brisvox/brisvox/sim"
+	"github.com/brisvox/brisvox/sip"
+	"github.com/rs/zerolog"
+	"go.uber.org/goleak"
+)
+
+// These tests call `brisvox serve` over SIP with real, independent peers
+// from Debian: baresip (a softphone: aufile plays a WAV as its microphone,
+// sndfile records what it hears) and sipp (sip-tester). Real sockets on
+// loopback and real engines: skipped with -short and when the peer is not
+// installed.
+
+// needPeer skips the test under -short or without the named programs.
+func needPeer(t *testing.T, progs ...string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("real sockets, engines and SIP peers on loopback")
+	}
+	for _, p := range progs {
+		if _, err := exec.LookPath(p); err != nil {
+			t.Skipf("%s is not installed (apt-get install baresip sip-tester flite sox)", p)
+		}
+	}
+}
+
+// sockets counts the process's open sockets (/proc/self/fd links named
+// socket:[inode]): the SIP server's listeners and every call's RTP pair.
+func sockets(t *testing.T) int {
+	t.Helper()
+	es, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	n := 0
+	for _, e := range es {
+		if l, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil && strings.HasPrefix(l, "socket:") {
+			n++
+		}
+	}
+	return n
+}
+
+// noLeaks records the goroutines and sockets now; the returned check,
+// run after the server stopped, fails the test if any is left.
+func noLeaks(t *testing.T) func() {
+	t.Helper()
+	leaks := goleak.IgnoreCurrent()
+	before := sockets(t)
+	return func() {
+		t.Helper()
+		goleak.VerifyNone(t, leaks)
+		if n := sockets(t); n > before {
+			t.Errorf("%d sockets open after the server stopped, %d before", n, before)
+		}
+	}
+}
+
+// plainClient speaks to the test server without keep-alive, so no idle
+// connection (a socket and two goroutines) outlives a request.
+var plainClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
+
+// fetch does one request and returns the status and body.
+func fetch(t *testing.T, method, url, token string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := plainClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	return resp.StatusCode, string(body)
+}
+
+// metric is the value of the Prometheus series whose line starts with
+// series (name and labels as printed), 0 when absent.
+func metric(text, series string) float64 {
+	for line := range strings.Lines(text) {
+		if rest, ok := strings.CutPrefix(line, series+" "); ok {
+			v, _ := strconv.ParseFloat(strings.TrimSpace(rest), 64)
+			return v
+		}
+	}
+	return 0
+}
+
+var sipBanner = regexp.MustCompile(`brisvox: SIP on udp (\S+)`)
+
+// sipServed runs `brisvox serve` in process like served (SIP on
+// 127.0.0.1:0), and returns the SIP UDP address read from the banner.
+func sipServed(t *testing.T, f serveFlags) (base, sipAddr string, stop func() int, stderr *syncBuffer) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.sipAddr, f.maxCalls, f.drain = "127.0.0.1:0", 4, 2*time.Second
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- runServe(ctx, f, ln, stdout, stderr, zerolog.New(stderr).Level(zerolog.WarnLevel))
+	}()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		if m := sipBanner.FindStringSubmatch(stdout.String()); m != nil {
+			sipAddr = m[1]
+			break
+		}
+		select {
+		case code := <-done:
+			cancel()
+			t.Fatalf("serve exited with %d:\n%s", code, stderr)
+		default:
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatalf("serve did not start SIP:\n%s\n%s", stdout, stderr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return "http://" + ln.Addr().String(), sipAddr, func() int { cancel(); return <-done }, stderr
+}
+
+// keyless is the keyless agent file, served as `go tool task run` does.
+func keyless(t *testing.T) string {
+	return filepath.Join(moduleRoot(t), "examples", "agents", "local.toml")
+}
+
+// ---- baresip ----
+
+// baresipConfig is a baresip 1.0 config that needs no audio device: the
+// microphone is aufile (a WAV), the player ALSA's "null" PCM (alsa-lib's
+// built-in sink), and the sndfile filter records both directions to
+// dir/rec. It binds 127.0.0.1: baresip binds its RTP sockets on 0.0.0.0,
+// so its packets to 127.0.0.1 leave from 127.0.0.1 whatever net_interface
+// says; with another address in the SDP the engine's strict source latch
+// (without symmetric_rtp) rightly drops every packet as unsignalled.
+const baresipConfig = `poll_method		epoll
+sip_listen		127.0.0.1:0
+sip_trans_def		udp
+net_interface		127.0.0.1
+audio_player		alsa,null
+audio_alert		alsa,null
+audio_source		aufile,%s
+rtp_ports		%d-%d
+module_path		/usr/lib/baresip/modules
+module			g722.so
+module			opus.so
+module			aufile.so
+module			sndfile.so
+module			alsa.so
+module			account.so
+module_app		menu.so
+snd_path		%s
+`
+
+// baresipAccount offers G.722 first, then Opus; no registrar.
+const baresipAccount = "<sip:caller@127.0.0.1>;regint=0;audio_codecs=G722/16000/1,opus/48000/2\n"
+
+// writeWAV writes 16 kHz mono PCM16 as a WAV file.
+func writeWAV(t *testing.T, path string, pcm []int16) {
+	t.Helper()
+	var b bytes.Buffer
+	le := binary.LittleEndian
+	n := uint32(2 * len(pcm))
+	b.WriteString("RIFF")
+	_ = binary.Write(&b, le, 36+n)
+	b.WriteString("WAVEfmt ")
+	_ = binary.Write(&b, le, []any{uint32(16), uint16(1), uint16(1), uint32(16000), uint32(32000), uint16(2), uint16(16)})
+	b.WriteString("data")
+	_ = binary.Write(&b, le, n)
+	_ = binary.Write(&b, le, pcm)
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readWAV reads a PCM16 mono WAV (what sndfile writes): its rate and
+// samples. A data chunk whose size was never patched (baresip killed)
+// runs to the end of the file.
+func readWAV(path string) (rate int, pcm []int16, err error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, nil, err
+	}
+	if len(b) < 12 || string(b[:4]) != "RIFF" || string(b[8:12]) != "WAVE" {
+		return 0, nil, errors.New("not a WAV file")
+	}
+	le := binary.LittleEndian
+	for off := 12; off+8 <= len(b); {
+		id, size := string(b[off:off+4]), int(le.Uint32(b[off+4:]))
+		body := b[off+8:]
+		switch id {
+		case "fmt ":
+			if len(body) < 16 || le.Uint16(body[0:]) != 1 || le.Uint16(body[2:]) != 1 || le.Uint16(body[14:]) != 16 {
+				return 0, nil, errors.New("not PCM16 mono")
+			}
+			rate = int(le.Uint32(body[4:]))
+		case "data":
+			if size > len(body) || size == 0 {
+				size = len(body)
+			}
+			pcm = make([]int16, size/2)
+			for i := range pcm {
+				pcm[i] = int16(le.Uint16(body[2*i:]))
+			}
+			return rate, pcm, nil
+		}
+		off += 8 + size + size%2
+	}
+	return 0, nil, errors.New("no data chunk")
+}
+
+// baresipCall dials sipAddr with baresip, the microphone playing mic (16
+// kHz); baresip hangs up when the WAV ends. It returns what baresip heard
+// (sndfile's decode dump, 16 kHz) and its output.
+func baresipCall(t *testing.T, sipAddr string, mic []int16, rtpPorts int) (heard []int16, out string) {
+	t.Helper()
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "rec")
+	if err := os.Mkdir(rec, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	wav := filepath.Join(dir, "mic.wav")
+	writeWAV(t, wav, mic)
+	if err := os.WriteFile(filepath.Join(dir, "config"), fmt.Appendf(nil, baresipConfig, wav, rtpPorts, rtpPorts+99, rec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "accounts"), []byte(baresipAccount), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	secs := len(mic)/16000 + 8 // baresip quits then even if the call hung
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(secs+10)*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "baresip", "-f", dir, "-t", strconv.Itoa(secs), "-e", "/dial sip:agent@"+sipAddr)
+	cmd.Dir = dir
+	var b bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &b, &b
+	err := cmd.Run()
+	out = b.String()
+	if err != nil {
+		t.Fatalf("baresip: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "Call established") {
+		t.Fatalf("baresip's call was not established:\n%s", out)
+	}
+	dumps, _ := filepath.Glob(filepath.Join(rec, "dump-*-dec.wav"))
+	if len(dumps) != 1 {
+		t.Fatalf("sndfile wrote %v, want one decode dump:\n%s", dumps, out)
+	}
+	rate, heard, err := readWAV(dumps[0])
+	if err != nil || rate != 16000 {
+		t.Fatalf("the recording %s: rate %d, %v", dumps[0], rate, err)
+	}
+	return heard, out
+}
+
+// window is the RMS of each 100 ms of pcm (16 kHz).
+func windows(pcm []int16) []float64 {
+	const w = 1600
+	var out []float64
+	for i := 0; i+w <= len(pcm); i += w {
+		out = append(out, rms(pcm[i:i+w]))
+	}
+	return out
+}
+
+// loudIn counts the 100 ms windows in [from, to) seconds louder than
+// speechRMS.
+func loudIn(ws []float64, from, to float64) int {
+	n := 0
+	for i := int(from * 10); i < int(to*10) && i < len(ws); i++ {
+		if i >= 0 && ws[i] > speechRMS {
+			n++
+		}
+	}
+	return n
+}
+
+// speechRMS separates flite's speech, as G.722 brings it back (windows of
+// 2000 to 8000), from the silence between words and the codec's idle
+// noise (about 16).
+const speechRMS = 300
+
+// silence is n seconds of 16 kHz silence.
+func silence(seconds float64) []int16 { return make([]int16, int(seconds*16000)) }
+
+// TestServeSIPBaresipAnswers: baresip (G.722 first) calls the keyless
+// agent through `brisvox serve`; its microphone is silence, the flite
+// question "What is the time?" at 6 s, then silence. What baresip
+// recorded holds the greeting (speech in the first seconds, before the
+// question) and the answer (speech after the question ends, and none
+// while the caller asks); the server counted the INVITE answered 200, the
+// question as a turn and a voice-to-voice latency. Mutations caught: the
+// RTP latch dropping baresip's packets (the bug this config avoids: no
+// turn, no answer in the recording); the sender not started (no greeting).
+func TestServeSIPBaresipAnswers(t *testing.T) {
+	needPeer(t, "baresip")
+	check := noLeaks(t)
+	question := say(t, "What is the time?")
+	const askAt = 6.0
+	asked := askAt + float64(len(question))/16000
+	mic := append(append(silence(askAt), question...), silence(9)...)
+	base, sipAddr, stop, stderr := sipServed(t, serveFlags{agent: keyless(t)})
+	heard, out := baresipCall(t, sipAddr, mic, 32000)
+	metrics := func() string { _, m := fetch(t, "GET", base+"/metrics", ""); return m }()
+	stats := func() string { _, s := fetch(t, "GET", base+"/stats", ""); return s }()
+	if code := stop(); code != 0 {
+		t.Errorf("serve exited with %d:\n%s", code, stderr)
+	}
+	check()
+
+	ws := windows(heard)
+	t.Logf("baresip heard %.1f s; loud windows: greeting %d, while asking %d, answer %d", float64(len(heard))/16000,
+		loudIn(ws, 0, askAt), loudIn(ws, askAt+0.3, asked), loudIn(ws, asked, asked+8))
+	if d := float64(len(heard)) / 16000; d < asked+4 {
+		t.Errorf("the recording is %.1f s long, want at least %.1f s", d, asked+4)
+	}
+	// "Hello, this is Bistro Brisvox. How can I help you?": about 3.5 s.
+	if n := loudIn(ws, 0, askAt); n < 15 {
+		t.Errorf("the greeting: %d loud windows of 100 ms before the question, want 15 or more", n)
+	}
+	// The bot is quiet while the caller asks (it is not still greeting).
+	if n := loudIn(ws, askAt+0.3, asked); n > 2 {
+		t.Errorf("%d loud windows while the caller asked: the bot talked over the question", n)
+	}
+	// "It is 9:41 PM." or so: a second or more of speech.
+	if n := loudIn(ws, asked, asked+8); n < 8 {
+		t.Errorf("the answer: %d loud windows of 100 ms after the question, want 8 or more\nbaresip:\n%s", n, out)
+	}
+	for series, least := range map[string]float64{
+		`brisvox_sip_requests_total{agent="local",code="200",method="INVITE"}`: 1,
+		`brisvox_turns_total{agent="local"}`:                                   1,
+		`brisvox_turn_latency_seconds_count{agent="local"}`:                    1,
+	} {
+		if v := metric(metrics, series); v < least {
+			t.Errorf("/metrics: %s is %v, want at least %v", series, v, least)
+		}
+	}
+	var st struct {
+		SIP map[string]uint64 `json:"sip"`
+	}
+	if err := json.Unmarshal([]byte(stats), &st); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("sip stats: accepted %d sent %d unsignalled %d", st.SIP["rtp_accepted"], st.SIP["rtp_sent"], st.SIP["rtp_dropped_unsignalled_source"])
+	// About 20 s of G.722 at 50 packets a second each way.
+	if st.SIP["rtp_accepted"] < 500 || st.SIP["rtp_sent"] < 500 {
+		t.Errorf("/stats sip: %d RTP packets accepted, %d sent", st.SIP["rtp_accepted"], st.SIP["rtp_sent"])
+	}
+}
+
+// TestServeSIPBaresipBargeIn: baresip calls the keyless agent and talks
+// over the greeting from 1.2 s on, for several seconds: the recording
+// shows the bot speaking before, then silent within a bound after the
+// caller started, for as long as the caller talks; the server counted the
+// barge-in. (The barge-in is on the greeting: it starts at a known time,
+// which a WAV played blind can aim at; the answer's start depends on the
+// machine's load.) Mutation caught: the turn actor ignoring speech over
+// the bot (barge_in off) -> the greeting plays on under the caller.
+func TestServeSIPBaresipBargeIn(t *testing.T) {
+	needPeer(t, "baresip")
+	check := noLeaks(t)
+	over := say(t, "Hello hello. Can you hear me? I am talking over you now. One two three four five. Six seven eight nine ten.")
+	const talkAt = 1.2
+	talked := talkAt + float64(len(over))/16000
+	mic := append(append(silence(talkAt), over...), silence(3)...)
+	base, sipAddr, stop, stderr := sipServed(t, serveFlags{agent: keyless(t)})
+	heard, out := baresipCall(t, sipAddr, mic, 32200)
+	_, metrics := fetch(t, "GET", base+"/metrics", "")
+	if code := stop(); code != 0 {
+		t.Errorf("serve exited with %d:\n%s", code, stderr)
+	}
+	check()
+
+	ws := windows(heard)
+	// The bound: barge_in_delay 150 ms, Silero's windows and hangover,
+	// the 40 ms of output lead and the far jitter buffer; 1.5 s is lenient
+	// enough for a loaded machine and far shorter than the greeting left
+	// (about 2.3 s).
+	const bound = 1.5
+	before, after := loudIn(ws, 0, talkAt), loudIn(ws, talkAt+bound, talked)
+	t.Logf("talking over from %.1f s to %.1f s; loud windows before %d, after the bound %d; windows %.0f", talkAt, talked, before, after, ws)
+	if before < 5 {
+		t.Errorf("the greeting: %d loud windows before the caller talked, want 5 or more\n%s", before, out)
+	}
+	if after > 1 {
+		t.Errorf("%d loud windows of 100 ms from %.1f s to %.1f s: the bot did not stop for the caller", after, talkAt+bound, talked)
+	}
+	if v := metric(metrics, `brisvox_barge_ins_total{agent="local"}`); v < 1 {
+		t.Errorf("/metrics: %v barge-ins", v)
+	}
+}
+
+// ---- sipp ----
+
+// sippRun runs sipp from 127.0.0.2 against target: a built-in scenario
+// name or a file under testdata/sip. The run directory holds the "pcap"
+// link uac_pcap needs and the traces; it returns sipp's output and exit
+// error.
+func sippRun(t *testing.T, ctx context.Context, dir, target, scenario string, extra ...string) (string, error) {
+	t.Helper()
+	if _, err := os.Lstat(filepath.Join(dir, "pcap")); err != nil {
+		if err := os.Symlink("/usr/share/sip-tester", filepath.Join(dir, "pcap")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args := []string{"-m", "1", "-timeout", "40s", "-timeout_error", "-i", "127.0.0.2", "-mi", "127.0.0.2", "-nostdin", "-trace_err", "-trace_msg"}
+	if strings.HasSuffix(scenario, ".xml") {
+		abs, err := filepath.Abs(filepath.Join("testdata", "sip", scenario))
+		if err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "-sf", abs)
+	} else {
+		args = append(args, "-sn", scenario)
+	}
+	args = append(append(args, extra...), target)
+	cmd := exec.CommandContext(ctx, "sipp", args...)
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err
+}
+
+// sippMessages is what sipp's -trace_msg wrote in dir.
+func sippMessages(t *testing.T, dir string) string {
+	t.Helper()
+	logs, _ := filepath.Glob(filepath.Join(dir, "*_messages.log"))
+	var b strings.Builder
+	for _, l := range logs {
+		data, err := os.ReadFile(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(data)
+	}
+	return b.String()
+}
+
+// TestServeSIPSippNarrowbandRefused: sipp offers only PCMU and PCMA to
+// the keyless agent (pocketsphinx loses its intents at 8 kHz): serve
+// answers 488 and the Warning names the codecs it takes, G722 and opus;
+// the scenario ACKs the 488 and passes. The same with the built-in
+// uac_pcap (PCMA): it fails on the unexpected 488. Mutation caught: the
+// keyless agent's codecs list gaining PCMA -> a 200, and the scenario
+// fails.
+func TestServeSIPSippNarrowbandRefused(t *testing.T) {
+	needPeer(t, "sipp")
+	check := noLeaks(t)
+	base, sipAddr, stop, stderr := sipServed(t, serveFlags{agent: keyless(t)})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	out, err := sippRun(t, ctx, dir, sipAddr, "uac_488.xml")
+	msgs := sippMessages(t, dir)
+	pcapDir := t.TempDir()
+	pcapOut, pcapErr := sippRun(t, ctx, pcapDir, sipAddr, "uac_pcap")
+	pcapMsgs := sippMessages(t, pcapDir)
+	_, metrics := fetch(t, "GET", base+"/metrics", "")
+	if code := stop(); code != 0 {
+		t.Errorf("serve exited with %d:\n%s", code, stderr)
+	}
+	check()
+
+	if err != nil {
+		t.Fatalf("sipp uac_488: %v\n%s\n%s", err, out, msgs)
+	}
+	warning := regexp.MustCompile(`(?m)^Warning: *(.*)$`)
+	for name, m := range map[string]string{"uac_488": msgs, "uac_pcap": pcapMsgs} {
+		if !strings.Contains(m, "SIP/2.0 488") {
+			t.Errorf("%s: no 488 in sipp's trace:\n%s", name, m)
+			continue
+		}
+		w := warning.FindStringSubmatch(m)
+		if w == nil || !strings.Contains(w[1], "G722") || !strings.Contains(w[1], "opus") {
+			t.Errorf("%s: the 488's Warning is %q, want G722 and opus named", name, w)
+		}
+	}
+	if pcapErr == nil {
+		t.Errorf("uac_pcap passed against an agent that refuses PCMA:\n%s", pcapOut)
+	}
+	if v := metric(metrics, `brisvox_sip_requests_total{agent="local",code="488",method="INVITE"}`); v != 2 {
+		t.Errorf("/metrics: %v INVITEs answered 488, want 2", v)
+	}
+	if v := metric(metrics, `brisvox_sip_requests_total{agent="local",code="200",method="INVITE"}`); v != 0 {
+		t.Errorf("/metrics: %v INVITEs answered 200, want 0", v)
+	}
+}
+
+// sipLoad is the load agent: mock providers (the mock STT hears any loud
+// audio as "hello"), the energy VAD, and a greeting long enough to keep
+// the bot talking for the whole call.
+type sipLoad struct{ greeting string }
+
+func (sipLoad) Name() string { return "load" }
+
+func (a sipLoad) Session(serve.CallEnv) (session.Config, error) {
+	return session.Config{
+		STT:      sim.NewMockSTT(sim.STTConfig{}, []string{"hello", "hello", "hello", "hello"}),
+		LLM:      sim.NewMockLLM(sim.LLMConfig{}),
+		TTS:      sim.NewMockTTS(sim.TTSConfig{}),
+		Greeting: a.greeting,
+	}, nil
+}
+
+// loadSIPFile is the [transports.sip] table the load server mounts with
+// mountSIP: 8 kHz G.711 served (the mock STT does not care).
+const loadSIPFile = `prompt = "p"
+[transports.sip]
+udp = "127.0.0.1:0"
+allow = ["127.0.0.0/8"]
+codecs = ["PCMA", "PCMU"]
+rtp_port_min = 33000
+rtp_port_max = 33098
+`
+
+// loadServer is the load agent behind serve.Server with the SIP transport
+// mounted by mountSIP, and the operator API on token.
+type loadServer struct {
+	base, sipAddr string
+	sip           *sip.Server
+	stop          func() error
+}
+
+func serveLoad(t *testing.T, token string) *loadServer {
+	t.Helper()
+	f, _ := agentfile.Parse("load.toml", []byte(loadSIPFile), agentfile.TOML, agentfile.Options{})
+	if f == nil {
+		t.Fatal("the load agent's file did not parse")
+	}
+	words := strings.TrimSpace(strings.Repeat("load ", 300))
+	srv, err := serve.New(serve.Config{MaxCalls: 4, DrainTimeout: time.Second, ClosingTimeout: time.Second, Log: zerolog.Nop()}, sipLoad{greeting: words})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := mountSIP(srv, f.Transports.SIP, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		if err := srv.EnableOperator(token); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	return &loadServer{
+		base: "http://" + ln.Addr().String(), sipAddr: s.Addrs()[0].Addr.String(), sip: s,
+		stop: func() error { cancel(); return <-done },
+	}
+}
+
+// TestServeSIPSippLoadAgent: sipp's built-in uac_pcap (g711a.pcap: PCMA,
+// 30 ms packets, 7 s of speech) calls the load agent with -rtp_echo: sipp
+// completes (exit 0, its BYE answered), the engine heard speech (the
+// energy VAD's speech became turns or barge-ins over the endless
+// greeting), and the bot's RTP reached sipp: sipp echoed it back, and the
+// echoes, carrying our own SSRC, were dropped by the latch as foreign.
+// Mutations caught: no sender (rtp_sent 0, no echo); the latch not
+// checking the SSRC (foreign_ssrc stays 0 and the bot hears itself).
+func TestServeSIPSippLoadAgent(t *testing.T) {
+	needPeer(t, "sipp")
+	check := noLeaks(t)
+	ls := serveLoad(t, "")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	out, err := sippRun(t, ctx, dir, ls.sipAddr, "uac_pcap", "-rtp_echo")
+	stats := ls.sip.Stats()
+	_, metrics := fetch(t, "GET", ls.base+"/metrics", "")
+	if err := ls.stop(); err != nil {
+		t.Error(err)
+	}
+	check()
+
+	if err != nil {
+		t.Fatalf("sipp uac_pcap: %v\n%s\n%s", err, out, sippMessages(t, dir))
+	}
+	turns := metric(metrics, `brisvox_turns_total{agent="load"}`)
+	barges := metric(metrics, `brisvox_barge_ins_total{agent="load"}`)
+	t.Logf("turns %v barge-ins %v; rtp accepted %d sent %d foreign_ssrc %d", turns, barges, stats["rtp_accepted"], stats["rtp_sent"], stats["rtp_dropped_foreign_ssrc"])
+	if turns+barges < 1 {
+		t.Errorf("the engine heard no speech: turns %v, barge-ins %v", turns, barges)
+	}
+	// 7 s of 30 ms packets: about 230.
+	if stats["rtp_accepted"] < 200 {
+		t.Errorf("%d RTP packets of sipp accepted, want 200 or more", stats["rtp_accepted"])
+	}
+	if stats["rtp_sent"] < 250 || stats["rtp_dropped_foreign_ssrc"] < 100 {
+		t.Errorf("sent %d, echoes dropped %d: the bot's audio did not reach sipp", stats["rtp_sent"], stats["rtp_dropped_foreign_ssrc"])
+	}
+	if v := metric(metrics, `brisvox_sip_requests_total{agent="load",code="200",method="BYE"}`); v != 1 {
+		t.Errorf("/metrics: %v BYEs answered 200, want sipp's one", v)
+	}
+}
+
+// TestServeSIPByeFromUs: sipp calls the load agent and never hangs up;
+// the operator API hangs the call up (POST /operator/calls/{id}/hangup)
+// and the engine sends the BYE, which the scenario waits for and answers
+// 200: sipp exits 0, and the call is gone. Mutation caught: the SIP call's
+// Close not sending a BYE -> sipp times out waiting (exit non-zero).
+func TestServeSIPByeFromUs(t *testing.T) {
+	needPeer(t, "sipp")
+	check := noLeaks(t)
+	const token = "sip-e2e-operator-token"
+	ls := serveLoad(t, token)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	var out string
+	var sippErr error
+	done := make(chan struct{})
+	go func() { defer close(done); out, sippErr = sippRun(t, ctx, dir, ls.sipAddr, "uac_wait_bye.xml", "-rtp_echo") }()
+	// The call appears in the operator API; let it run a second, then
+	// hang it up.
+	var id string
+	for deadline := time.Now().Add(20 * time.Second); id == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		_, body := fetch(t, "GET", ls.base+"/operator/calls", token)
+		var calls struct {
+			Calls []string `json:"calls"`
+		}
+		if json.Unmarshal([]byte(body), &calls) == nil && len(calls.Calls) == 1 {
+			id = calls.Calls[0]
+		}
+	}
+	if id == "" {
+		cancel()
+		<-done
+		_ = ls.stop()
+		t.Fatalf("no live call in the operator API; sipp: %v\n%s", sippErr, out)
+	}
+	time.Sleep(time.Second)
+	code, body := fetch(t, "POST", ls.base+"/operator/calls/"+id+"/hangup", token)
+	if code != http.StatusAccepted {
+		t.Errorf("hangup: %d %s", code, body)
+	}
+	<-done
+	stats := ls.sip.Stats()
+	_, stat := fetch(t, "GET", ls.base+"/stats", "")
+	if err := ls.stop(); err != nil {
+		t.Error(err)
+	}
+	check()
+
+	if sippErr != nil {
+		t.Fatalf("sipp did not see our BYE: %v\n%s\n%s", sippErr, out, sippMessages(t, dir))
+	}
+	if !strings.Contains(sippMessages(t, dir), "BYE sip:") {
+		t.Error("no BYE in sipp's trace")
+	}
+	if stats["calls_live"] != 0 || !strings.Contains(stat, `"live_calls":0`) {
+		t.Errorf("the call is still live: sip %d, /stats %s", stats["calls_live"], stat)
+	}
+	if stats["rtp_sent"] < 25 {
+		t.Errorf("%d RTP packets sent in the call's second", stats["rtp_sent"])
+	}
+}
