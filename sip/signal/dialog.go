@@ -75,6 +75,8 @@ type Dialog struct {
 	source    netip.AddrPort
 	viaHost   string
 	viaPort   int
+	// laddr is our listener's address, the source of our UDP requests.
+	laddr netip.AddrPort
 	// terminateInvite releases the INVITE's server transaction once its
 	// 2xx was acknowledged or the dialog ended (nil in tests).
 	terminateInvite func()
@@ -677,10 +679,7 @@ func (d *Dialog) newRequest(method sip.RequestMethod) *sip.Request {
 	req.AppendHeader(&sip.CSeqHeader{SeqNo: d.localCSeq, MethodName: method})
 	req.AppendHeader(sip.NewHeader("User-Agent", d.env.cfg.UserAgent))
 	req.SetTransport(d.transport)
-	if d.reliable {
-		// A stream: the connection the INVITE came on.
-		req.SetDestination(d.source.String())
-	}
+	d.route(req)
 	req.SetBody(nil)
 	return req
 }
@@ -708,11 +707,21 @@ func (d *Dialog) newAck(inv *sip.Request, res *sip.Response) *sip.Request {
 	ack.AppendHeader(&cid)
 	ack.AppendHeader(&sip.CSeqHeader{SeqNo: inv.CSeq().SeqNo, MethodName: sip.ACK})
 	ack.SetTransport(d.transport)
-	if d.reliable {
-		ack.SetDestination(d.source.String())
-	}
+	d.route(ack)
 	ack.SetBody(nil)
 	return ack
+}
+
+// route pins where a request of ours leaves from and goes: on a stream,
+// the connection the INVITE came on; over UDP, from our listener.
+func (d *Dialog) route(req *sip.Request) {
+	if d.reliable {
+		req.SetDestination(d.source.String())
+		return
+	}
+	if d.laddr.IsValid() {
+		req.Laddr = sip.Addr{IP: d.laddr.Addr().AsSlice(), Port: int(d.laddr.Port())}
+	}
 }
 
 func branchParams() sip.HeaderParams {

@@ -214,6 +214,7 @@ func (s *Server) onInvite(req *sip.Request, tx inviteTx) {
 	}
 	host, port := s.listenerFor(req.Transport())
 	d := newDialog(s.env, req, src, host, port)
+	d.laddr = s.boundFor(req.Transport())
 	ctx, cancel := context.WithCancel(s.ctx)
 	defer cancel()
 	d.mu.Lock()
@@ -285,6 +286,18 @@ func (s *Server) onInvite(req *sip.Request, tx inviteTx) {
 	res.AppendHeader(sip.NewHeader("Server", s.cfg.UserAgent))
 	if st, ok := tx.(*sip.ServerTx); ok {
 		d.terminateInvite = st.Terminate
+		// An ACK reusing the INVITE's branch (RFC 2543 peers) matches
+		// the transaction and comes through its Acks, not our handler.
+		s.tasks.Go(func() {
+			select {
+			case ack := <-st.Acks():
+				if s.check(ack, sip.IsReliable(ack.Transport())) == nil {
+					d.post(func() { d.onAck(ack) })
+				}
+			case <-st.Done():
+			case <-d.done:
+			}
+		})
 	}
 	d.start(answer{media: m, local: local, res: res, offerInOK: len(req.Body()) == 0,
 		se: se, refresher: ref, release: release}, req)

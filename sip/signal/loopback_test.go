@@ -302,3 +302,113 @@ func TestReadFilterUDP(t *testing.T) {
 		t.Errorf("%d file descriptors after, %d before", fd1, fd0)
 	}
 }
+
+// TestAckOnInviteBranch: an ACK that reuses the INVITE's Via branch (an
+// RFC 2543 peer) is matched by sipgo to the INVITE's transaction and
+// comes only through its Acks channel; the dialog must still be
+// confirmed. Then Close's BYE must leave from our listener (the peer's
+// connected socket hears nothing else). Mutations caught: not reading the
+// transaction's Acks (the call ends with ErrAckTimeout); not setting the
+// BYE's Laddr (sipgo sends it from a new socket: no BYE arrives).
+func TestAckOnInviteBranch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loopback: skipped under -short")
+	}
+	ignore := goleak.IgnoreCurrent()
+	app := &testApp{}
+	s, err := New(Config{
+		Listen: []Listen{{Network: "udp", Addr: "127.0.0.1:0"}},
+		T1:     50 * time.Millisecond, T2: 200 * time.Millisecond,
+		Log: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel),
+	}, app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.Dial("udp", s.Addrs()[0].Addr.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The Contact is a second socket of the peer, connected to our
+	// listener: it hears only what comes from there.
+	cb, err := net.Dial("udp", s.Addrs()[0].Addr.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cb.Close() }()
+	buf := make([]byte, 65536)
+	contact := cb.LocalAddr().String()
+	inv := strings.Replace(request("INVITE", "UDP", "same-branch", 1, "", testSDP), "127.0.0.1:5999;transport", contact+";transport", 1)
+	if _, err := c.Write([]byte(inv)); err != nil {
+		t.Fatal(err)
+	}
+	var tag string
+	for tag == "" {
+		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		n, err := c.Read(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := sip.ParseMessage(buf[:n])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res, ok := m.(*sip.Response); ok && res.StatusCode == 200 {
+			tag, _ = res.To().Params.Get("tag")
+		}
+	}
+	ack := request("ACK", "UDP", "same-branch", 1, tag, "")
+	ack = strings.Replace(ack, "z9hG4bK-same-branch-ack-1", "z9hG4bK-same-branch-invite-1", 1)
+	if _, err := c.Write([]byte(ack)); err != nil {
+		t.Fatal(err)
+	}
+	// 64*T1 is 3.2 s: the dialog is either confirmed or ended by then.
+	deadline := time.Now().Add(5 * time.Second)
+	var state State
+	for time.Now().Before(deadline) {
+		ds := s.Dialogs()
+		if len(ds) == 0 {
+			state = StateTerminated
+			break
+		}
+		if state = ds[0].State(); state == StateConfirmed {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if state != StateConfirmed {
+		t.Errorf("dialog %v, want confirmed (causes %v)", state, app.causes())
+	}
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		s.Close()
+	}()
+	gotBye := false
+	for !gotBye {
+		_ = cb.SetReadDeadline(time.Now().Add(5 * time.Second))
+		n, err := cb.Read(buf)
+		if err != nil {
+			t.Errorf("no BYE from our listener: %v", err)
+			break
+		}
+		m, err := sip.ParseMessage(buf[:n])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if req, ok := m.(*sip.Request); ok && req.Method == sip.BYE {
+			gotBye = true
+			if _, err := cb.Write([]byte(sip.NewResponseFromRequest(req, 200, "OK", nil).String())); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	<-closed
+	_ = c.Close()
+	if c := app.causes(); len(c) != 1 || !errors.Is(c[0], ErrServerClosed) {
+		t.Errorf("Ended %v, want ErrServerClosed", c)
+	}
+	goleak.VerifyNone(t, ignore)
+}

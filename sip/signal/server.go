@@ -361,6 +361,20 @@ func (s *Server) listenerFor(transport string) (string, int) {
 	return s.cfg.PublicHost, 0
 }
 
+// boundFor is the bound address of the first listener of a transport:
+// our UDP requests leave from it (a new socket would not pass the
+// peer's NAT or allowlist).
+func (s *Server) boundFor(transport string) netip.AddrPort {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, a := range s.addrs {
+		if strings.EqualFold(a.Network, transport) {
+			return a.Addr
+		}
+	}
+	return netip.AddrPort{}
+}
+
 // sipgoWire is the wire over sipgo's transport and transaction layers.
 type sipgoWire struct {
 	tp     *sip.TransportLayer
