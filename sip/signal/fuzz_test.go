@@ -2,6 +2,7 @@ package signal
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,4 +58,56 @@ func FuzzSessionTimer(f *testing.F) {
 			t.Fatalf("refresher %q", r)
 		}
 	})
+}
+
+// FuzzServeRequest feeds whole requests (parsed by sipgo, as the network
+// would deliver them) to the request handling with fake transactions:
+// no handler may panic (a recovered panic is still a bug on that input),
+// every answer is a valid final or provisional code, and Close leaves no
+// dialog.
+func FuzzServeRequest(f *testing.F) {
+	for _, seed := range fuzzSeeds(f) {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		m, err := sip.ParseMessage(raw)
+		if err != nil {
+			return
+		}
+		req, ok := m.(*sip.Request)
+		if !ok {
+			return
+		}
+		req.SetSource("127.0.0.1:5070")
+		req.SetTransport("UDP")
+		s, _ := newTestServer(t, Config{SessionExpires: -1}, answerWith(&fakeMedia{}))
+		tx := &fakeTx{}
+		s.serveRequest(req, tx, tx)
+		for _, code := range tx.codes() {
+			if code < 100 || code > 699 {
+				t.Fatalf("answered %d", code)
+			}
+		}
+		s.Close()
+		if st := s.Stats(); st.Panics != 0 {
+			t.Fatalf("%d panics", st.Panics)
+		}
+		if n := len(s.Dialogs()); n != 0 {
+			t.Fatalf("%d dialogs after Close", n)
+		}
+	})
+}
+
+func fuzzSeeds(tb testing.TB) [][]byte {
+	join := func(body string, lines ...string) []byte {
+		return []byte(strings.Join(lines, "\r\n") + "\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body)
+	}
+	return [][]byte{
+		join(testSDP, inviteLines("Content-Type: application/sdp", "Supported: timer", "Session-Expires: 90;refresher=uac")...),
+		join("", inviteLines("Require: 100rel")...),
+		join("", outOfDialog("OPTIONS")...),
+		join("", outOfDialog("BYE")...),
+		join("", outOfDialog("FROB")...),
+		join("", "INVITE sip:x SIP/2.0", "Via: SIP/2.0/UDP h;branch=z9hG4bK-1", "CSeq: 1 INVITE", "Call-ID: c"),
+	}
 }
