@@ -141,9 +141,9 @@ func (o *opusEncoder) encode(dst []byte, pcm []int16) (int, error) {
 func newDecoder(p Params, inputRate int) (decoder, error) {
 	switch p.Codec {
 	case CodecPCMU:
-		return &g711{last: make([]int16, 0, maxLineSamples)}, nil
+		return &g711{last: make([]int16, 0, 8000*maxDecodeMS/1000)}, nil
 	case CodecPCMA:
-		return &g711{alaw: true, last: make([]int16, 0, maxLineSamples)}, nil
+		return &g711{alaw: true, last: make([]int16, 0, 8000*maxDecodeMS/1000)}, nil
 	case CodecG722:
 		return newG722Decoder()
 	case CodecOpus:
@@ -178,6 +178,20 @@ func newEncoder(p Params, outputRate int) (encoder, error) {
 // samplesAt is how many samples d lasts at hz.
 func samplesAt(hz int, d time.Duration) int { return int(int64(hz) * int64(d) / int64(time.Second)) }
 
-// maxLineSamples holds the longest packet of any codec at any rate: 120 ms
-// (an Opus packet of several frames) at 48 kHz.
-const maxLineSamples = 48000 * 120 / 1000
+// Buffer sizes: a packet decodes to at most maxDecodeMS of audio (an Opus
+// packet of several frames; G.711 and G.722 payloads are held to it by
+// the jitter buffer's slot size), and a packet sent is at most MaxPtime.
+const (
+	maxDecodeMS = 120
+	// maxWideRate is the highest decode or encode rate of G.711 and G.722.
+	maxWideRate = 16000
+	// g7xxMaxPayload is the jitter buffer's slot for G.711 and G.722:
+	// 120 ms (twice the longest ptime we accept).
+	g7xxMaxPayload = 8000 * maxDecodeMS / 1000
+	// resampleSlack covers the resampler's rounding of a block.
+	resampleSlack = 8
+)
+
+// maxLineSamples is the longest decoded packet: Opus decodes at
+// inputRate, G.722 at 16 kHz, G.711 at 8 kHz.
+func maxLineSamples(inputRate int) int { return max(inputRate, maxWideRate) * maxDecodeMS / 1000 }

@@ -16,7 +16,7 @@ type g722Codec struct {
 }
 
 func newG722Decoder() (decoder, error) {
-	return &g722Codec{dec: g722.NewDecoder(), last: make([]int16, 0, maxLineSamples)}, nil
+	return &g722Codec{dec: g722.NewDecoder(), last: make([]int16, 0, maxWideRate*maxDecodeMS/1000)}, nil
 }
 
 func newG722Encoder() (encoder, error) { return &g722Codec{enc: g722.NewEncoder()}, nil }

@@ -53,6 +53,9 @@ func (in *inbound) configure(p Params, base media.JitterConfig, samples func([]b
 	// packets hold their slots (no loss, no concealment of the speech
 	// before it); the clock plays them as silence.
 	j.PayloadTypes = []uint8{p.PayloadType, payloadTypeCN, payloadTypeCNOld}
+	if j.MaxPayload == 0 && p.Codec != CodecOpus {
+		j.MaxPayload = g7xxMaxPayload
+	}
 	jb, err := media.NewJitterBuffer(j)
 	if err != nil {
 		return fmt.Errorf("%w: jitter buffer: %w", ErrInvalidParams, err)

@@ -48,8 +48,9 @@ func (in *inputPath) init(cfg Config, stats *counters) {
 	n := cfg.InputRate / 50
 	in.frame = n
 	in.stats = stats
-	in.line = make([]int16, maxLineSamples)
-	in.resampled = make([]int16, 2*maxLineSamples)
+	in.line = make([]int16, maxLineSamples(cfg.InputRate))
+	// The resampler only runs for G.711 and G.722 (8 or 16 kHz lines).
+	in.resampled = make([]int16, cfg.InputRate*maxDecodeMS/1000+resampleSlack)
 	in.fifo = make([]int16, 0, cfg.InputRate*maxDecodeMS/1000+2*n)
 	backing := make([]int16, cfg.InputQueue*n)
 	in.ring = make([][]int16, cfg.InputQueue)
@@ -68,10 +69,6 @@ func (in *inputPath) init(cfg Config, stats *counters) {
 // maxStartDrift is how far the frames' starts may drift from the clock
 // before they follow it again.
 const maxStartDrift = 5 * messages.FrameDuration
-
-// maxDecodeMS is the longest packet decoded at once (an Opus packet of
-// several frames).
-const maxDecodeMS = 120
 
 // configure swaps in p's decoder and resampler and resets the inbound
 // state (a new jitter buffer, learning again).

@@ -97,7 +97,8 @@ func (o *outputPath) init(cfg Config, ssrc uint32, seq uint16, ts uint32) {
 	o.first = true
 	o.symmetric = cfg.SymmetricRTP
 	o.stage = make([]int16, 0, samplesAt(cfg.OutputRate, MaxPtime)+o.frame)
-	o.line = make([]int16, 2*maxLineSamples)
+	// The resampler only runs for G.711 and G.722 (8 or 16 kHz lines).
+	o.line = make([]int16, samplesAt(maxWideRate, MaxPtime)+resampleSlack)
 	o.packet = make([]byte, 12+maxPayload)
 }
 

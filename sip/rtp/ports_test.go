@@ -7,6 +7,8 @@ import (
 	"os"
 	"sync"
 	"testing"
+
+	"go.uber.org/goleak"
 )
 
 // testRange is a port range for one test: high, and spread by the process
@@ -172,6 +174,7 @@ func TestPortsConcurrent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("binds loopback sockets")
 	}
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	lo, hi := testRange(t, 7, 8)
 	p, err := NewPorts(PortsConfig{Addr: netip.MustParseAddr("127.0.0.1"), Min: lo, Max: hi})
 	if err != nil {
