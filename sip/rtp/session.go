@@ -30,8 +30,8 @@ var (
 	_ transport.Conn = (*Session)(nil)
 )
 
-// maxDatagram is the read buffer: a datagram longer than a path MTU is
-// not media we take (it is read truncated and refused).
+// maxDatagram is the longest datagram taken: a longer one (beyond a path
+// MTU) is not media we take.
 const maxDatagram = 1500
 
 // Session is one SIP call's RTP and RTCP media. New binds its ports (the
@@ -304,7 +304,9 @@ func (s *Session) goLocked(fn func()) {
 
 // readLoop reads one socket until it closes.
 func (s *Session) readLoop(conn packetConn, rtcpSocket bool) {
-	buf := make([]byte, maxDatagram)
+	// One byte more than we take: a longer datagram reads truncated to
+	// it and is refused whole.
+	buf := make([]byte, maxDatagram+1)
 	for {
 		n, from, err := conn.ReadFromUDPAddrPort(buf)
 		if err != nil {
@@ -312,6 +314,10 @@ func (s *Session) readLoop(conn packetConn, rtcpSocket bool) {
 				return
 			}
 			s.stats.inc(cReadErrors)
+			continue
+		}
+		if n > maxDatagram {
+			s.stats.drop(dropMalformed)
 			continue
 		}
 		s.in.receive(buf[:n], from, time.Now(), rtcpSocket)

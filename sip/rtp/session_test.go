@@ -453,3 +453,22 @@ func TestSessionRTCP(t *testing.T) {
 		}
 	})
 }
+
+// TestSessionOversizeDatagram: a datagram beyond 1500 bytes is refused
+// whole, not parsed truncated. Mutation caught: a read buffer of exactly
+// 1500 bytes (the kernel truncates silently and the prefix would pass).
+func TestSessionOversizeDatagram(t *testing.T) {
+	inBubble(t, func(t *testing.T) {
+		r := newMemSession(t, Config{})
+		if err := r.s.Start(pcmuParams()); err != nil {
+			t.Fatal(err)
+		}
+		<-r.stream(peerRTP, 3, 1, 5, 20*time.Millisecond, toneAt(20))
+		r.net.sendFrom(peerRTP, ourRTP, rtpPacket(0, 6, 6*160, 3, false, make([]byte, 1600)))
+		time.Sleep(10 * time.Millisecond)
+		if st := r.s.Stats(); st.Drops["malformed"] != 1 || st.PacketsIn != 2 {
+			t.Fatalf("malformed %d, packets in %d", st.Drops["malformed"], st.PacketsIn)
+		}
+		r.close()
+	})
+}
