@@ -453,3 +453,70 @@ func TestHangupWaitsForAck(t *testing.T) {
 		})
 	}
 }
+
+// TestOurRequestsInTheDialog pins RFC 3261 12.2.1.1 for what we send:
+// the Request-URI is the remote target (the Contact, refreshed by their
+// re-INVITE), the Route set is the Record-Route in its order, the tags
+// are swapped, the CSeq grows by one. Mutations caught: the Route set
+// reversed (that is the UAC's order), the remote target not refreshed by
+// a re-INVITE's Contact, the CSeq not incremented.
+func TestOurRequestsInTheDialog(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := &fakeWire{}
+		var tasks sync.WaitGroup
+		e := testEnv(Config{}, w, &tasks)
+		m := &fakeMedia{}
+		inv := msg(t, testSDP, inviteLines(
+			"Record-Route: <sip:p1.example;lr>, <sip:p2.example;lr>",
+			"Allow: INVITE, ACK, BYE, UPDATE",
+			"Session-Expires: 100",
+		)...)
+		d := answeredDialog(t, e, inv, m)
+		ack := msg(t, "", inDialogLines(d, "ACK", 1)...)
+		d.post(func() { d.onAck(ack) })
+		time.Sleep(60 * time.Second) // our UPDATE at 50 s
+		lines := inDialogLines(d, "INVITE", 2)
+		lines[6] = "Contact: <sip:caller@10.0.0.9:5080>"
+		reinv := msg(t, testSDP, lines...)
+		tx := &fakeTx{}
+		d.post(func() { d.onRequest(reinv, tx) })
+		synctest.Wait()
+		ack2 := msg(t, "", inDialogLines(d, "ACK", 2)...)
+		d.post(func() { d.onAck(ack2) })
+		d.Hangup(nil)
+		waitEnd(t, d)
+		tasks.Wait()
+		reqs := w.sent("request")
+		if got := w.methods(); !slices.Equal(got, []string{"UPDATE", "BYE"}) {
+			t.Fatalf("sent %v", got)
+		}
+		for i, s := range reqs {
+			r := s.msg.(*sip.Request)
+			if r.CSeq().SeqNo != uint32(i+1) {
+				t.Errorf("%s CSeq %d, want %d", r.Method, r.CSeq().SeqNo, i+1)
+			}
+			var routes []string
+			for _, h := range r.GetHeaders("Route") {
+				routes = append(routes, h.Value())
+			}
+			if want := []string{"<sip:p1.example;lr>", "<sip:p2.example;lr>"}; !slices.Equal(routes, want) {
+				t.Errorf("%s Route %v, want %v", r.Method, routes, want)
+			}
+			if tag, _ := r.From().Params.Get("tag"); tag != d.localTag {
+				t.Errorf("%s From tag %q", r.Method, tag)
+			}
+			if tag, _ := r.To().Params.Get("tag"); tag != "caller1" {
+				t.Errorf("%s To tag %q", r.Method, tag)
+			}
+			if r.CallID().Value() != "call-1@test" {
+				t.Errorf("%s Call-ID %q", r.Method, r.CallID().Value())
+			}
+		}
+		if u := reqs[0].msg.(*sip.Request).Recipient; u.Host != "127.0.0.1" || u.Port != 5070 {
+			t.Errorf("UPDATE to %s, want the INVITE's Contact", u.String())
+		}
+		if u := reqs[1].msg.(*sip.Request).Recipient; u.Host != "10.0.0.9" || u.Port != 5080 {
+			t.Errorf("BYE to %s, want the re-INVITE's Contact", u.String())
+		}
+	})
+}

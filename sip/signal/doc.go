@@ -37,9 +37,21 @@
 // from that goroutine, in order.
 //
 // The 2xx is retransmitted by us at T1 doubling to T2 over UDP (RFC 3261
-// 13.3.1.4); sipgo would not (its retransmissions live in its dialog
-// layer, which we do not use: its server transaction only passes a 2xx
-// on once). Without the ACK in 64*T1 we send BYE (ErrAckTimeout).
+// 13.3.1.4); sipgo does not also do it: its retransmissions (0.5 s, then
+// every 4 s) live in its DialogServerSession, which we do not use, and
+// its server transaction only passes each 2xx we hand it to the
+// transport once. Without the ACK in 64*T1 we send BYE (ErrAckTimeout).
+// The ACK comes to our handler (a new branch) or, from a peer reusing
+// the INVITE's branch, through the transaction's Acks; once it came the
+// INVITE's transaction is released. A Hangup before the ACK waits for it
+// (RFC 3261 15).
+//
+// Our requests in the dialog (BYE, refreshes, the ACK of a refresh
+// re-INVITE) go to the remote target (the Contact, refreshed by their
+// re-INVITE or UPDATE) through the Record-Route set, with our tag and a
+// CSeq growing by one; over UDP they leave from our listener (sipgo would
+// otherwise open a new socket when the Contact is not the source), on a
+// stream over the connection the INVITE came on.
 //
 // Session timers (RFC 4028): the interval is the peer's Session-Expires
 // capped at ours, the refresher the peer's choice when it supports
@@ -59,8 +71,12 @@
 // # Privacy
 //
 // Logs carry our call id ("sip-" and 16 hex digits), the method and the
-// error; never numbers, URIs, headers or bodies. sipgo's own logger goes
-// to a handler that keeps none of its attributes.
+// error, and the error is only one of our sentinels (logCause): a
+// cause's chain may quote the media side's or sipgo's texts. Never
+// numbers, URIs, headers or bodies. sipgo's own logger goes to
+// sip/validate's handler, which keeps none of its attributes (a few sipgo
+// lines, such as its TCP reference-count warnings, go to slog's global
+// default logger instead: the process should set that one).
 //
 // # Goroutines
 //
