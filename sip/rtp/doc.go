@@ -14,7 +14,7 @@
 // Config.SymmetricRTP, for callers behind NAT), by a short run of packets
 // with consecutive sequence numbers and one SSRC; then address, port and
 // SSRC are locked, and every other packet is dropped and counted by cause.
-// Only Update learns again. Then the demux: RTCP on a muxed port (second
+// Only Update with new parameters (a new offer/answer) learns again. Then the demux: RTCP on a muxed port (second
 // byte 200-207), telephone events to Config.OnEvent, comfort noise counted
 // and played as silence (never decoded as speech), audio into the jitter
 // buffer. The media clock pops the jitter buffer at the remote's packet

@@ -180,6 +180,8 @@ func (s *Session) Start(p Params) error {
 // Update applies a new offer/answer (a re-INVITE or UPDATE): hold and
 // resume, a new codec, a new remote address. The source is learned again
 // from the signalled address: this is the only way a new source latches.
+// Parameters equal to the current ones (a session refresh) change
+// nothing.
 func (s *Session) Update(p Params) error {
 	if err := p.Validate(); err != nil {
 		return err
@@ -192,6 +194,12 @@ func (s *Session) Update(p Params) error {
 	defer s.mu.Unlock()
 	if !s.started || s.ended() {
 		return fmt.Errorf("%w: update before start or after close", ErrState)
+	}
+	if p == s.params {
+		// A refresh with the same session description (RFC 4028 session
+		// timers): nothing was negotiated anew, so nothing is learned
+		// again and the media runs on undisturbed.
+		return nil
 	}
 	if err := s.apply(p, time.Now()); err != nil {
 		return err

@@ -138,3 +138,33 @@ func TestSessionMarkBound(t *testing.T) {
 		r.close()
 	})
 }
+
+// TestSessionUpdateRefresh: a refresh with the same parameters keeps the
+// latch and the stream; a changed one learns again. Mutation caught:
+// every Update learning again (a session timer's refresh would drop the
+// caller's next packets and open the latch).
+func TestSessionUpdateRefresh(t *testing.T) {
+	inBubble(t, func(t *testing.T) {
+		r := newMemSession(t, Config{})
+		p := pcmuParams()
+		if err := r.s.Start(p); err != nil {
+			t.Fatal(err)
+		}
+		<-r.stream(peerRTP, 3, 1, 10, 20*time.Millisecond, toneAt(20))
+		if err := r.s.Update(p); err != nil {
+			t.Fatal(err)
+		}
+		<-r.stream(peerRTP, 3, 11, 10, 20*time.Millisecond, toneAt(20))
+		if st := r.s.Stats(); st.Drops["learning"] != 3 || st.PacketsIn != 17 || !st.Latched {
+			t.Fatalf("after a refresh: learning drops %d, packets in %d", st.Drops["learning"], st.PacketsIn)
+		}
+		p.PtimeOut = 40 * time.Millisecond
+		if err := r.s.Update(p); err != nil {
+			t.Fatal(err)
+		}
+		if st := r.s.Stats(); st.Latched {
+			t.Fatal("a new offer/answer kept the old lock")
+		}
+		r.close()
+	})
+}
