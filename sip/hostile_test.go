@@ -1,0 +1,747 @@
+package sip_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/brisvox/brisvox/sip"
+	"github.com/brisvox/brisvox/sip/rtp"
+	"github.com/brisvox/brisvox/sip/signal"
+	"github.com/brisvox/brisvox/sip/trunk"
+	sipmsg "github.com/emiago/sipgo/sip"
+	"github.com/rs/zerolog"
+	"go.uber.org/goleak"
+)
+
+// This file holds the server against a hostile network: RFC 4475's
+// torture messages and our malformed corpus over UDP and TCP, digest
+// authentication with sipp, the allowlist, svmap and a sipsak flood. All
+// of it runs over real loopback sockets, so it is skipped under -short;
+// a test that needs an outside peer is skipped when it is not installed.
+
+// hostile is a sip.Server on 127.0.0.1 (UDP and TCP) that records what
+// reached the application (Admit is the first thing Application.Invite
+// does) and counts sipgo's parse failures in its log (the server's
+// Stats do not count them: see the report of this test).
+type hostile struct {
+	t        *testing.T
+	srv      *sip.Server
+	udp, tcp netip.AddrPort
+	admitted atomic.Int64
+	calls    chan *sip.Call
+	log      *logSink
+}
+
+// logSink is the server's log: it counts sipgo's "failed to parse"
+// lines and keeps everything for the privacy check.
+type logSink struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	parse atomic.Int64
+}
+
+func (l *logSink) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte(`"message":"failed to parse"`)) {
+		l.parse.Add(1)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *logSink) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+func newHostile(t *testing.T, edit func(*sip.Config)) *hostile {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("real loopback sockets")
+	}
+	before := goleak.IgnoreCurrent()
+	fds := countFDs(t)
+	h := &hostile{t: t, calls: make(chan *sip.Call, 64), log: &logSink{}}
+	cfg := sip.Config{
+		Signal: signal.Config{Listen: []signal.Listen{
+			{Network: "udp", Addr: "127.0.0.1:0"}, {Network: "tcp", Addr: "127.0.0.1:0"},
+		}},
+		Trunk:  trunk.Config{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}},
+		Ports:  rtp.PortsConfig{Addr: netip.MustParseAddr("127.0.0.1"), Min: 32000, Max: 32200},
+		Admit:  func() error { h.admitted.Add(1); return nil },
+		OnCall: func(c *sip.Call) { h.calls <- c },
+		Log:    zerolog.New(h.log).Level(zerolog.DebugLevel),
+	}
+	if edit != nil {
+		edit(&cfg)
+	}
+	srv, err := sip.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	h.srv = srv
+	for _, a := range srv.Addrs() {
+		switch a.Network {
+		case "udp":
+			h.udp = a.Addr
+		case "tcp":
+			h.tcp = a.Addr
+		}
+	}
+	t.Cleanup(func() {
+		srv.Close()
+		h.closeCalls()
+		goleak.VerifyNone(t, before)
+		if n := countFDs(t); n > fds {
+			t.Errorf("%d file descriptors open after the test, %d before", n, fds)
+		}
+		// Nothing of a message is logged: the corpora's numbers, hosts and
+		// users never appear in the log.
+		if s := h.log.String(); strings.Contains(s, "example.net") {
+			for _, l := range strings.Split(s, "\n") {
+				if strings.Contains(l, "example.net") {
+					t.Log(l)
+				}
+			}
+		}
+		for _, secret := range []string{"5551234567", "example.com", "example.net", "sipp@", "brisvox-secret"} {
+			if strings.Contains(h.log.String(), secret) {
+				t.Errorf("the log holds %q", secret)
+			}
+		}
+	})
+	return h
+}
+
+// closeCalls closes the calls handed to OnCall.
+func (h *hostile) closeCalls() {
+	for {
+		select {
+		case c := <-h.calls:
+			_ = c.Close()
+		default:
+			return
+		}
+	}
+}
+
+// addr is the server's address on network.
+func (h *hostile) addr(network string) netip.AddrPort {
+	if network == "tcp" {
+		return h.tcp
+	}
+	return h.udp
+}
+
+// stat is one figure of Stats.
+func (h *hostile) stat(key string) uint64 { return h.srv.Stats()[key] }
+
+// peer is a raw SIP client on one socket: it sends bytes as they are
+// and reads the responses (a UDP socket or one TCP connection).
+type peer struct {
+	network string
+	conn    net.Conn
+	stream  *sipmsg.ParserStream
+	queue   []sipmsg.Message
+	eof     bool
+}
+
+// dial opens a peer from local (port 0) to the server.
+func dial(t *testing.T, network string, local netip.Addr, to netip.AddrPort) *peer {
+	t.Helper()
+	var (
+		conn net.Conn
+		err  error
+	)
+	switch network {
+	case "udp":
+		conn, err = net.DialUDP("udp", net.UDPAddrFromAddrPort(netip.AddrPortFrom(local, 0)), net.UDPAddrFromAddrPort(to))
+	case "tcp":
+		conn, err = net.DialTCP("tcp", net.TCPAddrFromAddrPort(netip.AddrPortFrom(local, 0)), net.TCPAddrFromAddrPort(to))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &peer{network: network, conn: conn}
+	if network == "tcp" {
+		p.stream = sipmsg.NewParser().NewSIPStream()
+	}
+	t.Cleanup(p.close)
+	return p
+}
+
+func (p *peer) close() {
+	_ = p.conn.Close()
+	if p.stream != nil {
+		p.stream.Close()
+		p.stream = nil
+	}
+}
+
+// local is the peer's own address.
+func (p *peer) local() netip.AddrPort {
+	ap, _ := netip.ParseAddrPort(p.conn.LocalAddr().String())
+	return ap
+}
+
+func (p *peer) send(b []byte) error {
+	_, err := p.conn.Write(b)
+	return err
+}
+
+// next reads one message within d; nil when none came (or the server
+// closed the connection: eof).
+func (p *peer) next(d time.Duration) sipmsg.Message {
+	deadline := time.Now().Add(d)
+	buf := make([]byte, 65536)
+	for len(p.queue) == 0 && !p.eof {
+		_ = p.conn.SetReadDeadline(deadline)
+		n, err := p.conn.Read(buf)
+		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, io.ErrUnexpectedEOF) {
+				p.eof = true
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				return nil
+			}
+			p.eof = true
+			break
+		}
+		if p.stream == nil {
+			if m, err := sipmsg.ParseMessage(buf[:n]); err == nil {
+				p.queue = append(p.queue, m)
+			}
+			continue
+		}
+		_ = p.stream.ParseSIPStream(buf[:n], func(m sipmsg.Message) { p.queue = append(p.queue, m) })
+	}
+	if len(p.queue) == 0 {
+		return nil
+	}
+	m := p.queue[0]
+	p.queue = p.queue[1:]
+	return m
+}
+
+// response reads responses until a final one to a request of callID
+// (provisional ones skipped); nil when none came within d.
+func (p *peer) response(callID string, d time.Duration) *sipmsg.Response {
+	end := time.Now().Add(d)
+	for {
+		left := time.Until(end)
+		if left <= 0 {
+			return nil
+		}
+		m := p.next(left)
+		if m == nil {
+			return nil
+		}
+		res, ok := m.(*sipmsg.Response)
+		if !ok || res.StatusCode < 200 {
+			continue
+		}
+		if id := res.CallID(); callID == "" || (id != nil && id.Value() == callID) {
+			return res
+		}
+	}
+}
+
+// rewriteVia points the top Via's sent-by at from (and its transport at
+// the one used), keeping every other byte of msg. A message without a
+// Via, or whose top Via is not "SIP/x/T sent-by", is returned as it is.
+//
+// A request that follows the first one's empty line (RFC 4475 dblreq
+// holds two) gets its top Via rewritten too: over TCP sipgo answers it
+// on a new connection to its sent-by when the first one is gone.
+func rewriteVia(msg []byte, transport string, from netip.AddrPort) []byte {
+	end := bytes.Index(msg, []byte("\r\n\r\n"))
+	if end >= 0 {
+		rest := msg[end+4:]
+		if line, _, ok := bytes.Cut(bytes.TrimLeft(rest, "\r\n"), []byte("\r\n")); ok && bytes.HasSuffix(line, []byte(" SIP/2.0")) && bytes.Contains(line, []byte(" sip:")) {
+			head := rewriteOne(msg[:end+4], transport, from)
+			return append(head, rewriteVia(rest, transport, from)...)
+		}
+	}
+	return rewriteOne(msg, transport, from)
+}
+
+// rewriteOne rewrites the top Via of the message msg starts with.
+func rewriteOne(msg []byte, transport string, from netip.AddrPort) []byte {
+	end := bytes.Index(msg, []byte("\r\n\r\n"))
+	if end < 0 {
+		end = len(msg)
+	}
+	// Header lines start after a CRLF not followed by whitespace.
+	for i := bytes.Index(msg, []byte("\r\n")); i >= 0 && i < end; {
+		start := i + 2
+		next := bytes.Index(msg[start:], []byte("\r\n"))
+		if next < 0 {
+			next = len(msg) - start
+		}
+		colon := bytes.IndexByte(msg[start:start+next], ':')
+		if colon > 0 {
+			name := strings.TrimRight(string(msg[start:start+colon]), " \t")
+			if strings.EqualFold(name, "via") || strings.EqualFold(name, "v") {
+				return rewriteSentBy(msg, start+colon+1, transport, from)
+			}
+		}
+		i = start + next
+	}
+	return msg
+}
+
+// rewriteSentBy rewrites the sent-protocol's transport and the sent-by
+// of the Via value starting at at.
+func rewriteSentBy(msg []byte, at int, transport string, from netip.AddrPort) []byte {
+	i := at
+	lws := func() {
+		for i < len(msg) {
+			switch {
+			case msg[i] == ' ' || msg[i] == '\t':
+				i++
+			case bytes.HasPrefix(msg[i:], []byte("\r\n ")) || bytes.HasPrefix(msg[i:], []byte("\r\n\t")):
+				i += 3
+			default:
+				return
+			}
+		}
+	}
+	token := func() (int, int) {
+		s := i
+		for i < len(msg) && !bytes.ContainsRune([]byte(" \t\r\n/;,"), rune(msg[i])) {
+			i++
+		}
+		return s, i
+	}
+	slash := func() bool {
+		lws()
+		if i < len(msg) && msg[i] == '/' {
+			i++
+			lws()
+			return true
+		}
+		return false
+	}
+	lws()
+	if _, e := token(); e == i && !slash() {
+		return msg
+	}
+	if _, _ = token(); !slash() {
+		return msg
+	}
+	ts, te := token()
+	lws()
+	hs, he := token()
+	if te == ts || he == hs {
+		return msg
+	}
+	out := make([]byte, 0, len(msg)+32)
+	out = append(out, msg[:ts]...)
+	out = append(out, strings.ToUpper(transport)...)
+	out = append(out, msg[te:hs]...)
+	out = append(out, from.String()...)
+	return append(out, msg[he:]...)
+}
+
+func TestRewriteVia(t *testing.T) {
+	from := netip.MustParseAddrPort("127.0.0.1:4000")
+	for _, tc := range []struct{ name, in, want string }{
+		{"plain", "INVITE x SIP/2.0\r\nTo: a\r\nVia: SIP/2.0/UDP host:5060;branch=z9\r\nVia: SIP/2.0/UDP b\r\n\r\nbody",
+			"INVITE x SIP/2.0\r\nTo: a\r\nVia: SIP/2.0/TCP 127.0.0.1:4000;branch=z9\r\nVia: SIP/2.0/UDP b\r\n\r\nbody"},
+		{"compact", "OPTIONS x SIP/2.0\r\nv: SIP/2.0/UDP h\r\n\r\n", "OPTIONS x SIP/2.0\r\nv: SIP/2.0/TCP 127.0.0.1:4000\r\n\r\n"},
+		{"wsinv", "INVITE x SIP/2.0\r\nVia  : SIP  /   2.0\r\n /UDP\r\n    192.0.2.2;branch=390skdjuw\r\n\r\n",
+			"INVITE x SIP/2.0\r\nVia  : SIP  /   2.0\r\n /TCP\r\n    127.0.0.1:4000;branch=390skdjuw\r\n\r\n"},
+		{"two requests", "REGISTER x SIP/2.0\r\nVia: SIP/2.0/UDP a\r\n\r\n\r\nINVITE sip:b SIP/2.0\r\nVia: SIP/2.0/UDP b\r\n\r\n",
+			"REGISTER x SIP/2.0\r\nVia: SIP/2.0/TCP 127.0.0.1:4000\r\n\r\n\r\nINVITE sip:b SIP/2.0\r\nVia: SIP/2.0/TCP 127.0.0.1:4000\r\n\r\n"},
+		{"none", "INVITE x SIP/2.0\r\nTo: a\r\n\r\nVia: SIP/2.0/UDP h\r\n", "INVITE x SIP/2.0\r\nTo: a\r\n\r\nVia: SIP/2.0/UDP h\r\n"},
+		{"folded value kept", "INVITE x SIP/2.0\r\nSubject: a\r\n Via: SIP/2.0/UDP h\r\n\r\n", "INVITE x SIP/2.0\r\nSubject: a\r\n Via: SIP/2.0/UDP h\r\n\r\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := string(rewriteVia([]byte(tc.in), "tcp", from)); got != tc.want {
+				t.Errorf("got\n%q\nwant\n%q", got, tc.want)
+			}
+		})
+	}
+}
+
+// readCorpus reads sip/testdata/<name>.dat.
+func readCorpus(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name+".dat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// fate is what becomes of one corpus file sent to the running server on
+// one transport. Exactly one of the kinds holds: answered with code,
+// answered by sipgo's transaction layer before our handler (stateless,
+// always 400), dropped with a Stats counter grown, dropped by sipgo's
+// parser (parse; on TCP the connection is then closed), left waiting for
+// more bytes (partial, TCP), or answered but never sent (unsent).
+type fate struct {
+	code      int    // our final response; 0 for none
+	calls     int64  // INVITEs that reached Application.Invite (Admit)
+	stateless bool   // sipgo's own 400: no handler, no counter of ours
+	counter   string // a Stats key that grows (a counted drop)
+	parse     bool   // sipgo's parser refused it ("failed to parse")
+	partial   bool   // TCP: the parser waits for the rest
+	unsent    bool   // counted as answered, nothing arrived
+	why       string
+}
+
+var (
+	parseDrop = fate{parse: true}
+	partial   = fate{partial: true, why: "the stream parser waits for more; nothing counts it"}
+	stray     = fate{counter: "drops_stray-response", why: "a response without a transaction"}
+	call      = fate{code: 200, calls: 1}
+)
+
+func answered(code int) fate  { return fate{code: code} }
+func dropped(key string) fate { return fate{counter: key} }
+
+// hostileRow is a file's fate over UDP and over TCP (tcp nil: the same).
+type hostileRow struct {
+	udp fate
+	tcp *fate
+}
+
+func same(f fate) hostileRow         { return hostileRow{udp: f} }
+func split(udp, tcp fate) hostileRow { return hostileRow{udp: udp, tcp: &tcp} }
+func (r hostileRow) on(n string) fate {
+	if n == "tcp" && r.tcp != nil {
+		return *r.tcp
+	}
+	return r.udp
+}
+
+// Known defects of code this file does not own are rows marked "bug:";
+// they pin what happens today (the report of this test names them).
+var (
+	sipgo400 = fate{stateless: true, code: 400, why: "sipgo's transaction layer cannot key it and answers 400 itself, uncounted, before any check"}
+	// The datagram bound of the trunk filter is applied to every TCP
+	// read (sip.Server calls trunk.Policy.Filter, not FilterStream): a
+	// read over 16 KiB is cut out of the stream.
+	tcpOversize = fate{counter: "drops_oversize", why: "bug: trunk.Filter on a TCP read; sip/validate says 413"}
+)
+
+// serverTable is the server-level outcome of sip/testdata/torture (the
+// expectations of sip/validate's tortureTable, through sipgo's
+// transport and transaction layers and our handlers) and of
+// sip/testdata/malformed (validate's malformedCorpus).
+var serverTable = map[string]hostileRow{
+	"torture/valid/dblreq":     split(answered(405), fate{parse: true, why: "the CRLF after the INVITE fails the stream; sipgo closes it before the two answers leave"}),
+	"torture/valid/esc01":      same(call),
+	"torture/valid/esc02":      same(answered(501)),
+	"torture/valid/escnull":    same(answered(405)),
+	"torture/valid/intmeth":    same(answered(501)),
+	"torture/valid/longreq":    split(fate{unsent: true, calls: 1, why: "bug: our 200 (43 headers echoed) is above 1300 bytes, which sipgo's UDP WriteMsg refuses (ErrUDPMTUCongestion)"}, call),
+	"torture/valid/lwsdisp":    same(answered(200)),
+	"torture/valid/mpart01":    same(answered(405)),
+	"torture/valid/noreason":   same(stray),
+	"torture/valid/semiuri":    same(answered(200)),
+	"torture/valid/transports": same(answered(200)),
+	"torture/valid/unreason":   same(stray),
+	"torture/valid/wsinv":      same(fate{stateless: true, code: 400, why: "bug (sipgo): no RFC 3261 branch, and sipgo reads no From tag in \"tag = 98asjd8\": its stateless 400"}),
+
+	"torture/invalid/badaspec":   same(parseDrop),
+	"torture/invalid/badbranch":  same(answered(400)),
+	"torture/invalid/baddate":    same(call),
+	"torture/invalid/baddn":      split(parseDrop, partial),
+	"torture/invalid/badinv01":   same(parseDrop),
+	"torture/invalid/badvers":    same(answered(505)),
+	"torture/invalid/bcast":      same(stray),
+	"torture/invalid/bext01":     same(answered(420)),
+	"torture/invalid/bigcode":    same(parseDrop),
+	"torture/invalid/clerr":      split(parseDrop, partial),
+	"torture/invalid/cparam01":   same(answered(405)),
+	"torture/invalid/cparam02":   same(answered(405)),
+	"torture/invalid/escruri":    same(answered(400)),
+	"torture/invalid/insuf":      same(dropped("drops_invalid-missing_call_id")),
+	"torture/invalid/inv2543":    split(sipgo400, parseDrop),
+	"torture/invalid/invut":      same(answered(415)),
+	"torture/invalid/ltgtruri":   same(parseDrop),
+	"torture/invalid/lwsruri":    same(parseDrop),
+	"torture/invalid/lwsstart":   same(parseDrop),
+	"torture/invalid/mcl01":      split(answered(400), fate{parse: true, why: "the body's rest fails the stream; closed before the 400 leaves"}),
+	"torture/invalid/mismatch01": same(answered(400)),
+	"torture/invalid/mismatch02": same(answered(400)),
+	"torture/invalid/multi01":    same(answered(400)),
+	"torture/invalid/ncl":        same(parseDrop),
+	"torture/invalid/novelsc":    same(parseDrop),
+	"torture/invalid/quotbal":    same(parseDrop),
+	"torture/invalid/regaut01":   same(answered(405)),
+	"torture/invalid/regbadct":   same(answered(405)),
+	"torture/invalid/regescrt":   same(answered(405)),
+	"torture/invalid/scalar02":   same(parseDrop),
+	"torture/invalid/scalarlg":   same(parseDrop),
+	"torture/invalid/sdp01":      same(answered(406)),
+	"torture/invalid/test":       same(parseDrop),
+	"torture/invalid/trws":       same(parseDrop),
+	"torture/invalid/unkscm":     same(answered(416)),
+	"torture/invalid/unksm2":     same(answered(400)),
+	"torture/invalid/zeromf":     same(answered(200)),
+
+	"malformed/missing-via":            same(fate{stateless: true, code: 400, why: "sipgo answers before validate's drop, with no Via, to the source"}),
+	"malformed/missing-from":           same(answered(400)),
+	"malformed/missing-to":             same(answered(400)),
+	"malformed/missing-call-id":        same(dropped("drops_invalid-missing_call_id")),
+	"malformed/missing-cseq":           same(sipgo400),
+	"malformed/missing-max-forwards":   same(answered(400)),
+	"malformed/missing-content-length": split(answered(200), parseDrop),
+	"malformed/injection-lf":           same(answered(400)),
+	"malformed/injection-lf-from-tag":  same(answered(400)),
+	"malformed/injection-cr":           same(parseDrop),
+	"malformed/injection-nul":          same(answered(400)),
+	// A datagram carries at most 65507 bytes: the UDP rows send that
+	// much of the file (sipgo reads 32 KiB of it).
+	"malformed/vias-10000":            split(dropped("drops_udp-oversize"), tcpOversize),
+	"malformed/vias-3000-folded":      split(dropped("drops_udp-oversize"), fate{counter: "drops_oversize", parse: true, why: "bug: as tcpOversize, the rest then fails the stream"}),
+	"malformed/size-70k":              split(dropped("drops_udp-oversize"), fate{counter: "drops_oversize", parse: true, why: "bug: as tcpOversize"}),
+	"malformed/body-20k":              split(dropped("drops_udp-oversize"), tcpOversize),
+	"malformed/content-length-larger": split(parseDrop, partial),
+	"malformed/options-body":          same(answered(415)),
+	"malformed/max-forwards-zero":     same(answered(483)),
+	"malformed/require-100rel":        same(answered(420)),
+	"malformed/version-1":             same(answered(505)),
+	"malformed/garbage-binary":        same(parseDrop),
+	"malformed/garbage-after-invite":  same(parseDrop),
+}
+
+// TestServerTableCoversCorpora: the table names every corpus file.
+func TestServerTableCoversCorpora(t *testing.T) {
+	files, err := filepath.Glob("testdata/*/*/*.dat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	more, _ := filepath.Glob("testdata/malformed/*.dat")
+	seen := map[string]bool{}
+	for _, f := range append(files, more...) {
+		name := strings.TrimSuffix(strings.TrimPrefix(f, "testdata/"), ".dat")
+		seen[name] = true
+		if _, ok := serverTable[name]; !ok {
+			t.Errorf("%s has no row", name)
+		}
+	}
+	for name := range serverTable {
+		if !seen[name] {
+			t.Errorf("row %s has no file", name)
+		}
+	}
+}
+
+// TestHostileCorpora sends every torture and malformed file, alone, over
+// UDP and over TCP, to a running server (real loopback sockets), and
+// holds each to its row: the code (an answered INVITE is ACKed and then
+// ended with a BYE), the drop counter, the parser's refusal. After each,
+// an OPTIONS probe is answered 200 and no other answer to the file came.
+// No INVITE that fails a check ever reaches Application.Invite (Admit
+// counts them), nothing panicked, and no call, goroutine or socket is
+// left.
+// Mutations caught (each seen failing): validate.Check skipped in
+// signal.serveRequest (insuf and missing-call-id reach Admit and are
+// answered; every 4xx row fails); the read filter's UDP bound removed
+// (the 65507-byte datagrams are parsed: no udp-oversize).
+func TestHostileCorpora(t *testing.T) {
+	h := newHostile(t, func(c *sip.Config) {
+		// One source sends the whole corpus: the flood limit is not what
+		// this test is about.
+		c.Trunk.Rate, c.Trunk.Burst = 100000, 100000
+	})
+	names := make([]string, 0, len(serverTable))
+	for name := range serverTable {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, network := range []string{"udp", "tcp"} {
+		for _, name := range names {
+			t.Run(network+"/"+name, func(t *testing.T) { h.hold(t, network, name, serverTable[name].on(network)) })
+		}
+	}
+	st := h.srv.Stats()
+	if st["panics"] != 0 || st["calls_live"] != 0 {
+		t.Errorf("panics %d, calls live %d", st["panics"], st["calls_live"])
+	}
+}
+
+// hold sends one file on network and holds the server to want.
+func (h *hostile) hold(t *testing.T, network, name string, want fate) {
+	p := dial(t, network, netip.MustParseAddr("127.0.0.1"), h.addr(network))
+	before := h.srv.Stats()
+	parse, admitted := h.log.parse.Load(), h.admitted.Load()
+	orig := readCorpus(t, name)
+	data := rewriteVia(orig, network, p.local())
+	if network == "udp" && len(data) > maxDatagram {
+		data = data[:maxDatagram]
+	}
+	if err := p.send(data); err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case want.code != 0:
+		res := p.response("", 5*time.Second)
+		if res == nil {
+			t.Fatalf("no answer; want %d", want.code)
+		}
+		if res.StatusCode != want.code {
+			t.Fatalf("answered %d; want %d", res.StatusCode, want.code)
+		}
+		// A stateless answer has no transaction to ACK: sipgo would
+		// answer the ACK 400 too.
+		if !want.stateless && res.CSeq() != nil && res.CSeq().MethodName == sipmsg.INVITE {
+			h.finish(t, p, orig, res)
+		}
+		if want.stateless {
+			// Not one of ours: no response of ours was counted.
+			for k, v := range h.srv.Stats() {
+				if strings.HasPrefix(k, "responses_") && v != before[k] {
+					t.Errorf("%s counted: the 400 was ours", k)
+				}
+			}
+		}
+	case want.unsent:
+		waitFor(t, "the 200 counted", func() bool { return h.stat("responses_INVITE_200") > before["responses_INVITE_200"] })
+		if res := p.response("", time.Second); res != nil {
+			t.Fatalf("answered %d; the row says nothing arrives", res.StatusCode)
+		}
+	case want.partial:
+		if m := p.next(500 * time.Millisecond); m != nil || p.eof {
+			t.Fatalf("got %v (closed %v); want the connection open and silent", m, p.eof)
+		}
+	}
+	if want.counter != "" {
+		waitFor(t, want.counter, func() bool { return h.stat(want.counter) > before[want.counter] })
+	}
+	if want.parse {
+		waitFor(t, "failed to parse", func() bool { return h.log.parse.Load() > parse })
+		if network == "tcp" {
+			if m := p.next(3 * time.Second); m != nil || !p.eof {
+				t.Fatalf("got %v; want the connection closed by the server", m)
+			}
+		}
+	}
+	if !want.parse && h.log.parse.Load() != parse {
+		t.Errorf("sipgo's parser refused it; the row says it parses")
+	}
+	if got := h.admitted.Load() - admitted; got != want.calls {
+		t.Errorf("%d INVITEs reached the application; want %d", got, want.calls)
+	}
+	// Alive, and nothing else answered the file.
+	if p.eof || want.partial {
+		p = dial(t, network, netip.MustParseAddr("127.0.0.1"), h.addr(network))
+	}
+	h.probe(t, p)
+}
+
+// maxDatagram is the largest UDP payload over IPv4.
+const maxDatagram = 65507
+
+// waitFor polls cond for up to 5 s (a bound on a real socket's delivery,
+// not a timing assertion).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("%s: not within 5 s", what)
+}
+
+var probes atomic.Int64
+
+// probe sends an OPTIONS on p and wants its 200 as the next final
+// response.
+func (h *hostile) probe(t *testing.T, p *peer) {
+	t.Helper()
+	id := fmt.Sprintf("probe-%d", probes.Add(1))
+	if err := p.send([]byte(request(p, "OPTIONS", "sip:bot@"+h.addr(p.network).String(), id, 1,
+		"From: <sip:probe@127.0.0.1>;tag=p", "To: <sip:bot@127.0.0.1>"))); err != nil {
+		t.Fatal(err)
+	}
+	res := p.response("", 5*time.Second)
+	switch {
+	case res == nil:
+		t.Fatalf("the probe got no answer: the server is down")
+	case res.CallID() == nil || res.CallID().Value() != id:
+		t.Fatalf("an answer %d to the file came after the row's outcome", res.StatusCode)
+	case res.StatusCode != 200:
+		t.Fatalf("the probe was answered %d", res.StatusCode)
+	}
+}
+
+// request is a request from p with a fresh branch; hs are From, To and
+// any others.
+func request(p *peer, method, uri, callID string, cseq int, hs ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s SIP/2.0\r\n", method, uri)
+	fmt.Fprintf(&b, "Via: SIP/2.0/%s %s;branch=z9hG4bK-%s-%d-%s\r\n", strings.ToUpper(p.network), p.local(), callID, cseq, method)
+	for _, h := range hs {
+		b.WriteString(h + "\r\n")
+	}
+	fmt.Fprintf(&b, "Call-ID: %s\r\nCSeq: %d %s\r\nMax-Forwards: 70\r\nContent-Length: 0\r\n\r\n", callID, cseq, method)
+	return b.String()
+}
+
+// finish ends an INVITE transaction: a non-2xx is ACKed in its
+// transaction; a 200 is ACKed, the call taken from OnCall, a BYE sent
+// and answered, the call closed.
+func (h *hostile) finish(t *testing.T, p *peer, orig []byte, res *sipmsg.Response) {
+	t.Helper()
+	if res.StatusCode >= 300 {
+		// sipgo matches it to the transaction by the Via branch: copy what
+		// the answer has (a file may lack From, To or Call-ID).
+		m, err := sipmsg.ParseMessage(orig)
+		if err != nil || res.Via() == nil {
+			return
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "ACK %s SIP/2.0\r\nVia: %s\r\n", m.(*sipmsg.Request).Recipient.String(), res.Via().Value())
+		for _, hd := range []sipmsg.Header{res.From(), res.To(), res.CallID()} {
+			if !reflect.ValueOf(hd).IsNil() {
+				b.WriteString(hd.Name() + ": " + hd.Value() + "\r\n")
+			}
+		}
+		fmt.Fprintf(&b, "CSeq: %d ACK\r\nMax-Forwards: 70\r\nContent-Length: 0\r\n\r\n", res.CSeq().SeqNo)
+		_ = p.send([]byte(b.String()))
+		return
+	}
+	id, seq := res.CallID().Value(), int(res.CSeq().SeqNo)
+	from, to := "From: "+res.From().Value(), "To: "+res.To().Value()
+	target := "sip:bot@" + h.addr(p.network).String()
+	if err := p.send([]byte(request(p, "ACK", target, id, seq, from, to))); err != nil {
+		t.Fatal(err)
+	}
+	var c *sip.Call
+	select {
+	case c = <-h.calls:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the ACKed call did not reach OnCall")
+	}
+	if err := p.send([]byte(request(p, "BYE", target, id, seq+1, from, to))); err != nil {
+		t.Fatal(err)
+	}
+	if bye := p.response(id, 5*time.Second); bye == nil || bye.StatusCode != 200 {
+		t.Errorf("the BYE was answered %v", bye)
+	}
+	_ = c.Close()
+}
