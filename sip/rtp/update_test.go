@@ -7,6 +7,7 @@ import (
 
 	"github.com/brisvox/brisvox/media"
 	"github.com/brisvox/brisvox/messages"
+	"github.com/pion/rtcp"
 )
 
 // TestSessionSymmetricRTP: behind NAT the caller's media comes from
@@ -165,6 +166,34 @@ func TestSessionUpdateRefresh(t *testing.T) {
 		if st := r.s.Stats(); st.Latched {
 			t.Fatal("a new offer/answer kept the old lock")
 		}
+		r.close()
+	})
+}
+
+// TestSessionReceiverReportOnHold: while we may not send, our reports are
+// receiver reports (no sender info for a stream that is not flowing).
+// Mutation caught: the SR chosen without looking at what was sent.
+func TestSessionReceiverReportOnHold(t *testing.T) {
+	inBubble(t, func(t *testing.T) {
+		r := newMemSession(t, Config{})
+		p := pcmuParams()
+		p.Direction = RecvOnly
+		if err := r.s.Start(p); err != nil {
+			t.Fatal(err)
+		}
+		done := r.stream(peerRTP, 3, 1, 400, 20*time.Millisecond, toneAt(20))
+		d, ok := r.peerRTCP.recv(t, 8*time.Second)
+		if !ok {
+			t.Fatal("no report")
+		}
+		pkts, err := rtcp.Unmarshal(d.b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rr, ok := pkts[0].(*rtcp.ReceiverReport); !ok || len(rr.Reports) != 1 || rr.Reports[0].SSRC != 3 {
+			t.Fatalf("first packet %#v, want an RR about the caller", pkts[0])
+		}
+		<-done
 		r.close()
 	})
 }
