@@ -42,10 +42,14 @@ var (
 	ErrListen = errors.New("signal: listen")
 )
 
+// errNoMedia: Application.Invite returned no Media or no SDP and no
+// error (answered 500).
+var errNoMedia = errors.New("signal: no media or no SDP from the Application")
+
 // causes are the sentinels a log line may name.
 var causes = []error{
 	ErrRemoteBye, ErrCancelled, ErrAckTimeout, ErrSessionExpired, ErrLocalHangup,
-	ErrNoAnswerInAck, ErrBadAnswer, ErrServerClosed, ErrTransport, ErrPanic,
+	ErrNoAnswerInAck, ErrBadAnswer, ErrServerClosed, ErrTransport, ErrPanic, errNoMedia,
 }
 
 // errOther names, in a log, a cause that is none of ours (the

@@ -265,17 +265,17 @@ func (s *Server) onInvite(req *sip.Request, tx inviteTx) {
 	case s.ctx.Err() != nil:
 		s.respond(tx, req, 503, "", d.localTag, nil, retryAfter(5))
 		cause = ErrServerClosed
-	case err != nil || m == nil || len(local) == 0:
+	case err != nil:
 		var r *Refusal
 		if errors.As(err, &r) && r.Code >= 300 && r.Code <= 699 {
 			s.respond(tx, req, r.Code, r.Reason, d.localTag, nil, r.headers()...)
 		} else {
 			s.respond(tx, req, 500, "", d.localTag, nil)
 		}
-		if err == nil {
-			err = errors.New("no media or no SDP")
-		}
-		m, cause = nil, err
+		m, cause = nil, err // a Media returned with an error is not ours
+	case m == nil || len(local) == 0:
+		s.respond(tx, req, 500, "", d.localTag, nil)
+		cause = errNoMedia
 	}
 	if cause != nil {
 		d.endEarly(cause, m, release)
