@@ -106,7 +106,7 @@ func TestRequestsOutsideDialogs(t *testing.T) {
 			app:  funcApp(func(context.Context, *Invite) (Media, []byte, error) { panic("boom") }),
 			want: []int{100, 180, 500}},
 		{name: "media without sdp", body: testSDP, lines: inviteLines(),
-			app: funcApp(func(context.Context, *Invite) (Media, []byte, error) { return &fakeMedia{}, nil, nil }),
+			app:  funcApp(func(context.Context, *Invite) (Media, []byte, error) { return &fakeMedia{}, nil, nil }),
 			want: []int{100, 180, 500}},
 		{name: "ringing 183", body: testSDP, lines: inviteLines(), cfg: Config{Ringing: "183"}, want: []int{100, 183, 200}},
 		{name: "ringing none", body: testSDP, lines: inviteLines(), cfg: Config{Ringing: "none"}, want: []int{100, 200},
