@@ -114,6 +114,9 @@ type Dialog struct {
 	ourPending func()
 	// hangupAfterAck is a Hangup waiting for the ACK of our first 2xx.
 	hangupAfterAck error
+	// lastAck is the ACK of our last re-INVITE's 2xx, sent again for
+	// each retransmission of that 2xx (RFC 3261 13.2.2.4).
+	lastAck *sip.Request
 
 	se         time.Duration
 	refresher  refresher
@@ -152,6 +155,13 @@ func (d *Dialog) State() State {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.state
+}
+
+// isStarted says the loop runs (our 2xx was handed over).
+func (d *Dialog) isStarted() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.started
 }
 
 // Done is closed when the dialog has ended.
@@ -593,7 +603,8 @@ func (d *Dialog) onRefreshResult(req *sip.Request, se time.Duration, res *sip.Re
 	switch {
 	case code >= 200 && code < 300:
 		if req.IsInvite() {
-			if err := d.env.wire.ack(d.newAck(req, res)); err != nil {
+			d.lastAck = d.newAck(req, res)
+			if err := d.env.wire.ack(d.lastAck); err != nil {
 				d.end(fmt.Errorf("%w: the ACK was not sent", ErrTransport), true)
 				return
 			}
@@ -728,4 +739,15 @@ func branchParams() sip.HeaderParams {
 	p := sip.NewParams()
 	p.Add("branch", sip.GenerateBranch())
 	return p
+}
+
+// onRetransmitted2xx takes a 2xx to our re-INVITE that came again (its
+// transaction is gone): the peer missed our ACK, which goes again.
+func (d *Dialog) onRetransmitted2xx(res *sip.Response) {
+	if d.lastAck == nil || res.CSeq().SeqNo != d.lastAck.CSeq().SeqNo {
+		return
+	}
+	if err := d.env.wire.ack(d.lastAck); err != nil {
+		d.env.log.Debug().Str("call", d.id).Str("method", "ACK").Err(ErrTransport).Msg("ACK not sent again")
+	}
 }

@@ -59,7 +59,9 @@ func (s *Server) serveRequest(req *sip.Request, tx serverTx, itx inviteTx) {
 	inDialog := req.To().Params.Has("tag")
 	switch req.Method {
 	case sip.ACK:
-		if d := s.lookup(req); d != nil {
+		// An ACK before our 2xx has nothing to acknowledge (and no loop
+		// to queue on).
+		if d := s.lookup(req); d != nil && d.isStarted() {
 			d.post(func() { d.onAck(req) })
 		}
 	case sip.INVITE:

@@ -103,9 +103,7 @@ func New(cfg Config, app Application, opts ...Option) (*Server, error) {
 		),
 		sipgo.WithUserAgentTransactionLayerOptions(
 			sip.WithTransactionLayerLogger(slogger),
-			sip.WithTransactionLayerUnhandledResponseHandler(func(*sip.Response) {
-				s.stats.drop("stray-response")
-			}),
+			sip.WithTransactionLayerUnhandledResponseHandler(s.onStrayResponse),
 		),
 	)
 	if err != nil {
@@ -290,6 +288,26 @@ func (s *Server) forget(d *Dialog) {
 
 func (d *Dialog) key() dialogKey {
 	return dialogKey{callID: d.callID, local: d.localTag, remote: d.remoteTag}
+}
+
+// onStrayResponse takes a response no client transaction matched: a
+// retransmitted 2xx to one of our re-INVITEs gets its ACK again, others
+// are counted and dropped.
+func (s *Server) onStrayResponse(res *sip.Response) {
+	cseq, from, to, callID := res.CSeq(), res.From(), res.To(), res.CallID()
+	if res.StatusCode < 200 || res.StatusCode > 299 || cseq == nil || cseq.MethodName != sip.INVITE ||
+		from == nil || to == nil || callID == nil {
+		s.stats.drop("stray-response")
+		return
+	}
+	local, _ := from.Params.Get("tag")
+	remote, _ := to.Params.Get("tag")
+	s.mu.Lock()
+	d := s.dialogs[dialogKey{callID: callID.Value(), local: local, remote: remote}]
+	s.mu.Unlock()
+	if d == nil || !d.isStarted() || !d.post(func() { d.onRetransmitted2xx(res) }) {
+		s.stats.drop("stray-response")
+	}
 }
 
 // readFilter runs before sipgo parses a read: size bound and the

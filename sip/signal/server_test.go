@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/emiago/sipgo/sip"
 	"github.com/rs/zerolog"
@@ -403,6 +404,47 @@ func TestInDialog(t *testing.T) {
 		st := s.Stats()
 		if st.Panics != 1 || st.Requests["INVITE"] != 2 || st.Responses[MethodCode{"INFO", 500}] != 1 {
 			t.Errorf("stats %+v", st)
+		}
+		s.Close()
+	})
+}
+
+// TestRetransmitted2xxGetsAck: when the peer missed the ACK of our
+// refresh re-INVITE's 200 it sends the 200 again; no transaction is left
+// to match it, so the stray-response path must find the dialog and send
+// the ACK again (RFC 3261 13.2.2.4). Mutation caught: dropping every
+// unmatched response (the peer would retransmit for 64*T1 and hang up).
+func TestRetransmitted2xxGetsAck(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, w := newTestServer(t, Config{}, answerWith(&fakeMedia{}))
+		tx := &fakeTx{}
+		s.serveRequest(msg(t, testSDP, inviteLines("Allow: INVITE, ACK, BYE", "Session-Expires: 120")...), tx, tx)
+		tag, _ := tx.last().To().Params.Get("tag")
+		d := s.Dialogs()[0]
+		ack := msg(t, "", inDialogLines(d, "ACK", 1)...)
+		s.serveRequest(ack, &fakeTx{}, nil)
+		time.Sleep(61 * time.Second) // our re-INVITE at 60 s
+		reqs := w.sent("request")
+		if len(reqs) != 1 || len(w.sent("ack")) != 1 {
+			t.Fatalf("sent %v and %d ACKs, want our re-INVITE and its ACK", w.methods(), len(w.sent("ack")))
+		}
+		reinv := reqs[0].msg.(*sip.Request)
+		if got, _ := reinv.From().Params.Get("tag"); got != tag {
+			t.Fatalf("re-INVITE From tag %q, want %q", got, tag)
+		}
+		again := sip.NewResponseFromRequest(reinv, 200, "OK", []byte(testSDP))
+		s.onStrayResponse(again)
+		synctest.Wait()
+		if n := len(w.sent("ack")); n != 2 {
+			t.Errorf("%d ACKs after the retransmitted 200, want 2", n)
+		}
+		other := sip.NewResponseFromRequest(reinv, 200, "OK", nil)
+		other.CSeq().SeqNo = 99
+		s.onStrayResponse(other)
+		synctest.Wait()
+		if n := len(w.sent("ack")); n != 2 || s.Stats().Drops["stray-response"] != 0 {
+			// A 2xx of another CSeq reaches the dialog and is ignored there.
+			t.Errorf("%d ACKs, drops %v", n, s.Stats().Drops)
 		}
 		s.Close()
 	})
