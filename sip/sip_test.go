@@ -145,12 +145,11 @@ func frames(ctx context.Context, c *sip.Call) (n, loud int, err error) {
 // reaches the call's stages as 16 kHz frames, most of them speech; the
 // source latched is the one the SDP signalled; the bot's audio goes out
 // and sipp echoes it back (-rtp_echo), which proves it arrived (the echoes
-// carry our SSRC, so the latch drops them as foreign); the call ends with
+// carry our SSRC: dropped as a loop, never latched); the call ends with
 // sipp's BYE and every socket is closed.
-// Mutations caught: the latch ignoring the SSRC (the echoes and the key
-// press's stream would be played as the caller's audio: foreign_ssrc 0);
-// the 30 ms packets played as 20 ms (fewer frames: about 7/10 of them);
-// no sender (sent 0, no echo).
+// Mutations caught (seen failing): no own-SSRC check (the echo of our
+// stream, which arrives first, latched: ptime_in 20ms, loop 0); no
+// sender (sent 0, no echo).
 func TestSippPcapCall(t *testing.T) {
 	r := newRig(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
@@ -191,11 +190,13 @@ func TestSippPcapCall(t *testing.T) {
 	if n < 350 || loud < 200 {
 		t.Errorf("%d frames, %d loud: the recording did not come through", n, loud)
 	}
-	if info["latched"] != info["signalled"][:strings.LastIndex(info["signalled"], ":")]+":6000" || info["codec"] != "PCMA/8" {
+	// The recording latched (its 30 ms packets), not the echo of our own
+	// 20 ms stream, which sipp reflects from the same address.
+	if info["latched"] != info["signalled"][:strings.LastIndex(info["signalled"], ":")]+":6000" || info["codec"] != "PCMA/8" || info["ptime_in"] != "30ms" {
 		t.Errorf("info %v", info)
 	}
-	if counters["sent"] < 250 || counters["dropped_foreign_ssrc"] < 100 {
-		t.Errorf("sent %d, echoes dropped %d: the bot's audio did not reach sipp", counters["sent"], counters["dropped_foreign_ssrc"])
+	if counters["sent"] < 250 || counters["dropped_loop"] < 100 {
+		t.Errorf("sent %d, echoes dropped %d: the bot's audio did not reach sipp", counters["sent"], counters["dropped_loop"])
 	}
 }
 

@@ -92,6 +92,12 @@ func (in *inbound) receive(b []byte, src netip.AddrPort, now time.Time, rtcpSock
 		in.stats.drop(dropMalformed)
 		return
 	}
+	if p.SSRC == in.ourSSRC {
+		// Our own stream reflected: learning from it would lock the
+		// call onto the bot's voice.
+		in.stats.drop(dropLoop)
+		return
+	}
 	ok, latched, cause := in.latch.checkRTP(src, p.SSRC, p.SequenceNumber)
 	if !ok {
 		in.stats.drop(cause)

@@ -30,6 +30,9 @@ const (
 	dropNoRemote
 	// dropBuffer: the jitter buffer refused the packet (too large).
 	dropBuffer
+	// dropLoop: our own SSRC came back (a peer or a box that echoes what
+	// we send, RFC 3550 8.2): never the caller's audio, never latched.
+	dropLoop
 	nDrops
 )
 
@@ -39,6 +42,7 @@ var dropNames = [nDrops]string{
 	dropLearning:    "learning",
 	dropCandidates:  "candidates_full",
 	dropForeignAddr: "foreign_address",
+	dropLoop:        "loop",
 	dropForeignSSRC: "foreign_ssrc",
 	dropPayloadType: "payload_type",
 	dropRTCPForeign: "rtcp_foreign",
