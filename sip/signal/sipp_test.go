@@ -125,7 +125,7 @@ func sippRun(t *testing.T, addr, scenario, transport string, timeout time.Durati
 	}
 	args := []string{addr,
 		"-sf", filepath.Join("testdata", "sipp", scenario),
-		"-m", "1", "-t", mode, "-i", "127.0.0.1",
+		"-m", "1", "-t", mode, "-i", localIP(addr),
 		"-p", strconv.Itoa(freePort(t)), "-mp", strconv.Itoa(freePort(t)),
 		"-timeout", strconv.Itoa(int(timeout/time.Second)) + "s", "-timeout_error",
 		"-trace_err", "-error_file", filepath.Join(dir, "err.log"),
@@ -150,6 +150,14 @@ func sippRun(t *testing.T, addr, scenario, transport string, timeout time.Durati
 		t.Logf("sipp %s exited %d\nerrors:\n%s\nstdout tail:\n%s", scenario, code, errs, tailOf(out, 2000))
 	}
 	return code, string(trace)
+}
+
+// localIP is sipp's local address for a target: loopback of its family.
+func localIP(target string) string {
+	if strings.HasPrefix(target, "[") {
+		return "::1"
+	}
+	return "127.0.0.1"
 }
 
 func tailOf(b []byte, n int) []byte {
@@ -200,7 +208,11 @@ func TestSipp(t *testing.T) {
 	}{
 		{name: "basic udp", scenario: "basic.xml", transport: "udp", wantCause: ErrRemoteBye},
 		{name: "basic tcp", scenario: "basic.xml", transport: "tcp", wantCause: ErrRemoteBye},
+		{name: "basic ipv6", scenario: "basic.xml", transport: "udp", wantCause: ErrRemoteBye,
+			cfg: func(c *Config) { c.Listen = []Listen{{Network: "udp", Addr: "[::1]:0"}} }},
 		{name: "bye from us", scenario: "bye_from_us.xml", transport: "udp", hangup: true, wantCause: ErrLocalHangup},
+		{name: "bye from us ipv6 tcp", scenario: "bye_from_us.xml", transport: "tcp", hangup: true, wantCause: ErrLocalHangup,
+			cfg: func(c *Config) { c.Listen = []Listen{{Network: "tcp", Addr: "[::1]:0"}} }},
 		{name: "close with a call up", scenario: "bye_from_us.xml", transport: "udp", wantCause: ErrServerClosed,
 			during: func(t *testing.T, s *Server) {
 				deadline := time.Now().Add(10 * time.Second)
