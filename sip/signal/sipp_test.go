@@ -116,7 +116,7 @@ func freePort(t *testing.T) int {
 
 // sippRun is one sipp call against addr; it returns sipp's exit code and
 // its message trace.
-func sippRun(t *testing.T, addr, scenario, transport string, timeout time.Duration) (int, string) {
+func sippRun(t *testing.T, addr, scenario, transport string, timeout time.Duration, calls int) (int, string) {
 	t.Helper()
 	dir := t.TempDir()
 	mode := "u1"
@@ -125,12 +125,15 @@ func sippRun(t *testing.T, addr, scenario, transport string, timeout time.Durati
 	}
 	args := []string{addr,
 		"-sf", filepath.Join("testdata", "sipp", scenario),
-		"-m", "1", "-t", mode, "-i", localIP(addr),
+		"-m", strconv.Itoa(calls), "-t", mode, "-i", localIP(addr),
 		"-p", strconv.Itoa(freePort(t)), "-mp", strconv.Itoa(freePort(t)),
 		"-timeout", strconv.Itoa(int(timeout/time.Second)) + "s", "-timeout_error",
 		"-trace_err", "-error_file", filepath.Join(dir, "err.log"),
 		"-trace_msg", "-message_file", filepath.Join(dir, "msg.log"),
 		"-nostdin",
+	}
+	if calls > 1 {
+		args = append(args, "-r", strconv.Itoa(calls), "-l", strconv.Itoa(calls))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout+30*time.Second)
 	defer cancel()
@@ -200,6 +203,8 @@ func TestSipp(t *testing.T) {
 		cfg       func(*Config)
 		hangup    bool // the app hangs up once confirmed
 		waitCanc  bool // the app waits for the CANCEL
+		// calls is the number of concurrent calls (default 1).
+		calls int
 		// during runs while sipp's call is up.
 		during    func(t *testing.T, s *Server)
 		timeout   time.Duration
@@ -208,6 +213,7 @@ func TestSipp(t *testing.T) {
 	}{
 		{name: "basic udp", scenario: "basic.xml", transport: "udp", wantCause: ErrRemoteBye},
 		{name: "basic tcp", scenario: "basic.xml", transport: "tcp", wantCause: ErrRemoteBye},
+		{name: "fifty calls at once", scenario: "basic.xml", transport: "udp", calls: 50, wantCause: ErrRemoteBye},
 		{name: "basic ipv6", scenario: "basic.xml", transport: "udp", wantCause: ErrRemoteBye,
 			cfg: func(c *Config) { c.Listen = []Listen{{Network: "udp", Addr: "[::1]:0"}} }},
 		{name: "bye from us", scenario: "bye_from_us.xml", transport: "udp", hangup: true, wantCause: ErrLocalHangup},
@@ -293,7 +299,8 @@ func TestSipp(t *testing.T) {
 			if tc.during != nil {
 				wg.Go(func() { tc.during(t, s) })
 			}
-			code, trace := sippRun(t, addr, tc.scenario, tc.transport, timeout)
+			calls := max(tc.calls, 1)
+			code, trace := sippRun(t, addr, tc.scenario, tc.transport, timeout, calls)
 			wg.Wait()
 			if code != 0 {
 				t.Errorf("sipp exited %d", code)
@@ -312,8 +319,14 @@ func TestSipp(t *testing.T) {
 			switch {
 			case tc.wantCause == nil && len(causes) != 0:
 				t.Errorf("Ended %v, want no call", causes)
-			case tc.wantCause != nil && (len(causes) != 1 || !errors.Is(causes[0], tc.wantCause)):
-				t.Errorf("Ended %v, want once with %v", causes, tc.wantCause)
+			case tc.wantCause != nil && len(causes) != calls:
+				t.Errorf("Ended %d times, want %d", len(causes), calls)
+			case tc.wantCause != nil:
+				for _, c := range causes {
+					if !errors.Is(c, tc.wantCause) {
+						t.Errorf("Ended with %v, want %v", c, tc.wantCause)
+					}
+				}
 			}
 			if tc.check != nil {
 				tc.check(t, s, app, trace)
