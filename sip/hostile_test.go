@@ -950,3 +950,79 @@ func TestHostileDigest(t *testing.T) {
 		}
 	})
 }
+
+// TestHostileAllowlist: with only 127.0.0.2/32 allowed, a source at
+// 127.0.0.4 gets no answer to anything it sends over UDP or TCP, and the
+// server keeps no state for it (no source in the trunk's table, no
+// dialog, nothing reached the application); the same requests from
+// 127.0.0.2 are answered (the control that the probe can see answers).
+// Mutation caught (seen failing): the read filter's verdict ignored in
+// sip.New (the outsider is answered: OPTIONS 200, INVITE 503).
+func TestHostileAllowlist(t *testing.T) {
+	h := newHostile(t, func(c *sip.Config) {
+		c.Trunk.Allow = []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}
+	})
+	outsider := netip.MustParseAddr("127.0.0.4")
+	for _, network := range []string{"udp", "tcp"} {
+		p := dial(t, network, outsider, h.addr(network))
+		for i := range 5 {
+			_ = p.send(h.invite(p, fmt.Sprintf("outside-%s-%d", network, i), 1))
+			_ = p.send([]byte(request(p, "OPTIONS", "sip:"+h.addr(network).String(), fmt.Sprintf("outside-o-%s-%d", network, i), 1,
+				"From: <sip:x@127.0.0.4>;tag=o", "To: <sip:bot@127.0.0.1>")))
+		}
+		if m := p.next(time.Second); m != nil {
+			t.Errorf("%s: the outsider got an answer (%T)", network, m)
+		}
+		p.close()
+	}
+	st := h.srv.Stats()
+	if st["trunk_sources"] != 0 || st["trunk_dialogs_open"] != 0 || st["trunk_challenges"] != 0 || h.admitted.Load() != 0 {
+		t.Errorf("state for the outsider: sources %d, dialogs %d, challenges %d, admitted %d",
+			st["trunk_sources"], st["trunk_dialogs_open"], st["trunk_challenges"], h.admitted.Load())
+	}
+	if st["drops_not_allowed"] < 11 { // 10 datagrams, at least one TCP read
+		t.Errorf("%d drops counted not_allowed", st["drops_not_allowed"])
+	}
+	for k, v := range st {
+		if strings.HasPrefix(k, "responses_") && v != 0 {
+			t.Errorf("%s = %d: something was answered", k, v)
+		}
+	}
+	// The control: the allowed source is answered.
+	h.probe(t, dial(t, "udp", netip.MustParseAddr("127.0.0.2"), h.udp))
+	if got := h.stat("trunk_sources"); got != 1 {
+		t.Errorf("%d sources after the allowed one's probe; want 1", got)
+	}
+}
+
+// TestHostileSvmap: sipvicious' svmap (User-Agent friendly-scanner) run
+// against the server finds nothing: its scan is dropped by the trunk
+// filter, counted as a scanner.
+// Mutation caught (seen failing): DefaultScanners without
+// "friendly-scanner" (svmap lists the server).
+func TestHostileSvmap(t *testing.T) {
+	if _, err := exec.LookPath("svmap"); err != nil {
+		t.Skip("svmap (sipvicious) is not installed: go tool task setup")
+	}
+	h := newHostile(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "svmap", "-b", "127.0.0.3", "-p", strconv.Itoa(int(h.udp.Port())), "127.0.0.1")
+	cmd.Dir = t.TempDir()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("svmap: %v\n%s", err, out)
+	}
+	if !bytes.Contains(out, []byte("found nothing")) || bytes.Contains(out, []byte(h.udp.String())) {
+		t.Errorf("svmap found the server:\n%s", out)
+	}
+	if h.stat("drops_scanner") == 0 {
+		t.Errorf("no scanner drop counted: svmap never reached the server\n%s", out)
+	}
+	st := h.srv.Stats()
+	for k, v := range st {
+		if strings.HasPrefix(k, "responses_") && v != 0 {
+			t.Errorf("%s = %d: svmap was answered", k, v)
+		}
+	}
+}
