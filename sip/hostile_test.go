@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -1025,4 +1026,96 @@ func TestHostileSvmap(t *testing.T) {
 			t.Errorf("%s = %d: svmap was answered", k, v)
 		}
 	}
+}
+
+// Bounds of the flood test, sampled every second while it runs.
+const (
+	floodFor        = 30 * time.Second
+	floodMax        = 20_000_000 // sipsak -e: the count bound (about 40 s of sipsak here)
+	floodGoroutines = 100        // runtime.NumGoroutine (15 measured)
+	floodHeap       = 32 << 20   // HeapInuse, bytes (5 MiB measured)
+)
+
+// TestHostileFlood (real time: about 30 s): sipsak floods the server
+// with OPTIONS (-F, at most floodMax, killed after floodFor) while sipp
+// places a call from 127.0.0.3 that connects and completes (exit 0)
+// before the flood ends. sipsak cannot bind an address, and Linux sends
+// from 127.0.0.1 to any 127/8 destination, so the flood's source is
+// 127.0.0.1. The flooding source is blocked (one block, one source
+// blocked now), goroutines and heap stay under the bounds above, and
+// after the flood the server still answers.
+// Mutation caught (seen failing): charge() never blocking (Pass for a
+// source over its bucket: no block, and every OPTIONS is answered).
+func TestHostileFlood(t *testing.T) {
+	for _, tool := range []string{"sipsak", "sipp"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed: go tool task setup", tool)
+		}
+	}
+	h := newHostile(t, nil)
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	type sample struct {
+		goroutines int
+		heap       uint64
+	}
+	var samples []sample
+	wg.Go(func() {
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				samples = append(samples, sample{runtime.NumGoroutine(), ms.HeapInuse})
+			}
+		}
+	})
+	floodCtx, cancelFlood := context.WithTimeout(context.Background(), floodFor)
+	defer cancelFlood()
+	floodDone := make(chan struct{})
+	var floodOut []byte
+	var floodEnd time.Time
+	wg.Go(func() {
+		defer close(floodDone)
+		cmd := exec.CommandContext(floodCtx, "sipsak", "-F", "-e", strconv.Itoa(floodMax), "-s", "sip:bot@"+h.udp.String())
+		floodOut, _ = cmd.CombinedOutput() // killed at floodFor
+		floodEnd = time.Now()
+	})
+	// The legitimate call, once the flood is on.
+	time.Sleep(3 * time.Second)
+	out, err := h.runSipp(t, "127.0.0.3", "testdata/hostile/uac.xml")
+	callEnd := time.Now()
+	<-floodDone
+	close(stop)
+	wg.Wait()
+	if err != nil {
+		t.Fatalf("the call during the flood: %v\n%s", err, out)
+	}
+	if !callEnd.Before(floodEnd) {
+		t.Errorf("the call ended after the flood; it must complete during it\n%s", floodOut)
+	}
+	st := h.srv.Stats()
+	flood := st["trunk_drop_blocked"] + st["trunk_drop_rate_limited"]
+	t.Logf("flood: %d dropped, %d passed; %d samples; sipsak: %s", flood, st["trunk_passed"], len(samples), bytes.TrimSpace(floodOut))
+	if st["trunk_blocks"] < 1 || st["trunk_blocked_sources"] != 1 || flood < 10000 {
+		t.Errorf("blocks %d, blocked now %d, dropped %d: the flood was not held", st["trunk_blocks"], st["trunk_blocked_sources"], flood)
+	}
+	if st["responses_OPTIONS_200"] > 100 {
+		t.Errorf("%d OPTIONS answered during the flood", st["responses_OPTIONS_200"])
+	}
+	maxG, maxHeap := 0, uint64(0)
+	for _, s := range samples {
+		maxG, maxHeap = max(maxG, s.goroutines), max(maxHeap, s.heap)
+	}
+	t.Logf("max goroutines %d, max heap in use %d KiB", maxG, maxHeap>>10)
+	if len(samples) < int(floodFor/time.Second)-2 || maxG > floodGoroutines || maxHeap > floodHeap {
+		t.Errorf("%d samples, max goroutines %d (bound %d), max heap %d KiB (bound %d KiB)", len(samples), maxG, floodGoroutines, maxHeap>>10, floodHeap>>10)
+	}
+	h.closeCalls()
+	// Alive: the call's source is not blocked.
+	h.probe(t, dial(t, "udp", netip.MustParseAddr("127.0.0.3"), h.udp))
 }
