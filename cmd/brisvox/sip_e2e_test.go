@@ -162,49 +162,71 @@ func keyless(t *testing.T) string {
 
 // ---- baresip ----
 
-// baresipConfig is a baresip 1.0 config that needs no audio device: the
-// microphone is aufile (a WAV), the player ALSA's "null" PCM (alsa-lib's
-// built-in sink), and the sndfile filter records both directions to
-// dir/rec. It binds 127.0.0.1: baresip binds its RTP sockets on 0.0.0.0,
-// so its packets to 127.0.0.1 leave from 127.0.0.1 whatever net_interface
-// says; with another address in the SDP the engine's strict source latch
-// (without symmetric_rtp) rightly drops every packet as unsignalled.
-const baresipConfig = `poll_method		epoll
-sip_listen		127.0.0.1:0
-sip_trans_def		udp
-net_interface		127.0.0.1
-audio_player		alsa,null
-audio_alert		alsa,null
-audio_source		aufile,%s
-rtp_ports		%d-%d
-module_path		/usr/lib/baresip/modules
-module			g722.so
-module			opus.so
-module			aufile.so
-module			sndfile.so
-module			alsa.so
-module			account.so
-module_app		menu.so
-snd_path		%s
-`
-
-// baresipAccount offers G.722 first, then Opus; no registrar.
-const baresipAccount = "<sip:caller@127.0.0.1>;regint=0;audio_codecs=G722/16000/1,opus/48000/2\n"
+// baresipConfig is examples/sip/baresip (the config a README reader
+// runs) made to need no audio device: the microphone is aufile (a WAV),
+// the player ALSA's "null" PCM (alsa-lib's built-in sink), and the sndfile
+// filter records both directions to rec; SIP on port 0 and the RTP ports
+// given. Everything else, net_interface 127.0.0.1 above all, is the
+// example's: baresip binds its RTP sockets on 0.0.0.0, so its packets to
+// 127.0.0.1 leave from 127.0.0.1; with another address in its SDP the
+// engine's strict source latch (without symmetric_rtp) rightly drops every
+// one as unsignalled.
+func baresipConfig(t *testing.T, mic, rec string, rtpPorts int) (config, accounts []byte) {
+	t.Helper()
+	dir := filepath.Join(moduleRoot(t), "examples", "sip", "baresip")
+	example, err := os.ReadFile(filepath.Join(dir, "config"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	accounts, err = os.ReadFile(filepath.Join(dir, "accounts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	replace := map[string]string{
+		"sip_listen":   "127.0.0.1:0",
+		"rtp_ports":    fmt.Sprintf("%d-%d", rtpPorts, rtpPorts+99),
+		"audio_player": "alsa,null",
+		"audio_alert":  "alsa,null",
+		"audio_source": "aufile," + mic,
+	}
+	var b strings.Builder
+	for line := range strings.Lines(string(example)) {
+		if k, _, ok := strings.Cut(strings.TrimSpace(line), "\t"); ok {
+			if v, ok := replace[k]; ok {
+				line = k + "\t\t" + v + "\n"
+				delete(replace, k)
+			}
+		}
+		b.WriteString(line)
+	}
+	if len(replace) > 0 {
+		t.Fatalf("examples/sip/baresip/config lacks %v", replace)
+	}
+	fmt.Fprintf(&b, "module\t\t\taufile.so\nmodule\t\t\tsndfile.so\nsnd_path\t\t%s\n", rec)
+	return []byte(b.String()), accounts
+}
 
 // writeWAV writes 16 kHz mono PCM16 as a WAV file.
 func writeWAV(t *testing.T, path string, pcm []int16) {
 	t.Helper()
-	var b bytes.Buffer
 	le := binary.LittleEndian
 	n := uint32(2 * len(pcm))
-	b.WriteString("RIFF")
-	_ = binary.Write(&b, le, 36+n)
-	b.WriteString("WAVEfmt ")
-	_ = binary.Write(&b, le, []any{uint32(16), uint16(1), uint16(1), uint32(16000), uint32(32000), uint16(2), uint16(16)})
-	b.WriteString("data")
-	_ = binary.Write(&b, le, n)
-	_ = binary.Write(&b, le, pcm)
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+	b := []byte("RIFF")
+	b = le.AppendUint32(b, 36+n)
+	b = append(b, "WAVEfmt "...)
+	b = le.AppendUint32(b, 16)    // the fmt chunk's size
+	b = le.AppendUint16(b, 1)     // PCM
+	b = le.AppendUint16(b, 1)     // mono
+	b = le.AppendUint32(b, 16000) // rate
+	b = le.AppendUint32(b, 32000) // bytes a second
+	b = le.AppendUint16(b, 2)     // bytes a frame
+	b = le.AppendUint16(b, 16)    // bits a sample
+	b = append(b, "data"...)
+	b = le.AppendUint32(b, n)
+	for _, v := range pcm {
+		b = le.AppendUint16(b, uint16(v))
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -257,10 +279,11 @@ func baresipCall(t *testing.T, sipAddr string, mic []int16, rtpPorts int) (heard
 	}
 	wav := filepath.Join(dir, "mic.wav")
 	writeWAV(t, wav, mic)
-	if err := os.WriteFile(filepath.Join(dir, "config"), fmt.Appendf(nil, baresipConfig, wav, rtpPorts, rtpPorts+99, rec), 0o644); err != nil {
+	config, accounts := baresipConfig(t, wav, rec, rtpPorts)
+	if err := os.WriteFile(filepath.Join(dir, "config"), config, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "accounts"), []byte(baresipAccount), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "accounts"), accounts, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	secs := len(mic)/16000 + 8 // baresip quits then even if the call hung
@@ -325,9 +348,11 @@ func silence(seconds float64) []int16 { return make([]int16, int(seconds*16000))
 // recorded holds the greeting (speech in the first seconds, before the
 // question) and the answer (speech after the question ends, and none
 // while the caller asks); the server counted the INVITE answered 200, the
-// question as a turn and a voice-to-voice latency. Mutations caught: the
-// RTP latch dropping baresip's packets (the bug this config avoids: no
-// turn, no answer in the recording); the sender not started (no greeting).
+// question as a turn and a voice-to-voice latency. Mutations caught (each
+// seen failing): the RTP latch taking no packet from the signalled source
+// (what baresip without net_interface meets: no turn, no answer in the
+// recording, accepted 0); the SIP call's WriteFrame dropping the bot's
+// audio (no greeting, no answer).
 func TestServeSIPBaresipAnswers(t *testing.T) {
 	needPeer(t, "baresip")
 	check := noLeaks(t)
@@ -390,8 +415,9 @@ func TestServeSIPBaresipAnswers(t *testing.T) {
 // caller started, for as long as the caller talks; the server counted the
 // barge-in. (The barge-in is on the greeting: it starts at a known time,
 // which a WAV played blind can aim at; the answer's start depends on the
-// machine's load.) Mutation caught: the turn actor ignoring speech over
-// the bot (barge_in off) -> the greeting plays on under the caller.
+// machine's load.) Mutation caught (seen failing): the turn actor never
+// acting on its barge-in timer -> the greeting plays on under the caller
+// (9 loud windows after the bound, 0 barge-ins).
 func TestServeSIPBaresipBargeIn(t *testing.T) {
 	needPeer(t, "baresip")
 	check := noLeaks(t)
@@ -414,9 +440,21 @@ func TestServeSIPBaresipBargeIn(t *testing.T) {
 	// (about 2.3 s).
 	const bound = 1.5
 	before, after := loudIn(ws, 0, talkAt), loudIn(ws, talkAt+bound, talked)
-	t.Logf("talking over from %.1f s to %.1f s; loud windows before %d, after the bound %d; windows %.0f", talkAt, talked, before, after, ws)
+	// When the bot fell silent: the start of the first half second of
+	// quiet windows after the caller started.
+	stopped := -1.0
+	for i := int(talkAt * 10); i+5 <= len(ws); i++ {
+		if loudIn(ws, float64(i)/10, float64(i+5)/10) == 0 {
+			stopped = float64(i)/10 - talkAt
+			break
+		}
+	}
+	t.Logf("talking over from %.1f s to %.1f s; the bot silent %.1f s after; loud windows before %d, after the bound %d", talkAt, talked, stopped, before, after)
 	if before < 5 {
 		t.Errorf("the greeting: %d loud windows before the caller talked, want 5 or more\n%s", before, out)
+	}
+	if stopped < 0 || stopped > bound {
+		t.Errorf("the bot fell silent %.1f s after the caller started, want within %.1f s", stopped, bound)
 	}
 	if after > 1 {
 		t.Errorf("%d loud windows of 100 ms from %.1f s to %.1f s: the bot did not stop for the caller", after, talkAt+bound, talked)
@@ -477,8 +515,8 @@ func sippMessages(t *testing.T, dir string) string {
 // the keyless agent (pocketsphinx loses its intents at 8 kHz): serve
 // answers 488 and the Warning names the codecs it takes, G722 and opus;
 // the scenario ACKs the 488 and passes. The same with the built-in
-// uac_pcap (PCMA): it fails on the unexpected 488. Mutation caught: the
-// keyless agent's codecs list gaining PCMA -> a 200, and the scenario
+// uac_pcap (PCMA): it fails on the unexpected 488. Mutation caught (seen
+// failing): the 488 sent without its Warning -> the scenario's check
 // fails.
 func TestServeSIPSippNarrowbandRefused(t *testing.T) {
 	needPeer(t, "sipp")
@@ -596,9 +634,12 @@ func serveLoad(t *testing.T, token string) *loadServer {
 // completes (exit 0, its BYE answered), the engine heard speech (the
 // energy VAD's speech became turns or barge-ins over the endless
 // greeting), and the bot's RTP reached sipp: sipp echoed it back, and the
-// echoes, carrying our own SSRC, were dropped by the latch as foreign.
-// Mutations caught: no sender (rtp_sent 0, no echo); the latch not
-// checking the SSRC (foreign_ssrc stays 0 and the bot hears itself).
+// echoes, carrying our own SSRC, were dropped as a loop (rtp_dropped_loop)
+// while only the recording's packets were accepted; the recording's key
+// press, from another SSRC, was dropped as foreign. Mutations caught (each
+// seen failing): sip/rtp before 8679737, which could latch onto the echo of
+// the bot's own voice (448 packets accepted, no loop counted); the latch
+// not checking the SSRC after the lock (foreign_ssrc 0).
 func TestServeSIPSippLoadAgent(t *testing.T) {
 	needPeer(t, "sipp")
 	check := noLeaks(t)
@@ -619,7 +660,13 @@ func TestServeSIPSippLoadAgent(t *testing.T) {
 	}
 	turns := metric(metrics, `brisvox_turns_total{agent="load"}`)
 	barges := metric(metrics, `brisvox_barge_ins_total{agent="load"}`)
-	t.Logf("turns %v barge-ins %v; rtp accepted %d sent %d foreign_ssrc %d", turns, barges, stats["rtp_accepted"], stats["rtp_sent"], stats["rtp_dropped_foreign_ssrc"])
+	rtpStats := map[string]uint64{}
+	for k, v := range stats {
+		if strings.HasPrefix(k, "rtp_") && v > 0 {
+			rtpStats[k] = v
+		}
+	}
+	t.Logf("turns %v barge-ins %v; rtp %v", turns, barges, rtpStats)
 	if turns+barges < 1 {
 		t.Errorf("the engine heard no speech: turns %v, barge-ins %v", turns, barges)
 	}
@@ -627,8 +674,17 @@ func TestServeSIPSippLoadAgent(t *testing.T) {
 	if stats["rtp_accepted"] < 200 {
 		t.Errorf("%d RTP packets of sipp accepted, want 200 or more", stats["rtp_accepted"])
 	}
-	if stats["rtp_sent"] < 250 || stats["rtp_dropped_foreign_ssrc"] < 100 {
-		t.Errorf("sent %d, echoes dropped %d: the bot's audio did not reach sipp", stats["rtp_sent"], stats["rtp_dropped_foreign_ssrc"])
+	// Only the recording: not the echoes of the bot's voice.
+	if stats["rtp_accepted"] > 260 {
+		t.Errorf("%d RTP packets accepted, the recording has about 233: the echoes of our own voice were taken as the caller's", stats["rtp_accepted"])
+	}
+	// Our own SSRC coming back is a loop: dropped, counted.
+	if stats["rtp_sent"] < 250 || stats["rtp_dropped_loop"] < 100 {
+		t.Errorf("sent %d, echoes dropped as loops %d: the bot's audio did not reach sipp", stats["rtp_sent"], stats["rtp_dropped_loop"])
+	}
+	// The key press at the recording's end comes from another SSRC.
+	if stats["rtp_dropped_foreign_ssrc"] == 0 {
+		t.Error("no packet of another SSRC dropped after the lock")
 	}
 	if v := metric(metrics, `brisvox_sip_requests_total{agent="load",code="200",method="BYE"}`); v != 1 {
 		t.Errorf("/metrics: %v BYEs answered 200, want sipp's one", v)
@@ -638,8 +694,9 @@ func TestServeSIPSippLoadAgent(t *testing.T) {
 // TestServeSIPByeFromUs: sipp calls the load agent and never hangs up;
 // the operator API hangs the call up (POST /operator/calls/{id}/hangup)
 // and the engine sends the BYE, which the scenario waits for and answers
-// 200: sipp exits 0, and the call is gone. Mutation caught: the SIP call's
-// Close not sending a BYE -> sipp times out waiting (exit non-zero).
+// 200: sipp exits 0, and the call is gone. Mutation caught (seen
+// failing): the SIP call's Hangup and Close not ending the dialog (no BYE)
+// -> sipp times out waiting for it (exit 255).
 func TestServeSIPByeFromUs(t *testing.T) {
 	needPeer(t, "sipp")
 	check := noLeaks(t)
@@ -651,7 +708,10 @@ func TestServeSIPByeFromUs(t *testing.T) {
 	var out string
 	var sippErr error
 	done := make(chan struct{})
-	go func() { defer close(done); out, sippErr = sippRun(t, ctx, dir, ls.sipAddr, "uac_wait_bye.xml", "-rtp_echo") }()
+	go func() {
+		defer close(done)
+		out, sippErr = sippRun(t, ctx, dir, ls.sipAddr, "uac_wait_bye.xml", "-rtp_echo")
+	}()
 	// The call appears in the operator API; let it run a second, then
 	// hang it up.
 	var id string
