@@ -77,6 +77,8 @@ type Dialog struct {
 	viaPort   int
 	// laddr is our listener's address, the source of our UDP requests.
 	laddr netip.AddrPort
+	// inviteKey names the INVITE that made the dialog.
+	inviteKey inviteKey
 	// terminateInvite releases the INVITE's server transaction once its
 	// 2xx was acknowledged or the dialog ended (nil in tests).
 	terminateInvite func()

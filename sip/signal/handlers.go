@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/emiago/sipgo/sip"
@@ -133,7 +134,9 @@ func (s *Server) inDialog(req *sip.Request, tx serverTx) {
 	}
 	d.mu.Unlock()
 	answered := make(chan struct{})
+	var taken atomic.Bool
 	ok := d.post(func() {
+		taken.Store(true)
 		defer close(answered)
 		defer func() {
 			if p := recover(); p != nil {
@@ -148,10 +151,11 @@ func (s *Server) inDialog(req *sip.Request, tx serverTx) {
 		case <-answered:
 			return
 		case <-d.done:
-			select {
-			case <-answered:
+			// The loop runs no event after the one that ended the
+			// dialog: ours was that one (and answers), or never runs.
+			if taken.Load() {
+				<-answered
 				return
-			default:
 			}
 		}
 	}
@@ -235,9 +239,23 @@ func (s *Server) onInvite(req *sip.Request, tx inviteTx) {
 		d.cancelled = true
 		d.mu.Unlock()
 	}
+	ik := inviteKey{callID: d.callID, remote: d.remoteTag, cseq: req.CSeq().SeqNo}
 	s.mu.Lock()
+	if _, merged := s.invites[ik]; merged {
+		// RFC 3261 8.2.2.2: the same INVITE on another branch (a fork
+		// come back, or a peer that changed the branch of a
+		// retransmission) is not a second call.
+		s.mu.Unlock()
+		if release != nil {
+			release()
+		}
+		s.respond(tx, req, 482, "", "", nil)
+		return
+	}
+	s.invites[ik] = d
 	s.dialogs[d.key()] = d
 	s.mu.Unlock()
+	d.inviteKey = ik
 
 	s.respond(tx, req, 100, "", "", nil)
 	switch s.cfg.Ringing {

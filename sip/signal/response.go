@@ -42,7 +42,7 @@ var reasons = map[int]string{
 	405: "Method Not Allowed", 406: "Not Acceptable", 408: "Request Timeout",
 	413: "Request Entity Too Large", 415: "Unsupported Media Type",
 	416: "Unsupported URI Scheme", 420: "Bad Extension", 422: "Session Interval Too Small",
-	480: "Temporarily Unavailable", 481: "Call/Transaction Does Not Exist",
+	480: "Temporarily Unavailable", 481: "Call/Transaction Does Not Exist", 482: "Loop Detected",
 	483: "Too Many Hops", 486: "Busy Here", 487: "Request Terminated",
 	488: "Not Acceptable Here", 491: "Request Pending", 500: "Server Internal Error",
 	501: "Not Implemented", 503: "Service Unavailable", 505: "Version Not Supported",

@@ -30,6 +30,13 @@ type Addr struct {
 	Addr netip.AddrPort
 }
 
+// inviteKey names the INVITE that made a dialog, to tell a merged
+// request (RFC 3261 8.2.2.2).
+type inviteKey struct {
+	callID, remote string
+	cseq           uint32
+}
+
 // dialogKey names a dialog: Call-ID and both tags (RFC 3261 12).
 type dialogKey struct {
 	callID, local, remote string
@@ -57,6 +64,7 @@ type Server struct {
 
 	mu        sync.Mutex
 	dialogs   map[dialogKey]*Dialog
+	invites   map[inviteKey]*Dialog
 	closed    bool
 	started   bool
 	listeners []io.Closer
@@ -81,6 +89,7 @@ func New(cfg Config, app Application, opts ...Option) (*Server, error) {
 		log:     cfg.Log,
 		stats:   newCounters(),
 		dialogs: make(map[dialogKey]*Dialog),
+		invites: make(map[inviteKey]*Dialog),
 	}
 	for _, o := range opts {
 		o(&s.opts)
@@ -282,6 +291,9 @@ func (s *Server) forget(d *Dialog) {
 	s.mu.Lock()
 	if s.dialogs[d.key()] == d {
 		delete(s.dialogs, d.key())
+	}
+	if s.invites[d.inviteKey] == d {
+		delete(s.invites, d.inviteKey)
 	}
 	s.mu.Unlock()
 }

@@ -196,10 +196,12 @@ func (tx *raceTx) Respond(res *sip.Response) error {
 // CANCEL while the Application decides (its ctx ends; its Media, if it
 // returns one, gets Ended(ErrCancelled) and no 200 goes), CANCEL racing
 // the 200, BYE in the early dialog (200, then 487), Hangup before the
-// answer (480), Close (503).
+// answer (480), Close (503), the same INVITE on another branch (482).
 // Mutations caught: ignoring the cancelled flag after Respond (the call
 // lives on, with retransmissions of a 200 never sent), no 487 after an
-// early BYE, Ended not called for a Media returned after the CANCEL.
+// early BYE, Ended not called for a Media returned after the CANCEL, no
+// merged-request check (the second INVITE reaches the Application, which
+// blocks: the bubble deadlocks).
 func TestBeforeTheAnswer(t *testing.T) {
 	cases := []struct {
 		name      string
@@ -244,6 +246,20 @@ func TestBeforeTheAnswer(t *testing.T) {
 				s.serveRequest(upd, utx, utx)
 				if got := utx.codes(); !slices.Equal(got, []int{500}) || hdr(utx.last(), "Retry-After") == "" {
 					t.Errorf("early UPDATE answered %v, Retry-After %q", got, hdr(utx.last(), "Retry-After"))
+				}
+				inv.Dialog.Hangup(nil)
+			},
+			want: []int{100, 180, 480}, wantCause: ErrLocalHangup,
+		},
+		{
+			name: "the same INVITE on another branch",
+			act: func(t *testing.T, s *Server, inv *Invite, _ inviteTx, _ chan struct{}) {
+				lines := inviteLines()
+				lines[1] = "Via: SIP/2.0/UDP 127.0.0.1:5070;branch=z9hG4bK-inv-forked"
+				mtx := &fakeTx{}
+				s.serveRequest(msg(t, testSDP, lines...), mtx, mtx)
+				if got := mtx.codes(); !slices.Equal(got, []int{482}) {
+					t.Errorf("merged INVITE answered %v, want 482", got)
 				}
 				inv.Dialog.Hangup(nil)
 			},
@@ -320,7 +336,9 @@ func (m *panicMedia) Info(string, []byte) int { panic("media bug") }
 // ends that dialog with ErrPanic and leaves another one alone.
 // Mutations caught: matching dialogs by their tags only (the wrong Call-ID
 // reaches a dialog), no recover around the dialog's events (the test
-// binary dies).
+// binary dies), a handler that answers 481 when it sees the dialog end
+// before its own event closed (the BYE answered 200 and 481; seen with
+// -race -count=300).
 func TestInDialog(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		good := &fakeMedia{}
