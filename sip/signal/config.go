@@ -18,6 +18,7 @@ const (
 	DefaultMinSE          = 90 * time.Second
 	DefaultMaxUDPMessage  = 8 << 10
 	DefaultMaxBody        = 16 << 10
+	DefaultMaxMessage     = 64 << 10
 	DefaultMaxHeaders     = 256
 	DefaultCloseGrace     = 2 * time.Second
 	DefaultUserAgent      = "brisvox"
@@ -76,6 +77,11 @@ type Config struct {
 	// MaxUDPMessage bounds a UDP datagram: larger ones are dropped before
 	// parsing (counted "udp-oversize"). Default 8 KiB.
 	MaxUDPMessage int
+	// MaxMessage bounds a whole message as sipgo's parser assembles it
+	// on a stream (and a datagram, after MaxUDPMessage): a TCP or TLS
+	// peer sending more without completing a message has its connection
+	// closed. Default 64 KiB.
+	MaxMessage int
 	// MaxBody bounds a body on any transport (413 above); default 16 KiB.
 	MaxBody int
 	// MaxHeaders bounds the header count of a request; default 256.
@@ -116,6 +122,9 @@ func (c *Config) withDefaults() Config {
 	}
 	if out.MaxBody == 0 {
 		out.MaxBody = DefaultMaxBody
+	}
+	if out.MaxMessage == 0 {
+		out.MaxMessage = DefaultMaxMessage
 	}
 	if out.MaxHeaders == 0 {
 		out.MaxHeaders = DefaultMaxHeaders
@@ -183,6 +192,9 @@ func (c *Config) Validate() error {
 	}
 	if d.MaxBody < 0 || d.MaxBody > maxBody {
 		return fmt.Errorf("%w: MaxBody %d (at most %d)", ErrInvalidConfig, d.MaxBody, maxBody)
+	}
+	if d.MaxMessage < 1024 || d.MaxMessage > maxBody+maxBody {
+		return fmt.Errorf("%w: MaxMessage %d (1 KiB to %d)", ErrInvalidConfig, d.MaxMessage, 2*maxBody)
 	}
 	if d.MaxHeaders < 0 || d.MaxHeaders > maxHeaders {
 		return fmt.Errorf("%w: MaxHeaders %d (at most %d)", ErrInvalidConfig, d.MaxHeaders, maxHeaders)

@@ -412,3 +412,54 @@ func TestAckOnInviteBranch(t *testing.T) {
 	}
 	goleak.VerifyNone(t, ignore)
 }
+
+// TestStreamMessageBound: a TCP peer that keeps sending header lines past
+// MaxMessage has its connection closed, and the server goes on answering
+// others. Mutation caught: sipgo's parser left at its default bound (the
+// 40 KiB message is taken whole and answered).
+func TestStreamMessageBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loopback: skipped under -short")
+	}
+	ignore := goleak.IgnoreCurrent()
+	s, err := New(Config{
+		Listen:     []Listen{{Network: "tcp", Addr: "127.0.0.1:0"}},
+		MaxMessage: 16 << 10,
+		Log:        zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel),
+	}, &testApp{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	addr := s.Addrs()[0].Addr.String()
+	big, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := request("OPTIONS", "TCP", "big", 1, "", "", "X-Pad: "+strings.Repeat("a", 40<<10))
+	_, _ = big.Write([]byte(msg)) // may fail half-way once the server closes
+	_ = big.SetReadDeadline(time.Now().Add(5 * time.Second))
+	n, rerr := big.Read(make([]byte, 4096))
+	if rerr == nil {
+		t.Errorf("the oversize message got %d bytes of answer, want the connection closed", n)
+	}
+	var nerr net.Error
+	if errors.As(rerr, &nerr) && nerr.Timeout() {
+		t.Errorf("the connection stayed open")
+	}
+	_ = big.Close()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &streamPeer{t: t, conn: c, r: bufio.NewReader(c)}
+	p.send(request("OPTIONS", "TCP", "small", 1, "", ""))
+	if res := p.read().(*sip.Response); res.StatusCode != 200 {
+		t.Errorf("OPTIONS after: %d", res.StatusCode)
+	}
+	_ = c.Close()
+	s.Close()
+	goleak.VerifyNone(t, ignore)
+}

@@ -104,8 +104,11 @@ func New(cfg Config, app Application, opts ...Option) (*Server, error) {
 	s.byeCtx, s.byeCancel = context.WithCancel(context.Background())
 
 	slogger := slog.New(sipgoLogHandler(s.log))
+	parser := sip.NewParser()
+	parser.MaxMessageLength = s.cfg.MaxMessage
 	ua, err := sipgo.NewUA(
 		sipgo.WithUserAgent(s.cfg.UserAgent),
+		sipgo.WithUserAgentParser(parser),
 		sipgo.WithUserAgentTransportLayerOptions(
 			sip.WithTransportLayerLogger(slogger),
 			sip.WithTransportLayerReadFilter(s.readFilter),
