@@ -65,7 +65,9 @@ func sockets(t *testing.T) int {
 }
 
 // noLeaks records the goroutines and sockets now; the returned check,
-// run after the server stopped, fails the test if any is left.
+// run after the server stopped, fails the test if any is left. Mutation
+// caught (seen failing): sip.Server.Close doing nothing -> sipgo's
+// goroutines and 2 sockets left.
 func noLeaks(t *testing.T) func() {
 	t.Helper()
 	leaks := goleak.IgnoreCurrent()
@@ -370,8 +372,17 @@ func TestServeSIPBaresipAnswers(t *testing.T) {
 	check()
 
 	ws := windows(heard)
-	t.Logf("baresip heard %.1f s; loud windows: greeting %d, while asking %d, answer %d", float64(len(heard))/16000,
-		loudIn(ws, 0, askAt), loudIn(ws, askAt+0.3, asked), loudIn(ws, asked, asked+8))
+	// Voice to voice as the caller hears it: from the question's end to
+	// the first loud window after it.
+	onset := -1.0
+	for i := int(asked * 10); i < len(ws); i++ {
+		if ws[i] > speechRMS {
+			onset = float64(i)/10 - asked
+			break
+		}
+	}
+	t.Logf("baresip heard %.1f s; loud windows: greeting %d, while asking %d, answer %d; the answer began %.1f s after the question", float64(len(heard))/16000,
+		loudIn(ws, 0, askAt), loudIn(ws, askAt+0.3, asked), loudIn(ws, asked, asked+8), onset)
 	if d := float64(len(heard)) / 16000; d < asked+4 {
 		t.Errorf("the recording is %.1f s long, want at least %.1f s", d, asked+4)
 	}
@@ -410,19 +421,19 @@ func TestServeSIPBaresipAnswers(t *testing.T) {
 }
 
 // TestServeSIPBaresipBargeIn: baresip calls the keyless agent and talks
-// over the greeting from 1.2 s on, for several seconds: the recording
+// over the greeting from 1.5 s on, for several seconds: the recording
 // shows the bot speaking before, then silent within a bound after the
 // caller started, for as long as the caller talks; the server counted the
 // barge-in. (The barge-in is on the greeting: it starts at a known time,
 // which a WAV played blind can aim at; the answer's start depends on the
 // machine's load.) Mutation caught (seen failing): the turn actor never
 // acting on its barge-in timer -> the greeting plays on under the caller
-// (9 loud windows after the bound, 0 barge-ins).
+// (8 loud windows after the bound, 0 barge-ins).
 func TestServeSIPBaresipBargeIn(t *testing.T) {
 	needPeer(t, "baresip")
 	check := noLeaks(t)
 	over := say(t, "Hello hello. Can you hear me? I am talking over you now. One two three four five. Six seven eight nine ten.")
-	const talkAt = 1.2
+	const talkAt = 1.5
 	talked := talkAt + float64(len(over))/16000
 	mic := append(append(silence(talkAt), over...), silence(3)...)
 	base, sipAddr, stop, stderr := sipServed(t, serveFlags{agent: keyless(t)})
@@ -437,8 +448,8 @@ func TestServeSIPBaresipBargeIn(t *testing.T) {
 	// The bound: barge_in_delay 150 ms, Silero's windows and hangover,
 	// the 40 ms of output lead and the far jitter buffer; 1.5 s is lenient
 	// enough for a loaded machine and far shorter than the greeting left
-	// (about 2.3 s).
-	const bound = 1.5
+	// (about 2 s).
+	const bound = 1.2
 	before, after := loudIn(ws, 0, talkAt), loudIn(ws, talkAt+bound, talked)
 	// When the bot fell silent: the start of the first half second of
 	// quiet windows after the caller started.
@@ -662,11 +673,11 @@ func TestServeSIPSippLoadAgent(t *testing.T) {
 	barges := metric(metrics, `brisvox_barge_ins_total{agent="load"}`)
 	rtpStats := map[string]uint64{}
 	for k, v := range stats {
-		if strings.HasPrefix(k, "rtp_") && v > 0 {
+		if (strings.HasPrefix(k, "rtp_") || strings.HasPrefix(k, "responses_")) && v > 0 {
 			rtpStats[k] = v
 		}
 	}
-	t.Logf("turns %v barge-ins %v; rtp %v", turns, barges, rtpStats)
+	t.Logf("turns %v barge-ins %v; sip %v", turns, barges, rtpStats)
 	if turns+barges < 1 {
 		t.Errorf("the engine heard no speech: turns %v, barge-ins %v", turns, barges)
 	}
