@@ -47,6 +47,7 @@ type hostile struct {
 	srv      *sip.Server
 	udp, tcp netip.AddrPort
 	admitted atomic.Int64
+	probes   atomic.Int64 // names the probes' Call-IDs
 	calls    chan *sip.Call
 	log      *logSink
 }
@@ -673,13 +674,11 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Fatalf("%s: not within 5 s", what)
 }
 
-var probes atomic.Int64
-
 // probe sends an OPTIONS on p and wants its 200 as the next final
 // response.
 func (h *hostile) probe(t *testing.T, p *peer) {
 	t.Helper()
-	id := fmt.Sprintf("probe-%d", probes.Add(1))
+	id := fmt.Sprintf("probe-%d", h.probes.Add(1))
 	if err := p.send([]byte(request(p, "OPTIONS", "sip:bot@"+h.addr(p.network).String(), id, 1,
 		"From: <sip:probe@127.0.0.1>;tag=p", "To: <sip:bot@127.0.0.1>"))); err != nil {
 		t.Fatal(err)
