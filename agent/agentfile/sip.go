@@ -171,8 +171,8 @@ func (w *walker) sip(t *tbl) SIP {
 		}
 		return "", ""
 	})
-	s.RateLimit = t.number("rate_limit", 20, 1, 10000)
-	s.Burst = t.integer("burst", 40, 1, 100000)
+	s.RateLimit = t.number("rate_limit", 100, 1, 10000)
+	s.Burst = t.integer("burst", 200, 1, 100000)
 	s.BlockFor = t.duration("block_for", time.Minute, time.Second, 24*time.Hour)
 	s.MaxDialogsPerSource = t.integer("max_dialogs_per_source", 50, 1, 100000)
 	s.ScannerUserAgents = t.list("scanner_user_agents", nil)
