@@ -61,7 +61,10 @@ func New(cfg Config) (*Server, error) {
 		ended: callTotals{rtp: map[string]uint64{}, dtmf: map[string]uint64{}},
 	}
 	opts := []signal.Option{
-		signal.WithReadFilter(func(src netip.AddrPort, data []byte) bool {
+		signal.WithReadFilter(func(src netip.AddrPort, stream bool, data []byte) bool {
+			if stream {
+				return !policy.FilterStream(src, data, time.Now()).Drop()
+			}
 			return !policy.Filter(src, data, time.Now()).Drop()
 		}),
 		signal.WithLimit(policy.Acquire),
@@ -78,8 +81,14 @@ func New(cfg Config) (*Server, error) {
 // digest adapts the trunk's digest authentication to the signalling's.
 type digest struct{ p *trunk.Policy }
 
-func (d digest) Challenge() string {
-	v, err := d.p.Challenge(time.Now())
+func (d digest) Challenge(failed error) string {
+	challenge := d.p.Challenge
+	if errors.Is(failed, trunk.ErrStaleNonce) {
+		// The password was right, the nonce too old: stale=true lets
+		// the client retry at once (RFC 2617 3.2.1).
+		challenge = d.p.StaleChallenge
+	}
+	v, err := challenge(time.Now())
 	if err != nil {
 		// No randomness: a challenge that cannot be answered refuses the
 		// call, which is what an unauthenticated INVITE gets anyway.

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -23,6 +24,7 @@ import (
 	"github.com/brisvox/brisvox/media/silero"
 	"github.com/brisvox/brisvox/media/webrtc"
 	"github.com/brisvox/brisvox/sip"
+	"github.com/brisvox/brisvox/sip/validate"
 	"github.com/rs/zerolog"
 )
 
@@ -83,6 +85,10 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	log := zerolog.New(stderr).Level(level).With().Timestamp().Logger()
+	// sipgo writes a few lines to slog's default logger, past the
+	// loggers it is given, with addresses in them: the process's default
+	// keeps only their level and fixed message, like sipgo's own.
+	slog.SetDefault(slog.New(validate.NewSlogHandler(log)))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	ln, err := net.Listen("tcp", f.addr)

@@ -90,7 +90,7 @@ func BenchmarkReadFilter(b *testing.B) {
 func filterServer(tb testing.TB) *Server {
 	tb.Helper()
 	s, err := New(Config{Listen: []Listen{{Network: "udp", Addr: "127.0.0.1:0"}}, Log: zerolog.Nop()},
-		&testApp{}, WithReadFilter(func(src netip.AddrPort, data []byte) bool { return src.IsValid() }))
+		&testApp{}, WithReadFilter(func(src netip.AddrPort, _ bool, data []byte) bool { return src.IsValid() }))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -207,16 +207,20 @@ func (c *Config) Validate() error {
 
 // Auth is digest authentication of INVITEs (sip/trunk implements it).
 type Auth interface {
-	// Challenge returns a WWW-Authenticate value with a fresh nonce.
-	Challenge() (wwwAuthenticate string)
+	// Challenge returns a WWW-Authenticate value with a fresh nonce;
+	// failed is the Verify error that led to it (nil: the request carried
+	// no credentials), so an expired nonce can be answered stale=true.
+	Challenge(failed error) (wwwAuthenticate string)
 	// Verify checks an Authorization value for the request's method and
 	// Request-URI; nil means authenticated.
 	Verify(method, uri, authorization string) error
 }
 
-// ReadFilter sees every datagram or stream read before parsing; false
-// drops it with no answer and no state.
-type ReadFilter func(src netip.AddrPort, data []byte) bool
+// ReadFilter sees every datagram, and every read of a stream (TCP, TLS:
+// stream is set), before parsing; false drops it with no answer and no
+// state, and on a stream also closes the connection (what follows a
+// dropped read could not be framed).
+type ReadFilter func(src netip.AddrPort, stream bool, data []byte) bool
 
 // Limit admits one more dialog from src: it returns the release to call
 // when the dialog ends, or an error to refuse the INVITE (a *Refusal is

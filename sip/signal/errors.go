@@ -40,6 +40,9 @@ var (
 	ErrBadHeader = errors.New("signal: bad header value")
 	// ErrListen: a listener could not be opened.
 	ErrListen = errors.New("signal: listen")
+	// errStreamDropped closes a stream connection whose read the filter
+	// dropped.
+	errStreamDropped = errors.New("signal: stream read dropped by the filter")
 )
 
 // errNoMedia: Application.Invite returned no Media or no SDP and no

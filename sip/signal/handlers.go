@@ -198,8 +198,12 @@ func (s *Server) onInvite(req *sip.Request, tx inviteTx) {
 	}
 	if a := s.opts.auth; a != nil {
 		authz, _ := header(req, "Authorization", "")
-		if authz == "" || a.Verify(string(req.Method), req.Recipient.String(), authz) != nil {
-			s.respond(tx, req, 401, "", "", nil, sip.NewHeader("WWW-Authenticate", a.Challenge()))
+		var failed error
+		if authz != "" {
+			failed = a.Verify(string(req.Method), req.Recipient.String(), authz)
+		}
+		if authz == "" || failed != nil {
+			s.respond(tx, req, 401, "", "", nil, sip.NewHeader("WWW-Authenticate", a.Challenge(failed)))
 			return
 		}
 	}

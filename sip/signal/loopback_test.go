@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -233,7 +234,7 @@ func TestReadFilterUDP(t *testing.T) {
 	}
 	ignore := goleak.IgnoreCurrent()
 	fd0 := fds(t)
-	filter := func(src netip.AddrPort, data []byte) bool {
+	filter := func(src netip.AddrPort, _ bool, data []byte) bool {
 		if bytes.Contains(data, []byte("panic-me")) {
 			panic("filter bug")
 		}
@@ -460,6 +461,69 @@ func TestStreamMessageBound(t *testing.T) {
 		t.Errorf("OPTIONS after: %d", res.StatusCode)
 	}
 	_ = c.Close()
+	s.Close()
+	goleak.VerifyNone(t, ignore)
+}
+
+// TestReadFilterStream: on TCP the filter is told the read is a stream's;
+// a dropped read closes that connection (what follows it could not be
+// framed) and no other: a second connection is answered after it.
+// Mutation caught (seen failing): a stream drop returned as empty data
+// like a datagram's (the connection stays open: the read does not end).
+func TestReadFilterStream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loopback: skipped under -short")
+	}
+	ignore := goleak.IgnoreCurrent()
+	var streams atomic.Int32
+	filter := func(src netip.AddrPort, stream bool, data []byte) bool {
+		if stream {
+			streams.Add(1)
+		}
+		return !bytes.Contains(data, []byte("drop-me"))
+	}
+	s, err := New(Config{
+		Listen: []Listen{{Network: "tcp", Addr: "127.0.0.1:0"}},
+		Log:    zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel),
+	}, &testApp{}, WithReadFilter(filter))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	dial := func() net.Conn {
+		c, err := net.Dial("tcp", s.Addrs()[0].Addr.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	bad := dial()
+	if _, err := bad.Write([]byte(request("OPTIONS", "TCP", "drop-me", 1, "", ""))); err != nil {
+		t.Fatal(err)
+	}
+	_ = bad.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err := bad.Read(make([]byte, 4096)); err == nil {
+		t.Fatalf("the dropped stream was answered (%d bytes), not closed", n)
+	} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatal("the dropped stream stayed open")
+	}
+	_ = bad.Close()
+	good := dial()
+	if _, err := good.Write([]byte(request("OPTIONS", "TCP", "fine", 1, "", ""))); err != nil {
+		t.Fatal(err)
+	}
+	_ = good.SetReadDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, 4096)
+	n, err := good.Read(buf)
+	if err != nil || !bytes.HasPrefix(buf[:n], []byte("SIP/2.0 200")) {
+		t.Fatalf("the other connection: %q, %v", buf[:n], err)
+	}
+	if streams.Load() < 2 {
+		t.Errorf("the filter was told %d stream reads, want 2", streams.Load())
+	}
+	_ = good.Close()
 	s.Close()
 	goleak.VerifyNone(t, ignore)
 }

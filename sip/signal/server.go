@@ -326,8 +326,9 @@ func (s *Server) onStrayResponse(res *sip.Response) {
 }
 
 // readFilter runs before sipgo parses a read: size bound and the
-// integrator's filter. It never returns an error: that would stop the UDP
-// read loop for good; a drop is empty data.
+// integrator's filter. On UDP it never returns an error: that would stop
+// the UDP read loop for good; a drop is empty data. On a stream a drop is
+// an error, which closes that connection.
 func (s *Server) readFilter(info sip.TransportReadProps, data []byte) (out []byte, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -341,8 +342,14 @@ func (s *Server) readFilter(info sip.TransportReadProps, data []byte) (out []byt
 		s.stats.drop("udp-oversize")
 		return nil, nil
 	}
-	if s.opts.filter != nil && !s.opts.filter(addrPort(info.RemoteAddr), data) {
+	stream := !strings.EqualFold(info.Transport, "udp")
+	if s.opts.filter != nil && !s.opts.filter(addrPort(info.RemoteAddr), stream, data) {
 		s.stats.drop("filter")
+		if stream {
+			// sipgo ends this connection's read loop (and only it) on
+			// an error: the rest of a dropped stream cannot be framed.
+			return nil, errStreamDropped
+		}
 		return nil, nil
 	}
 	return data, nil

@@ -47,7 +47,7 @@ func hdr(m sip.Message, name string) string {
 
 type fakeAuth struct{}
 
-func (fakeAuth) Challenge() string { return `Digest realm="brisvox", nonce="n1"` }
+func (fakeAuth) Challenge(error) string { return `Digest realm="brisvox", nonce="n1"` }
 func (fakeAuth) Verify(method, uri, authz string) error {
 	if strings.Contains(authz, `response="good"`) {
 		return nil
