@@ -28,8 +28,15 @@ import (
 )
 
 // talker is the load's agent: mock providers and a greeting long enough
-// to keep every call's output busy for the whole run.
-type talker struct{ greeting string }
+// to keep every call's output busy for the whole run. tts is the mock
+// TTS's config: by default the whole greeting is synthesized at once;
+// sip-load's hundreds of calls would then keep gigabytes of audio live
+// and measure the garbage collector's marking, so it paces the synthesis
+// in 200 ms chunks at the call's rate (no resampling in the pacer).
+type talker struct {
+	greeting string
+	tts      sim.TTSConfig
+}
 
 func (talker) Name() string { return "load" }
 
@@ -37,7 +44,7 @@ func (a talker) Session(serve.CallEnv) (session.Config, error) {
 	return session.Config{
 		STT:      sim.NewMockSTT(sim.STTConfig{}, nil),
 		LLM:      sim.NewMockLLM(sim.LLMConfig{}),
-		TTS:      sim.NewMockTTS(sim.TTSConfig{}),
+		TTS:      sim.NewMockTTS(a.tts),
 		Greeting: a.greeting,
 	}, nil
 }

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/cmd/internal/serve"
+	"github.com/brisvox/brisvox/sim"
 	"github.com/brisvox/brisvox/sip"
 	"github.com/brisvox/brisvox/sip/rtp"
 	"github.com/brisvox/brisvox/sip/sdp"
@@ -111,7 +112,7 @@ func sipLoad(args []string, stdout, stderr io.Writer) int {
 	words := int(length/(200*time.Millisecond)) + 10
 	text := strings.TrimSpace(strings.Repeat("load ", words))
 
-	srv, err := serve.New(serve.Config{MaxCalls: concurrent + 50, DrainTimeout: time.Second, ClosingTimeout: time.Second, Log: zerolog.Nop()}, talker{greeting: text})
+	srv, err := serve.New(serve.Config{MaxCalls: concurrent + 50, DrainTimeout: time.Second, ClosingTimeout: time.Second, Log: zerolog.Nop()}, talker{greeting: text, tts: sim.TTSConfig{Rate: 8000, Paced: true, Chunk: 200 * time.Millisecond}})
 	if err != nil {
 		fmt.Fprintln(stderr, "brisvox-bench:", err)
 		return 1
