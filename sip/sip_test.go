@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -32,6 +33,8 @@ type rig struct {
 	calls chan *sip.Call
 	dir   string
 	fds   int
+	// mediaPort is the media port of the last sipp run.
+	mediaPort int
 }
 
 func newRig(t *testing.T, edit func(*sip.Config)) *rig {
@@ -80,7 +83,11 @@ func newRig(t *testing.T, edit func(*sip.Config)) *rig {
 // sipp runs a scenario (a built-in name or a file) against the server;
 // it returns when sipp exits, with its output.
 func (r *rig) sipp(ctx context.Context, scenario string, extra ...string) (string, error) {
-	args := []string{"-m", "1", "-timeout", "40s", "-timeout_error", "-i", "127.0.0.2", "-mi", "127.0.0.2", "-nostdin", "-trace_err"}
+	// Ports of our own: another package's sipp may run on 127.0.0.2 at
+	// the same time (sipp's media port is 6000 unless told).
+	r.mediaPort = freePort(r.t, "127.0.0.2")
+	args := []string{"-m", "1", "-timeout", "40s", "-timeout_error", "-i", "127.0.0.2", "-mi", "127.0.0.2",
+		"-p", strconv.Itoa(freePort(r.t, "127.0.0.2")), "-mp", strconv.Itoa(r.mediaPort), "-nostdin", "-trace_err"}
 	if strings.HasSuffix(scenario, ".xml") {
 		abs, err := filepath.Abs(scenario)
 		if err != nil {
@@ -192,7 +199,7 @@ func TestSippPcapCall(t *testing.T) {
 	}
 	// The recording latched (its 30 ms packets), not the echo of our own
 	// 20 ms stream, which sipp reflects from the same address.
-	if info["latched"] != info["signalled"][:strings.LastIndex(info["signalled"], ":")]+":6000" || info["codec"] != "PCMA/8" || info["ptime_in"] != "30ms" {
+	if info["latched"] != info["signalled"][:strings.LastIndex(info["signalled"], ":")]+":"+strconv.Itoa(r.mediaPort) || info["codec"] != "PCMA/8" || info["ptime_in"] != "30ms" {
 		t.Errorf("info %v", info)
 	}
 	if counters["sent"] < 250 || counters["dropped_loop"] < 100 {

@@ -488,7 +488,18 @@ func sippRun(t *testing.T, ctx context.Context, dir, target, scenario string, ex
 			t.Fatal(err)
 		}
 	}
-	args := []string{"-m", "1", "-timeout", "40s", "-timeout_error", "-i", "127.0.0.2", "-mi", "127.0.0.2", "-nostdin", "-trace_err", "-trace_msg"}
+	// Ports of our own: another package's sipp may run on 127.0.0.2 at
+	// the same time (sipp's media port is 6000 unless told).
+	free := func() string {
+		pc, err := net.ListenPacket("udp", "127.0.0.2:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pc.Close()
+		return strconv.Itoa(pc.LocalAddr().(*net.UDPAddr).Port)
+	}
+	args := []string{"-m", "1", "-timeout", "40s", "-timeout_error", "-i", "127.0.0.2", "-mi", "127.0.0.2",
+		"-p", free(), "-mp", free(), "-nostdin", "-trace_err", "-trace_msg"}
 	if strings.HasSuffix(scenario, ".xml") {
 		abs, err := filepath.Abs(filepath.Join("testdata", "sip", scenario))
 		if err != nil {
