@@ -67,6 +67,12 @@ func New(cfg Config) (*Server, error) {
 			}
 			return !policy.Filter(src, data, time.Now()).Drop()
 		}),
+		// A stream connection is admitted like a read with no message:
+		// the allowlist, the block, one token (a connection flood is a
+		// flood), before sipgo spends anything on it.
+		signal.WithAcceptFilter(func(src netip.AddrPort) bool {
+			return !policy.FilterStream(src, nil, time.Now()).Drop()
+		}),
 		signal.WithLimit(policy.Acquire),
 	}
 	if policy.Authenticates() {

@@ -21,6 +21,7 @@ const (
 	DefaultMaxMessage     = 64 << 10
 	DefaultMaxHeaders     = 256
 	DefaultCloseGrace     = 2 * time.Second
+	DefaultStreamIdle     = 2 * time.Minute
 	DefaultUserAgent      = "brisvox"
 	DefaultRinging        = "180"
 	DefaultInbox          = 32
@@ -89,6 +90,11 @@ type Config struct {
 	// CloseGrace is how long Close waits for the responses to its BYEs;
 	// default 2 s.
 	CloseGrace time.Duration
+	// StreamIdle ends a TCP or TLS connection that brings nothing for
+	// this long (a keepalive CRLF counts, RFC 5626 3.5.1), so a peer that
+	// connects and stays silent holds nothing for ever. Default 2 min;
+	// negative: no bound.
+	StreamIdle time.Duration
 	// Inbox is the queue of one dialog's in-dialog requests; default 32.
 	Inbox int
 	// Log is the root logger. Lines carry only our call id, the method
@@ -131,6 +137,9 @@ func (c *Config) withDefaults() Config {
 	}
 	if out.CloseGrace == 0 {
 		out.CloseGrace = DefaultCloseGrace
+	}
+	if out.StreamIdle == 0 {
+		out.StreamIdle = DefaultStreamIdle
 	}
 	if out.Inbox == 0 {
 		out.Inbox = DefaultInbox
@@ -222,6 +231,10 @@ type Auth interface {
 // dropped read could not be framed).
 type ReadFilter func(src netip.AddrPort, stream bool, data []byte) bool
 
+// AcceptFilter sees a stream connection's source when it is accepted,
+// before any byte or TLS handshake; false closes it at once.
+type AcceptFilter func(src netip.AddrPort) bool
+
 // Limit admits one more dialog from src: it returns the release to call
 // when the dialog ends, or an error to refuse the INVITE (a *Refusal is
 // answered with its code, any other error 503).
@@ -232,6 +245,7 @@ type Option func(*options)
 
 type options struct {
 	filter ReadFilter
+	accept AcceptFilter
 	auth   Auth
 	limit  Limit
 	seed   uint64
@@ -241,6 +255,9 @@ type options struct {
 // WithReadFilter sets the read filter (the trunk's allowlist and flood
 // limits).
 func WithReadFilter(f ReadFilter) Option { return func(o *options) { o.filter = f } }
+
+// WithAcceptFilter sets the stream listeners' accept filter.
+func WithAcceptFilter(f AcceptFilter) Option { return func(o *options) { o.accept = f } }
 
 // WithAuth sets digest authentication of INVITEs: an INVITE without valid
 // credentials gets 401 with WWW-Authenticate.

@@ -527,3 +527,60 @@ func TestReadFilterStream(t *testing.T) {
 	s.Close()
 	goleak.VerifyNone(t, ignore)
 }
+
+// TestStreamGuard: a TCP source the accept filter refuses is closed before
+// it sends a byte, and an admitted connection that stays silent is ended
+// after StreamIdle; the server then holds neither (no goroutine, no fd).
+// Mutations caught (seen failing): the listener not wrapped (the refused
+// connection stays open; the silent one is held for ever).
+func TestStreamGuard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loopback: skipped under -short")
+	}
+	ignore := goleak.IgnoreCurrent()
+	fd0 := fds(t)
+	outsider := netip.MustParseAddr("127.0.0.4")
+	s, err := New(Config{
+		Listen:     []Listen{{Network: "tcp", Addr: "127.0.0.1:0"}},
+		StreamIdle: 300 * time.Millisecond,
+		Log:        zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel),
+	}, &testApp{}, WithAcceptFilter(func(src netip.AddrPort) bool { return src.Addr() != outsider }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	target := s.Addrs()[0].Addr.String()
+	closedWithin := func(c net.Conn, d time.Duration) bool {
+		_ = c.SetReadDeadline(time.Now().Add(d))
+		_, err := c.Read(make([]byte, 1))
+		ne, timeout := err.(net.Error)
+		return err != nil && !(timeout && ne.Timeout())
+	}
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: outsider.AsSlice()}}
+	refused, err := d.Dial("tcp", target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !closedWithin(refused, 5*time.Second) {
+		t.Error("the refused source's connection stayed open")
+	}
+	_ = refused.Close()
+	silent, err := net.Dial("tcp", target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !closedWithin(silent, 10*time.Second) {
+		t.Error("a silent connection was held past StreamIdle")
+	}
+	_ = silent.Close()
+	if got := s.Stats().Drops["accept-refused"]; got != 1 {
+		t.Errorf("accept-refused %d, want 1", got)
+	}
+	s.Close()
+	goleak.VerifyNone(t, ignore)
+	if n := fds(t); n > fd0 {
+		t.Errorf("%d fds after, %d before", n, fd0)
+	}
+}

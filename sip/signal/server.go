@@ -181,13 +181,15 @@ func (s *Server) Start() error {
 						return fmt.Errorf("%w: tls certificate: %w", ErrListen, err)
 					}
 				}
-				ln, err = tls.Listen("tcp", l.Addr, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
-			} else {
-				ln, err = net.Listen("tcp", l.Addr)
 			}
-			if err != nil {
+			if ln, err = net.Listen("tcp", l.Addr); err != nil {
 				s.closeListenersLocked()
 				return fmt.Errorf("%w: %s: %w", ErrListen, network, err)
+			}
+			ln = &streamListener{Listener: ln, accept: s.opts.accept, idle: s.cfg.StreamIdle,
+				refused: func() { s.stats.drop("accept-refused") }}
+			if network == "tls" {
+				ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 			}
 			s.listeners = append(s.listeners, ln)
 			s.addrs = append(s.addrs, Addr{network, addrPort(ln.Addr())})
