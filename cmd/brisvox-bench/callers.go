@@ -89,12 +89,37 @@ func webrtcCallers(args []string, stdout, stderr io.Writer) int {
 	to, cpu1 := time.Now(), cpuTime()
 	fmt.Fprintln(stdout, "hold-end")
 	rep.CPU = 100 * float64(cpu1-cpu0) / float64(to.Sub(from))
+	streams := make([][]time.Time, len(cs))
+	for i, c := range cs {
+		streams[i] = c.Arrivals()
+	}
+	g := measureGaps(streams, from, to, int(*hold/(20*time.Millisecond)))
+	rep.Packets, rep.Short, rep.Gaps = g.packets, g.short, g.gaps
+	if g.gaps == 0 {
+		rep.Error = "no packets received during the hold"
+		return out()
+	}
+	rep.P50MS, rep.P99MS, rep.MaxMS = g.p50, g.p99, g.max
+	return out()
+}
+
+// gapFigures are the arrival gaps of a hold: packets received in it,
+// streams short of 90% of the packets the hold should bring, and
+// |gap - 20 ms| between consecutive packets of a stream (ms).
+type gapFigures struct {
+	packets, short, gaps int
+	p50, p99, max        float64
+}
+
+// measureGaps computes the figures of the arrivals between from and to;
+// want is the packets a stream should bring.
+func measureGaps(streams [][]time.Time, from, to time.Time, want int) gapFigures {
+	var f gapFigures
 	var gaps []time.Duration
-	want := int(*hold / (20 * time.Millisecond))
-	for _, c := range cs {
+	for _, arrivals := range streams {
 		var prev time.Time
 		n := 0
-		for _, at := range c.Arrivals() {
+		for _, at := range arrivals {
 			if at.Before(from) || at.After(to) {
 				continue
 			}
@@ -105,18 +130,17 @@ func webrtcCallers(args []string, stdout, stderr io.Writer) int {
 			}
 			prev = at
 		}
-		rep.Packets += n
+		f.packets += n
 		if n < want*9/10 {
-			rep.Short++
+			f.short++
 		}
 	}
 	if len(gaps) == 0 {
-		rep.Error = "no packets received during the hold"
-		return out()
+		return f
 	}
 	slices.Sort(gaps)
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	rep.Gaps = len(gaps)
-	rep.P50MS, rep.P99MS, rep.MaxMS = ms(gaps[len(gaps)/2]), ms(gaps[len(gaps)*99/100]), ms(gaps[len(gaps)-1])
-	return out()
+	f.gaps = len(gaps)
+	f.p50, f.p99, f.max = ms(gaps[len(gaps)/2]), ms(gaps[len(gaps)*99/100]), ms(gaps[len(gaps)-1])
+	return f
 }

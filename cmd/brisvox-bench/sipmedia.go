@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/netip"
-	"slices"
 	"sync"
 	"time"
 
@@ -190,35 +189,17 @@ func sipMedia(args []string, stdout, stderr io.Writer) int {
 	rep.CPU = 100 * float64(cpu1-cpu0) / float64(to.Sub(from))
 	rep.Sent = sent
 	rep.Streams = len(order)
-	var gaps []time.Duration
-	want := int(*hold / (20 * time.Millisecond))
-	for _, s := range order {
-		var prev time.Time
-		n := 0
-		for _, at := range s.arrivals {
-			if at.Before(from) || at.After(to) {
-				continue
-			}
-			n++
-			if !prev.IsZero() {
-				d := at.Sub(prev) - 20*time.Millisecond
-				gaps = append(gaps, max(d, -d))
-			}
-			prev = at
-		}
-		rep.Packets += n
-		if n < want*9/10 {
-			rep.Short++
-		}
+	arrivals := make([][]time.Time, len(order))
+	for i, st := range order {
+		arrivals[i] = st.arrivals
 	}
-	if len(gaps) == 0 {
+	g := measureGaps(arrivals, from, to, int(*hold/(20*time.Millisecond)))
+	rep.Packets, rep.Short, rep.Gaps = g.packets, g.short, g.gaps
+	if g.gaps == 0 {
 		rep.Error = "no packets received during the hold"
 		return out()
 	}
-	slices.Sort(gaps)
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	rep.Gaps = len(gaps)
-	rep.P50MS, rep.P99MS, rep.MaxMS = ms(gaps[len(gaps)/2]), ms(gaps[len(gaps)*99/100]), ms(gaps[len(gaps)-1])
+	rep.P50MS, rep.P99MS, rep.MaxMS = g.p50, g.p99, g.max
 	return out()
 }
 
