@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/actors/session"
+	"github.com/brisvox/brisvox/actors/vad"
 	"github.com/brisvox/brisvox/cmd/internal/serve"
 	"github.com/brisvox/brisvox/media/webrtc"
 	"github.com/brisvox/brisvox/sim"
@@ -36,6 +37,8 @@ import (
 type talker struct {
 	greeting string
 	tts      sim.TTSConfig
+	// vad, when set, is every call's model VAD (sip-load --silero).
+	vad *vad.Model
 }
 
 func (talker) Name() string { return "load" }
@@ -45,6 +48,7 @@ func (a talker) Session(serve.CallEnv) (session.Config, error) {
 		STT:      sim.NewMockSTT(sim.STTConfig{}, nil),
 		LLM:      sim.NewMockLLM(sim.LLMConfig{}),
 		TTS:      sim.NewMockTTS(a.tts),
+		VADModel: a.vad,
 		Greeting: a.greeting,
 	}, nil
 }

@@ -22,7 +22,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/brisvox/brisvox/actors/vad"
 	"github.com/brisvox/brisvox/cmd/internal/serve"
+	"github.com/brisvox/brisvox/media"
+	"github.com/brisvox/brisvox/media/silero"
 	"github.com/brisvox/brisvox/sim"
 	"github.com/brisvox/brisvox/sip"
 	"github.com/brisvox/brisvox/sip/rtp"
@@ -49,6 +52,7 @@ const (
 // sipLoadReport is sip-load's result.
 type sipLoadReport struct {
 	Mode       string  `json:"mode"`
+	Silero     bool    `json:"silero_vad"`
 	Calls      int     `json:"calls"`
 	Rate       float64 `json:"calls_per_second"`
 	HoldS      float64 `json:"hold_s"`
@@ -90,6 +94,7 @@ func sipLoad(args []string, stdout, stderr io.Writer) int {
 	callLength := fs.Duration("call-length", 2*time.Second, "churn mode: how long each call lasts")
 	niceChildren := fs.Int("nice", 10, "nice value of sipp and the media peer (0: same priority as the server)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	useSilero := fs.Bool("silero", false, "every call's VAD is the Silero model (8 kHz, on the shared inference pool; needs .native/env)")
 	if err := fs.Parse(args); err != nil || *calls <= 0 || *rate <= 0 {
 		return 2
 	}
@@ -112,7 +117,24 @@ func sipLoad(args []string, stdout, stderr io.Writer) int {
 	words := int(length/(200*time.Millisecond)) + 10
 	text := strings.TrimSpace(strings.Repeat("load ", words))
 
-	srv, err := serve.New(serve.Config{MaxCalls: concurrent + 50, DrainTimeout: time.Second, ClosingTimeout: time.Second, Log: zerolog.Nop()}, talker{greeting: text, tts: sim.TTSConfig{Rate: 8000, Paced: true, Chunk: 200 * time.Millisecond}})
+	agent := talker{greeting: text, tts: sim.TTSConfig{Rate: 8000, Paced: true, Chunk: 200 * time.Millisecond}}
+	if *useSilero {
+		pool, err := silero.NewPool(silero.PoolConfig{SampleRate: silero.Rate8k})
+		if err != nil {
+			fmt.Fprintln(stderr, "brisvox-bench: silero:", err)
+			return 1
+		}
+		defer pool.Close()
+		agent.vad = &vad.Model{
+			NewScorer: func() (vad.Scorer, error) { return pool.NewScorer(0), nil },
+			NewGate: func() vad.Gate {
+				g, _ := media.NewSpeechGate(media.SpeechGateConfig{}) // the defaults are valid
+				return g
+			},
+		}
+		rep.Silero = true
+	}
+	srv, err := serve.New(serve.Config{MaxCalls: concurrent + 50, DrainTimeout: time.Second, ClosingTimeout: time.Second, Log: zerolog.Nop()}, agent)
 	if err != nil {
 		fmt.Fprintln(stderr, "brisvox-bench:", err)
 		return 1
@@ -274,7 +296,7 @@ func sipLoad(args []string, stdout, stderr io.Writer) int {
 		b, _ := json.MarshalIndent(rep, "", "  ")
 		fmt.Fprintln(stdout, string(b))
 	} else {
-		fmt.Fprintf(stdout, "sip-load %s: %d calls, %.0f calls/s, %d cores, GOMAXPROCS %d, hold %.1fs\n", rep.Mode, rep.Calls, rep.Rate, rep.Cores, rep.GOMAXPROCS, rep.HoldS)
+		fmt.Fprintf(stdout, "sip-load %s: %d calls, %.0f calls/s, Silero VAD %v, %d cores, GOMAXPROCS %d, hold %.1fs\n", rep.Mode, rep.Calls, rep.Rate, rep.Silero, rep.Cores, rep.GOMAXPROCS, rep.HoldS)
 		fmt.Fprintf(stdout, "sipp: %d successful, %d failed; server peak %d live calls\n", rep.Successful, rep.Failed, rep.Peak)
 		fmt.Fprintf(stdout, "server CPU: %.1f%% of a core in all, %.3f%% per call; RSS %.0f MB before, %.0f MB at the hold (%.0f KB per call)\n", rep.CPUTotal, rep.CPUPerCall, rep.RSSBaseMB, rep.RSSHoldMB, rep.RSSPerCall)
 		fmt.Fprintf(stdout, "INVITE to 200 (sipp, %d calls): p50 %.0f ms, p99 %.0f ms, max %.0f ms\n", rep.Invites, rep.InviteP50MS, rep.InviteP99MS, rep.InviteMaxMS)
