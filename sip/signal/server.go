@@ -103,7 +103,7 @@ func New(cfg Config, app Application, opts ...Option) (*Server, error) {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.byeCtx, s.byeCancel = context.WithCancel(context.Background())
 
-	slogger := slog.New(sipgoLogHandler(s.log))
+	slogger := slog.New(sipgoLogHandler(s.log, s.stats.drop))
 	parser := sip.NewParser()
 	parser.MaxMessageLength = s.cfg.MaxMessage
 	ua, err := sipgo.NewUA(
