@@ -451,12 +451,14 @@ var sipgo400 = fate{stateless: true, code: 400, why: "sipgo's transaction layer 
 // transport and transaction layers and our handlers) and of
 // sip/testdata/malformed (validate's malformedCorpus).
 var serverTable = map[string]hostileRow{
-	"torture/valid/dblreq":     split(answered(405), fate{parse: true, why: "the CRLF after the INVITE fails the stream; sipgo closes it before the two answers leave"}),
-	"torture/valid/esc01":      same(call),
-	"torture/valid/esc02":      same(answered(501)),
-	"torture/valid/escnull":    same(answered(405)),
-	"torture/valid/intmeth":    same(answered(501)),
-	"torture/valid/longreq":    split(fate{unsent: true, calls: 1, why: "bug: each answer (100, 180, 200) echoes 34 Vias, about 2 KiB, and sipgo's UDP WriteMsg refuses anything above 1300 bytes (ErrUDPMTUCongestion)"}, call),
+	"torture/valid/dblreq":  split(answered(405), fate{parse: true, why: "the CRLF after the INVITE fails the stream; sipgo closes it before the two answers leave"}),
+	"torture/valid/esc01":   same(call),
+	"torture/valid/esc02":   same(answered(501)),
+	"torture/valid/escnull": same(answered(405)),
+	"torture/valid/intmeth": same(answered(501)),
+	// Each answer echoes 34 Vias, about 2 KiB: sipgo's UDP write bound
+	// (1300 bytes) dropped them silently until sip/signal lifted it.
+	"torture/valid/longreq":    same(call),
 	"torture/valid/lwsdisp":    same(answered(200)),
 	"torture/valid/mpart01":    same(answered(405)),
 	"torture/valid/noreason":   same(stray),

@@ -2,6 +2,7 @@ package signal
 
 import (
 	"context"
+	"github.com/emiago/sipgo/sip"
 	"log/slog"
 
 	"github.com/brisvox/brisvox/sip/validate"
@@ -55,3 +56,13 @@ func (h countingHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 func (h countingHandler) WithGroup(name string) slog.Handler {
 	return countingHandler{Handler: h.Handler.WithGroup(name), drop: h.drop}
 }
+
+// init lifts sipgo's UDP write bound. sipgo refuses to write any UDP
+// message over 1300 bytes (UDPMTUSize - 200), responses too, and the
+// refusal is silent: the 200 to an INVITE that came through a few proxies
+// (its Vias and Record-Routes echoed) was never sent, and the call died at
+// the ACK timeout. RFC 3261 18.1.1 moves large requests to TCP; a response
+// goes back on the request's transport (18.2.2), fragmented by IP when it
+// must. The bound becomes the UDP datagram's. It is written once, before
+// any goroutine of this package runs.
+func init() { sip.UDPMTUSize = 65507 + 200 }
