@@ -33,16 +33,15 @@ type relay struct {
 	phone   netip.AddrPort
 	fault   fault
 
-	mu           sync.Mutex
-	dropped      int
-	duplicated   int
-	reordered    int
-	rtpToPhone   atomic.Int64
-	rtcpToPhone  atomic.Int64
-	stopped      chan struct{}
-	wg           sync.WaitGroup
-	oldFronts    []*net.UDPConn
-	forwardFront sync.WaitGroup
+	mu          sync.Mutex
+	dropped     int
+	duplicated  int
+	reordered   int
+	rtpToPhone  atomic.Int64
+	rtcpToPhone atomic.Int64
+	stopped     chan struct{}
+	wg          sync.WaitGroup
+	oldFronts   []*net.UDPConn
 }
 
 func listenLo(t *testing.T) *net.UDPConn {
