@@ -296,14 +296,14 @@ func (d *Dialog) guard(f func()) {
 	f()
 }
 
-// awaitAck arms the 2xx retransmissions (unreliable transports) and the
-// ACK deadline.
+// awaitAck arms the 2xx retransmissions and the ACK deadline. The UAS
+// core retransmits its 2xx on every transport (RFC 3261 13.3.1.4): a
+// proxy between us may forward the response over UDP, where it can be
+// lost with nobody else to repeat it.
 func (d *Dialog) awaitAck(res *sip.Response, cseq uint32, offer, first bool) {
 	d.pend, d.pendCSeq, d.pendOffer, d.pendFirst = res, cseq, offer, first
 	d.pendEvery = d.env.cfg.T1
-	if !d.reliable {
-		d.retransT.Reset(d.pendEvery)
-	}
+	d.retransT.Reset(d.pendEvery)
 	d.ackT.Reset(64 * d.env.cfg.T1)
 	d.updateInfo(func(i *DialogInfo) { i.OfferPending = offer })
 }
