@@ -451,7 +451,7 @@ var sipgo400 = fate{stateless: true, code: 400, why: "sipgo's transaction layer 
 // transport and transaction layers and our handlers) and of
 // sip/testdata/malformed (validate's malformedCorpus).
 var serverTable = map[string]hostileRow{
-	"torture/valid/dblreq":  split(answered(405), fate{parse: true, why: "the CRLF after the INVITE fails the stream; sipgo closes it before the two answers leave"}),
+	"torture/valid/dblreq":  split(answered(405), fate{parse: true, why: "the CRLF after the INVITE fails the stream; sipgo closes it, the REGISTER's 405 racing the close"}),
 	"torture/valid/esc01":   same(call),
 	"torture/valid/esc02":   same(answered(501)),
 	"torture/valid/escnull": same(answered(405)),
@@ -649,7 +649,10 @@ func (h *hostile) hold(t *testing.T, network, name string, want fate) {
 	// closed the connection, which the row must say (a parser's refusal
 	// or a stream drop closes it).
 	if network == "tcp" && !want.partial {
-		if closed := h.probeOrClosed(t, p); closed != (want.parse || want.closes) {
+		// When the parser fails the stream, what sipgo had parsed of the
+		// chunk before may be answered or not: its answers race the
+		// close.
+		if closed := h.probeOrClosed(t, p, want.parse); closed != (want.parse || want.closes) {
 			t.Fatalf("the server closed the connection: %v; the row says %v", closed, want.parse || want.closes)
 		}
 	}
@@ -661,23 +664,29 @@ func (h *hostile) hold(t *testing.T, network, name string, want fate) {
 
 // probeOrClosed sends a probe on p: false when it is answered, true when
 // the server closed the connection instead.
-func (h *hostile) probeOrClosed(t *testing.T, p *peer) bool {
+// With racing set, answers to the file before the close are let pass.
+func (h *hostile) probeOrClosed(t *testing.T, p *peer, racing bool) bool {
 	t.Helper()
 	id := fmt.Sprintf("probe-%d", h.probes.Add(1))
 	if p.send([]byte(request(p, "OPTIONS", "sip:bot@"+h.addr(p.network).String(), id, 1,
 		"From: <sip:probe@127.0.0.1>;tag=p", "To: <sip:bot@127.0.0.1>"))) != nil {
 		return true
 	}
-	res := p.response("", 5*time.Second)
-	switch {
-	case res == nil && p.eof:
-		return true
-	case res == nil:
-		t.Fatalf("the probe got no answer and the connection is open")
-	case res.CallID() == nil || res.CallID().Value() != id:
-		t.Fatalf("an answer %d to the file came after the row's outcome", res.StatusCode)
+	for {
+		res := p.response("", 5*time.Second)
+		switch {
+		case res == nil && p.eof:
+			return true
+		case res == nil:
+			t.Fatalf("the probe got no answer and the connection is open")
+		case res.CallID() == nil || res.CallID().Value() != id:
+			if racing {
+				continue
+			}
+			t.Fatalf("an answer %d to the file came after the row's outcome", res.StatusCode)
+		}
+		return false
 	}
-	return false
 }
 
 // maxDatagram is the largest UDP payload over IPv4.
