@@ -178,21 +178,12 @@ func (c *Call) startMedia(n sdp.Negotiated) error {
 
 // params maps an offer/answer's result onto the RTP session's.
 func params(n sdp.Negotiated) rtp.Params {
-	dir := rtp.SendRecv
-	switch n.Direction {
-	case sdp.SendOnly:
-		dir = rtp.SendOnly
-	case sdp.RecvOnly:
-		dir = rtp.RecvOnly
-	case sdp.Inactive:
-		dir = rtp.Inactive
-	}
 	return rtp.Params{
 		Codec: rtp.Codec(n.Codec), PayloadType: n.PayloadType,
 		ClockRate: n.ClockRate, SampleRate: n.SampleRate,
 		Events: n.HasEvents, EventPayloadType: n.EventPT,
 		RemoteRTP: n.Remote, RemoteRTCP: n.RemoteRTCP, RTCPMux: n.RTCPMux,
-		PtimeIn: n.PtimeIn, PtimeOut: n.PtimeOut, Direction: dir,
+		PtimeIn: n.PtimeIn, PtimeOut: n.PtimeOut, Direction: n.Direction,
 	}
 }
 

@@ -2,6 +2,7 @@ package rtp
 
 import (
 	"fmt"
+	"github.com/brisvox/brisvox/sip/sdp"
 	"io"
 	"net/netip"
 	"time"
@@ -157,43 +158,26 @@ const (
 	CodecOpus Codec = "opus"
 )
 
-// Direction is what the offer/answer allows, seen from our side.
-type Direction uint8
+// Direction is what the offer/answer allows, seen from our side: the
+// offer/answer's own type (sip/sdp), so the call passes it on as it is.
+type Direction = sdp.Direction
 
 // The directions of RFC 3264. The zero value is SendRecv.
 const (
 	// SendRecv: both send.
-	SendRecv Direction = iota
+	SendRecv = sdp.SendRecv
 	// SendOnly: we send, the remote does not (it put us on hold with
 	// recvonly): no media timeout.
-	SendOnly
+	SendOnly = sdp.SendOnly
 	// RecvOnly: the remote sends, we do not (it put itself on hold with
 	// sendonly): nothing goes out, not even silence.
-	RecvOnly
+	RecvOnly = sdp.RecvOnly
 	// Inactive: neither sends.
-	Inactive
+	Inactive = sdp.Inactive
 )
 
-// String names the direction as SDP does.
-func (d Direction) String() string {
-	switch d {
-	case SendRecv:
-		return "sendrecv"
-	case SendOnly:
-		return "sendonly"
-	case RecvOnly:
-		return "recvonly"
-	case Inactive:
-		return "inactive"
-	}
-	return fmt.Sprintf("Direction(%d)", int(d))
-}
-
-func (d Direction) weSend() bool     { return d == SendRecv || d == SendOnly }
-func (d Direction) theySend() bool   { return d == SendRecv || d == RecvOnly }
-func (d Direction) validDir() bool   { return d <= Inactive }
-func (p Params) sendAllowed() bool   { return p.Direction.weSend() }
-func (p Params) remoteSending() bool { return p.Direction.theySend() }
+func (p Params) sendAllowed() bool   { return p.Direction.Send() }
+func (p Params) remoteSending() bool { return p.Direction.Receive() }
 
 // Params are the remote parameters an offer/answer negotiated (the
 // integrator maps sip/sdp's result onto them). Zero values take the
@@ -291,7 +275,7 @@ func (p Params) Validate() error {
 		return fmt.Errorf("%w: ptime out %v not 10 to 60 ms in steps of 10", ErrInvalidParams, p.PtimeOut)
 	case p.Codec == CodecOpus && (d.PtimeOut == 30*time.Millisecond || d.PtimeOut == 50*time.Millisecond):
 		return fmt.Errorf("%w: opus ptime out %v (want 10, 20, 40 or 60 ms)", ErrInvalidParams, p.PtimeOut)
-	case !p.Direction.validDir():
+	case p.Direction > Inactive:
 		return fmt.Errorf("%w: direction %d", ErrInvalidParams, p.Direction)
 	case !d.RemoteRTP.IsValid():
 		return fmt.Errorf("%w: no remote rtp address", ErrInvalidParams)
