@@ -174,7 +174,9 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *GetStats:
 		ctx.Respond(a.statsSnapshot())
 	case *transport.Closed:
-		a.end(ctx, "hangup", nil)
+		// "hangup", or why the transport ended the call (vanished,
+		// stopped reading, no input, protocol error).
+		a.end(ctx, transport.ReasonOf(m.Err), nil)
 	case *messages.Hangup:
 		a.end(ctx, "hangup: "+m.Reason, nil)
 	case *messages.CallDrained:
