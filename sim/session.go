@@ -124,31 +124,28 @@ func RunTogether(calls ...*Call) ([]*Result, []error) {
 		return results, errs
 	}
 	sys := kit.NewSystem(calls[0].Log)
-	props, err := switchboard.Props(switchboard.Config{MaxCalls: len(calls)})
+	board, err := sys.Root.SpawnNamed(switchboard.Props(), "switchboard")
 	if err == nil {
-		var board *actor.PID
-		if board, err = sys.Root.SpawnNamed(props, "switchboard"); err == nil {
-			var wg sync.WaitGroup
-			for i, c := range calls {
-				id := "sim-" + messages.CallID(c.Scenario.Name)
-				if len(calls) > 1 {
-					id += messages.CallID("-" + strconv.Itoa(i))
-				}
-				wg.Go(func() { results[i], errs[i] = c.run(sys, board, id) })
+		var wg sync.WaitGroup
+		for i, c := range calls {
+			id := "sim-" + messages.CallID(c.Scenario.Name)
+			if len(calls) > 1 {
+				id += messages.CallID("-" + strconv.Itoa(i))
 			}
-			wg.Wait()
-			// Stop the switchboard and wait for it, then let protoactor's
-			// dead-letter throttle (a goroutine on a ticker, started by the
-			// first dead letter of a period) run out: once a whole period
-			// passed without a dead letter, no such goroutine is left, so
-			// none outlives the calls.
-			err = sys.Root.StopFuture(board).Wait()
-			for {
-				n := sys.DeadLetters()
-				time.Sleep(sys.Config.DeadLetterThrottleInterval + messages.FrameDuration)
-				if sys.DeadLetters() == n {
-					break
-				}
+			wg.Go(func() { results[i], errs[i] = c.run(sys, board, id) })
+		}
+		wg.Wait()
+		// Stop the switchboard and wait for it, then let protoactor's
+		// dead-letter throttle (a goroutine on a ticker, started by the
+		// first dead letter of a period) run out: once a whole period
+		// passed without a dead letter, no such goroutine is left, so
+		// none outlives the calls.
+		err = sys.Root.StopFuture(board).Wait()
+		for {
+			n := sys.DeadLetters()
+			time.Sleep(sys.Config.DeadLetterThrottleInterval + messages.FrameDuration)
+			if sys.DeadLetters() == n {
+				break
 			}
 		}
 	}

@@ -33,6 +33,7 @@ type Call struct {
 	dialog *signal.Dialog
 	source string // the signalling source, for Describe
 	proto  string
+	adm    transport.Admission
 
 	sess *rtp.Session
 	sdp  *sdp.Session
@@ -70,6 +71,9 @@ func newCall(s *Server, inv *signal.Invite) *Call {
 		stop: make(chan struct{}),
 	}
 }
+
+// Admission is the slot the call was admitted into (transport.Admitted).
+func (c *Call) Admission() transport.Admission { return c.adm }
 
 // ID is our call id ("sip-" and 16 hex digits).
 func (c *Call) ID() string { return c.id }
@@ -114,7 +118,7 @@ func (c *Call) OnDTMF(fn func(messages.DTMF)) {
 
 // Hangup ends the call from our side: a BYE (or, before the answer, a
 // final response), then the media stops.
-func (c *Call) Hangup(reason string) {
+func (c *Call) Hangup(_ transport.EndKind, reason string) {
 	c.dialog.Hangup(fmt.Errorf("%w: %s", ErrHangup, reason))
 }
 
@@ -123,6 +127,7 @@ func (c *Call) Hangup(reason string) {
 // server when the call could not start); later calls do nothing.
 func (c *Call) Close() error {
 	c.closeOnce.Do(func() {
+		c.adm.Release() // a no-op once the server started the call
 		c.dialog.Hangup(ErrHangup)
 		close(c.stop)
 		c.mu.Lock()

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/sip/rtp"
 	"github.com/brisvox/brisvox/sip/sdp"
 	"github.com/brisvox/brisvox/sip/signal"
@@ -161,16 +162,27 @@ var _ signal.Application = (*app)(nil)
 
 // Invite answers a new INVITE: admission, an RTP session from the port
 // range, the SDP answer (or our offer for a late one).
-func (a *app) Invite(ctx context.Context, inv *signal.Invite) (signal.Media, []byte, error) {
+func (a *app) Invite(ctx context.Context, inv *signal.Invite) (_ signal.Media, _ []byte, err error) {
 	s := (*Server)(a)
-	if err := s.cfg.Admit(); err != nil {
+	adm, err := s.cfg.Admit()
+	if err != nil {
 		s.count("refused_admission")
-		return nil, nil, s.unavailable()
+		r := transport.RefusalOf(err)
+		return nil, nil, &signal.Refusal{Code: 503, RetryAfter: r.RetryAfterSeconds()}
 	}
+	// The slot is held from here: given back when this INVITE fails, by
+	// Close when the dialog ends before the ACK, and by the server once
+	// the call it started ends.
+	defer func() {
+		if err != nil {
+			adm.Release()
+		}
+	}()
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
 	c := newCall(s, inv)
+	c.adm = adm
 	sess, err := rtp.New(rtp.Config{
 		Ports: s.ports, CallID: c.id, InputRate: s.cfg.Rate, OutputRate: s.cfg.Rate,
 		SymmetricRTP: s.cfg.SymmetricRTP, MediaTimeout: s.cfg.MediaTimeout,

@@ -51,7 +51,7 @@ func newRig(t *testing.T, edit func(*sip.Config)) *rig {
 		Signal: signal.Config{Listen: []signal.Listen{{Network: "udp", Addr: "127.0.0.1:0"}}},
 		Trunk:  trunk.Config{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}},
 		Ports:  rtp.PortsConfig{Addr: netip.MustParseAddr("127.0.0.1"), Min: 31000, Max: 31100},
-		Admit:  func() error { return nil },
+		Admit:  func() (transport.Admission, error) { return noSlot{}, nil },
 		OnCall: func(c *sip.Call) { r.calls <- c },
 		Log:    zerolog.Nop(),
 	}
@@ -241,3 +241,8 @@ func TestSippDTMF(t *testing.T) {
 		t.Errorf("keys %q, want \"1234567890*#\"", keys)
 	}
 }
+
+// noSlot is the admission of a test without a server.
+type noSlot struct{}
+
+func (noSlot) Release() {}

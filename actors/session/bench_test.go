@@ -121,11 +121,7 @@ func BenchmarkInputFrame(b *testing.B) {
 // B/op is everything the call allocated, an upper bound of its memory.
 func BenchmarkCallSpawnStop(b *testing.B) {
 	sys := kit.NewSystem(zerolog.Nop())
-	bprops, err := switchboard.Props(switchboard.Config{MaxCalls: 1 << 30})
-	if err != nil {
-		b.Fatal(err)
-	}
-	board := sys.Root.Spawn(bprops)
+	board := sys.Root.Spawn(switchboard.Props())
 	ended := make(chan messages.CallEnded, 1)
 	llm, tts := sim.NewMockLLM(sim.LLMConfig{}), sim.NewMockTTS(sim.TTSConfig{})
 	stt := sim.NewMockSTT(sim.STTConfig{}, nil)

@@ -12,19 +12,11 @@ import (
 
 // Errors of the switchboard.
 var (
-	// ErrFull: the admission limit is reached.
-	ErrFull = errors.New("switchboard: at capacity")
 	// ErrDuplicate: a call with this id is live.
 	ErrDuplicate = errors.New("switchboard: call id in use")
 	// ErrUnknownCall: no live call has this id.
 	ErrUnknownCall = errors.New("switchboard: unknown call")
 )
-
-// Config bounds the node.
-type Config struct {
-	// MaxCalls is the admission limit (> 0).
-	MaxCalls int
-}
 
 // StartCall admits a call; the answer is a *CallStarted.
 type StartCall struct {
@@ -48,25 +40,25 @@ type ToCall struct {
 }
 
 // Actor is the switchboard.
+//
+// It does not admit: the server reserves a slot per call before the call
+// reaches it (one owner of admission), and the switchboard spawns and
+// routes what it is given.
 type Actor struct {
-	cfg   Config
 	calls map[messages.CallID]*actor.PID
 	stats kit.Counters
 }
 
 // Props makes the switchboard's props.
-func Props(cfg Config) (*actor.Props, error) {
-	if cfg.MaxCalls <= 0 {
-		return nil, fmt.Errorf("switchboard: max calls must be positive, got %d", cfg.MaxCalls)
-	}
+func Props() *actor.Props {
 	// The counts are the stage's over the call: they survive restarts.
 	stats := kit.Counters{}
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Actor{cfg: cfg, calls: map[messages.CallID]*actor.PID{}, stats: stats}
+		return &Actor{calls: map[messages.CallID]*actor.PID{}, stats: stats}
 	}, actor.WithMailbox(kit.NewMailboxProducer()),
 		// A session that panics outside its stages is stopped, never
 		// restarted with half of a call's state.
-		actor.WithSupervisor(actor.NewOneForOneStrategy(0, 0, func(any) actor.Directive { return actor.StopDirective }))), nil
+		actor.WithSupervisor(actor.NewOneForOneStrategy(0, 0, func(any) actor.Directive { return actor.StopDirective })))
 }
 
 // Receive handles the switchboard's messages.
@@ -110,10 +102,6 @@ func (a *Actor) start(ctx actor.Context, m *StartCall) *CallStarted {
 	if _, ok := a.calls[m.Call]; ok {
 		a.stats.Inc("refused_duplicate")
 		return &CallStarted{Call: m.Call, Err: fmt.Errorf("%w: %s", ErrDuplicate, m.Call)}
-	}
-	if len(a.calls) >= a.cfg.MaxCalls {
-		a.stats.Inc("refused_full")
-		return &CallStarted{Call: m.Call, Err: fmt.Errorf("%w: %d calls", ErrFull, len(a.calls))}
 	}
 	pid, err := ctx.SpawnNamed(m.Props, string(m.Call))
 	if err != nil {

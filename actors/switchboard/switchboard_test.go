@@ -24,13 +24,9 @@ type harness struct {
 	ended chan messages.CallEnded
 }
 
-func newHarness(t *testing.T, maxCalls int) *harness {
+func newHarness(t *testing.T) *harness {
 	sys := kit.NewSystem(zerolog.Nop())
-	props, err := switchboard.Props(switchboard.Config{MaxCalls: maxCalls})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &harness{t: t, sys: sys, board: sys.Root.Spawn(props), ended: make(chan messages.CallEnded, 16)}
+	return &harness{t: t, sys: sys, board: sys.Root.Spawn(switchboard.Props()), ended: make(chan messages.CallEnded, 16)}
 }
 
 func (h *harness) ask(msg any) any {
@@ -74,7 +70,7 @@ func (h *harness) stop() {
 // failing: the limit check off by one; Terminated not forgetting the call.)
 func TestAdmission(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, 2)
+		h := newHarness(t)
 		if r := h.start("b"); r.Err != nil || r.PID == nil {
 			t.Fatalf("first call: %+v", r)
 		}
@@ -83,9 +79,6 @@ func TestAdmission(t *testing.T) {
 		}
 		if r := h.start("a"); r.Err != nil {
 			t.Fatalf("second call: %v", r.Err)
-		}
-		if r := h.start("c"); !errors.Is(r.Err, switchboard.ErrFull) {
-			t.Fatalf("third call: %v, want ErrFull", r.Err)
 		}
 		if got := h.calls(); !slices.Equal(got, []messages.CallID{"a", "b"}) {
 			t.Fatalf("calls %v, want [a b]", got)
@@ -110,7 +103,7 @@ func TestAdmission(t *testing.T) {
 // with ErrUnknownCall instead of a timeout.
 func TestRouting(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, 4)
+		h := newHarness(t)
 		h.start("x")
 		d, ok := h.ask(&switchboard.ToCall{Call: "x", Msg: &messages.Describe{}}).(*messages.Description)
 		if !ok || len(d.Children) != len(messages.Stages()) {
@@ -126,11 +119,4 @@ func TestRouting(t *testing.T) {
 		}
 		h.stop()
 	})
-}
-
-// TestConfig: a switchboard without room for a call is refused.
-func TestConfig(t *testing.T) {
-	if _, err := switchboard.Props(switchboard.Config{}); err == nil {
-		t.Fatal("MaxCalls 0 accepted")
-	}
 }

@@ -84,3 +84,36 @@ func RefusalOf(err error) *Refusal {
 	}
 	return &Refusal{Cause: RefusedFull, RetryAfter: time.Second}
 }
+
+// EndKind is how the server ends a served call; a transport maps it to
+// its wire signal.
+type EndKind uint8
+
+// The ways a served call ends.
+const (
+	// EndNormal: the call is over (websocket 1000, a SIP BYE).
+	EndNormal EndKind = iota
+	// EndTryLater: the call was not started for capacity or a drain, or
+	// is ended for one (websocket 1013, SIP 503 or a BYE).
+	EndTryLater
+	// EndInternal: the call could not be started or went on for an
+	// internal error (websocket 1011).
+	EndInternal
+	// EndGoingAway: the server is shutting down (websocket 1001).
+	EndGoingAway
+)
+
+// String names the kind in logs and metrics.
+func (k EndKind) String() string {
+	switch k {
+	case EndNormal:
+		return "normal"
+	case EndTryLater:
+		return "try_later"
+	case EndInternal:
+		return "internal"
+	case EndGoingAway:
+		return "going_away"
+	}
+	return "unknown"
+}

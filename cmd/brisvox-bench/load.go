@@ -145,7 +145,7 @@ func webrtcLoad(args []string, stdout, stderr io.Writer) int {
 	// The transport first: a bad setting is refused before anything runs.
 	var srv *serve.Server
 	w, err := webrtc.New(webrtc.Config{IncludeLoopback: true, OpusComplexity: *complexity, OpusApplication: *application,
-		OnCall: func(c *webrtc.Call) { srv.Start(c) }, Admit: func() error { return srv.Admit() }})
+		OnCall: func(c *webrtc.Call) { srv.Start(c) }, Admit: srv.Admit})
 	if err != nil {
 		_ = ln.Close()
 		fmt.Fprintln(stderr, "brisvox-bench:", err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/brisvox/brisvox/actors/transport"
 	"io"
 	"net/http"
 	"net/url"
@@ -124,7 +125,7 @@ func TestBadOffers(t *testing.T) {
 // closed server 503 too. Mutation caught: Admit not consulted.
 func TestAdmission(t *testing.T) {
 	cfg := testConfig()
-	cfg.Admit = func() error { return errors.New("full") }
+	cfg.Admit = func() (transport.Admission, error) { return nil, errors.New("full") }
 	ts := startServer(t, cfg)
 	status, m := postOffer(t, ts.base, "application/json", `{"type":"offer","sdp":"v=0"}`)
 	if status != http.StatusServiceUnavailable || !strings.Contains(m["error"], "full") {
@@ -307,7 +308,7 @@ func TestEventsAndHangup(t *testing.T) {
 	if err := cl.WaitConnected(ctx); err != nil {
 		t.Fatal(err)
 	}
-	c.Hangup("agent finished")
+	c.Hangup(transport.EndNormal, "agent finished")
 	waitFor(t, ctx, cl, "the bye", func() bool {
 		ev := cl.Events()
 		return len(ev) > 0 && ev[len(ev)-1]["type"] == "bye"

@@ -31,6 +31,7 @@ type Call struct {
 	srv *Server
 	cfg Config
 	log zerolog.Logger
+	adm transport.Admission // set before OnCall
 
 	pc       *pion.PeerConnection
 	track    *pion.TrackLocalStaticSample
@@ -106,9 +107,17 @@ func (c *Call) Err() error {
 // goes to the websocket if one is open, then the peer connection closes.
 // It does not wait; Close does. reason goes to the client: say why, never
 // what was said.
-func (c *Call) Hangup(reason string) {
+func (c *Call) Hangup(_ transport.EndKind, reason string) {
 	c.end(fmt.Errorf("%w: %s", ErrHangup, reason))
 }
+
+// Admission is the slot the call was admitted into (transport.Admitted).
+func (c *Call) Admission() transport.Admission { return c.adm }
+
+// noAdmission is the slot of a server without an admit hook.
+type noAdmission struct{}
+
+func (noAdmission) Release() {}
 
 // Close hangs up (if the call still runs) and waits until every goroutine
 // of the call has stopped. It is safe to call more than once.

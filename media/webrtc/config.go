@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/media"
 	"github.com/brisvox/brisvox/media/opus"
 	pion "github.com/pion/webrtc/v4"
@@ -127,7 +128,7 @@ type Config struct {
 	OnCall func(*Call)
 	// Admit, when set, is asked before an offer is processed; an error
 	// refuses it with 503 and the error's text as reason.
-	Admit func() error
+	Admit transport.Admitter
 	// Logger receives the package's and pion's log lines (default Nop).
 	Logger zerolog.Logger
 }

@@ -1,6 +1,7 @@
 package webrtc
 
 import (
+	"github.com/brisvox/brisvox/actors/transport"
 	"net/http"
 	"sync"
 
@@ -72,7 +73,7 @@ func (s *Server) Close() error {
 	}
 	s.mu.Unlock()
 	for _, c := range calls {
-		c.Hangup("server closed")
+		c.Hangup(transport.EndGoingAway, "server closed")
 	}
 	s.live.Wait()
 	return nil

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/media"
 	"github.com/coder/websocket"
 	pion "github.com/pion/webrtc/v4"
@@ -69,12 +70,18 @@ func (s *Server) serveOffer(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, ErrServerClosed)
 		return
 	}
+	var adm transport.Admission = noAdmission{}
 	if s.cfg.Admit != nil {
-		if err := s.cfg.Admit(); err != nil {
+		a, err := s.cfg.Admit()
+		if err != nil {
 			s.fail(w, fmt.Errorf("%w: %w", ErrRefused, err))
 			return
 		}
+		adm = a
 	}
+	// An offer that does not become a call gives its slot back; once the
+	// call started, the server frees it when the call ends.
+	defer adm.Release()
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
 			s.fail(w, fmt.Errorf("%w: content type is not application/json", ErrContentType))
@@ -102,6 +109,7 @@ func (s *Server) serveOffer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.stats.inc(cCalls)
+	c.adm = adm
 	s.cfg.OnCall(c)
 	writeJSON(w, http.StatusOK, sessionDescription{SDP: answer, Type: "answer", Call: c.id})
 }

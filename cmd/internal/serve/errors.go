@@ -8,8 +8,6 @@ var (
 	ErrInvalidConfig = errors.New("serve: invalid config")
 	// ErrDraining: the server is shutting down and admits no call.
 	ErrDraining = errors.New("serve: shutting down, not admitting calls")
-	// ErrFull: the server holds MaxCalls calls.
-	ErrFull = errors.New("serve: at capacity")
 	// ErrUnknownCall: no live call has this id.
 	ErrUnknownCall = errors.New("serve: unknown call")
 )

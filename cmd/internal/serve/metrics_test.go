@@ -3,6 +3,7 @@ package serve
 import (
 	"errors"
 	"fmt"
+	"github.com/brisvox/brisvox/actors/transport"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -25,7 +26,7 @@ func TestServeMetrics(t *testing.T) {
 		c := newFakeConn("c1", sim.NewScenario("hello").Silence(500*msec).Speak("Hello?", 800*msec).Silence(4*time.Second))
 		s.Start(c)
 		time.Sleep(3 * time.Second)
-		if err := s.Admit(); !errors.Is(err, ErrFull) {
+		if _, err := s.Admit(); transport.RefusalOf(err).Cause != transport.RefusedFull || !errors.Is(err, transport.ErrRefused) {
 			t.Fatalf("Admit at the limit: %v", err)
 		}
 		code, body := get(t, ln, "/metrics")

@@ -30,8 +30,9 @@ type Conn interface {
 	transport.Conn
 	// ID is the call's id, unique in the process (it becomes the call id).
 	ID() string
-	// Hangup ends the call from the server's side.
-	Hangup(reason string)
+	// Hangup ends the call from the server's side; kind says how (a
+	// websocket's close code).
+	Hangup(kind transport.EndKind, reason string)
 }
 
 // publisher is a connection that can carry live events to its caller
@@ -73,6 +74,9 @@ type Config struct {
 	ClosingTimeout time.Duration
 	// StartTimeout bounds the switchboard's answer to a new call. Default 5 s.
 	StartTimeout time.Duration
+	// RetryAfter is what a refusal tells the caller to wait before trying
+	// again (Retry-After). Default 5 s.
+	RetryAfter time.Duration
 	Log          zerolog.Logger
 	// LogContent turns on every call's debug switch
 	// (session.Config.LogContent): transcripts and tool arguments in the
@@ -96,12 +100,15 @@ func (c Config) withDefaults() Config {
 	if c.StartTimeout == 0 {
 		c.StartTimeout = 5 * time.Second
 	}
+	if c.RetryAfter == 0 {
+		c.RetryAfter = 5 * time.Second
+	}
 	return c
 }
 
 // Validate checks a config after defaults.
 func (c Config) Validate() error {
-	if c.MaxCalls < 0 || c.DrainTimeout < 0 || c.ClosingTimeout < 0 || c.StartTimeout < 0 {
+	if c.MaxCalls < 0 || c.DrainTimeout < 0 || c.ClosingTimeout < 0 || c.StartTimeout < 0 || c.RetryAfter < 0 {
 		return fmt.Errorf("%w: negative limit", ErrInvalidConfig)
 	}
 	return nil
@@ -116,8 +123,11 @@ type Server struct {
 	board *actor.PID
 	mux   *http.ServeMux
 
-	mu       sync.Mutex
-	live     map[messages.CallID]Conn
+	mu   sync.Mutex
+	live map[messages.CallID]Conn
+	// reserved counts the slots admitted and not yet started or released:
+	// admission holds reserved + len(live) under MaxCalls.
+	reserved int
 	draining bool
 	changed  chan struct{} // closed and replaced when live changes
 	stats    kit.Counters
@@ -138,11 +148,7 @@ func New(cfg Config, agent Agent) (*Server, error) {
 		return nil, fmt.Errorf("%w: no agent", ErrInvalidConfig)
 	}
 	sys := kit.NewSystem(cfg.Log)
-	props, err := switchboard.Props(switchboard.Config{MaxCalls: cfg.MaxCalls})
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
-	}
-	board, err := sys.Root.SpawnNamed(props, "switchboard")
+	board, err := sys.Root.SpawnNamed(switchboard.Props(), "switchboard")
 	if err != nil {
 		return nil, fmt.Errorf("serve: switchboard: %w", err)
 	}
@@ -196,40 +202,102 @@ func (s *Server) Attach(name string, stats func() map[string]uint64, closer func
 // Handler is the server's HTTP handler.
 func (s *Server) Handler() http.Handler { return s.mux }
 
-// Admit tells a transport whether a new call may come in.
-func (s *Server) Admit() error {
+// Admit reserves a slot for a new call (transport.Admitter), before any
+// upgrade or media set-up: the slot counts against MaxCalls from here, so
+// a burst is admitted up to the limit exactly. A refusal is a
+// *transport.Refusal (full or draining, with Retry-After).
+func (s *Server) Admit() (transport.Admission, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.admitLocked()
+}
+
+func (s *Server) admitLocked() (*slot, error) {
 	switch {
 	case s.draining:
 		s.stats.Inc("refused_draining")
 		s.metrics.refused.WithLabelValues("draining").Inc()
-		return ErrDraining
-	case len(s.live) >= s.cfg.MaxCalls:
+		return nil, &transport.Refusal{Cause: transport.RefusedDraining, Detail: "shutting down", RetryAfter: s.cfg.RetryAfter}
+	case s.reserved+len(s.live) >= s.cfg.MaxCalls:
 		s.stats.Inc("refused_full")
 		s.metrics.refused.WithLabelValues("full").Inc()
-		return fmt.Errorf("%w: %d calls", ErrFull, s.cfg.MaxCalls)
+		return nil, &transport.Refusal{Cause: transport.RefusedFull, Detail: fmt.Sprintf("%d calls", s.cfg.MaxCalls), RetryAfter: s.cfg.RetryAfter}
 	}
-	return nil
+	s.reserved++
+	return &slot{s: s}, nil
 }
 
-// Start runs a call that a transport accepted. It returns at once: the
-// session is started on a goroutine the server owns. The call counts as
-// live from here, so a call that ends before its start is confirmed is
-// still forgotten.
+// slot is an admitted call's reservation. Its state changes under the
+// server's mutex: reserved, then started (the live map holds the call)
+// or released; each exactly once.
+type slot struct {
+	s     *Server
+	state slotState
+}
+
+type slotState uint8
+
+const (
+	slotReserved slotState = iota
+	slotStarted
+	slotReleased
+)
+
+var _ transport.Admission = (*slot)(nil)
+
+// Release gives a reserved slot back; a started or released one is left
+// as it is.
+func (a *slot) Release() {
+	s := a.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if a.state != slotReserved {
+		return
+	}
+	a.state = slotReleased
+	s.reserved--
+	s.notifyLocked()
+}
+
+// Start runs a call that a transport accepted with the slot it carries
+// (transport.Admitted; a Conn without one is admitted here). It returns
+// at once: the session is started on a goroutine the server owns. The
+// call counts as live from here, so a call that ends before its start is
+// confirmed is still forgotten.
 func (s *Server) Start(c Conn) {
 	id := messages.CallID(c.ID())
+	var a *slot
+	if ad, ok := c.(transport.Admitted); ok {
+		a, _ = ad.Admission().(*slot)
+	}
 	s.mu.Lock()
+	var refusal error
+	if a == nil || a.s != s {
+		a, refusal = s.admitLocked()
+	}
 	_, dup := s.live[id]
-	if !dup {
+	started := refusal == nil && !dup && a.state == slotReserved
+	if started {
+		a.state = slotStarted
+		s.reserved--
 		s.live[id] = c
 		s.notifyLocked()
 	}
 	s.mu.Unlock()
-	if dup {
+	switch {
+	case dup:
+		if a != nil {
+			a.Release()
+		}
 		s.count("refused_duplicate")
 		s.metrics.refused.WithLabelValues("duplicate").Inc()
-		c.Hangup("duplicate call id")
+		c.Hangup(transport.EndInternal, "duplicate call id")
+		_ = c.Close()
+		return
+	case !started:
+		// Full or draining (a Conn that came without a slot), or its
+		// slot was released before the call came.
+		c.Hangup(transport.EndTryLater, "not admitted")
 		_ = c.Close()
 		return
 	}
@@ -251,7 +319,11 @@ func (s *Server) start(id messages.CallID, c Conn) {
 	s.mu.Unlock()
 	if err != nil {
 		s.log.Error().Err(err).Str("call_id", string(id)).Msg("call not started")
-		c.Hangup("the call could not be started")
+		kind := transport.EndInternal
+		if errors.Is(err, ErrDraining) {
+			kind = transport.EndTryLater
+		}
+		c.Hangup(kind, "the call could not be started")
 		_ = c.Close()
 		return
 	}
@@ -308,13 +380,23 @@ func (s *Server) ended(e messages.CallEnded) {
 	s.mu.Unlock()
 	s.metrics.callEnded(e)
 	if c != nil {
-		c.Hangup(e.Reason)
+		kind := transport.EndNormal
+		if s.isDraining() {
+			kind = transport.EndGoingAway
+		}
+		c.Hangup(kind, e.Reason)
 	}
 	ev := s.log.Info().Str("call_id", string(e.Call)).Str("reason", e.Reason)
 	if e.Err != nil {
 		ev = s.log.Warn().Err(e.Err).Str("call_id", string(e.Call)).Str("reason", e.Reason)
 	}
 	ev.Msg("call ended")
+}
+
+func (s *Server) isDraining() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.draining
 }
 
 // count adds one to a counter.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/brisvox/brisvox/actors/transport"
 	"io"
 	"net/http"
 	"strings"
@@ -26,10 +27,16 @@ type fakeConn struct {
 	id       string
 	scenario *sim.Scenario
 
+	adm transport.Admission // nil: admitted by Start
+
 	mu     sync.Mutex
 	events []Event
 	hangup []string
+	kinds  []transport.EndKind
 }
+
+// Admission is the slot the test admitted the call into, if any.
+func (c *fakeConn) Admission() transport.Admission { return c.adm }
 
 func newFakeConn(id string, s *sim.Scenario) *fakeConn {
 	return &fakeConn{Loopback: sim.NewLoopback(sim.LoopbackConfig{}, s, time.Now()), id: id, scenario: s}
@@ -37,9 +44,10 @@ func newFakeConn(id string, s *sim.Scenario) *fakeConn {
 
 func (c *fakeConn) ID() string { return c.id }
 
-func (c *fakeConn) Hangup(reason string) {
+func (c *fakeConn) Hangup(kind transport.EndKind, reason string) {
 	c.mu.Lock()
 	c.hangup = append(c.hangup, reason)
+	c.kinds = append(c.kinds, kind)
 	c.mu.Unlock()
 	c.HangUp()
 }
@@ -136,9 +144,11 @@ func TestServeCall(t *testing.T) {
 			t.Errorf("page %d %.80v", code, body["body"])
 		}
 		c := newFakeConn("c1", sim.NewScenario("hello").Silence(500*msec).Speak("Hello?", 800*msec).Silence(4*time.Second))
-		if err := s.Admit(); err != nil {
+		a, err := s.Admit()
+		if err != nil {
 			t.Fatal(err)
 		}
+		c.adm = a
 		s.Start(c)
 		time.Sleep(3 * time.Second)
 		if code, body := get(t, ln, "/readyz"); code != 200 || body["live_calls"] != 1.0 {
@@ -188,7 +198,7 @@ func TestServeDrain(t *testing.T) {
 		errc := make(chan error, 1)
 		go func() { errc <- stop() }()
 		time.Sleep(500 * msec)
-		if err := s.Admit(); !errors.Is(err, ErrDraining) {
+		if _, err := s.Admit(); transport.RefusalOf(err).Cause != transport.RefusedDraining || !errors.Is(err, transport.ErrRefused) {
 			t.Errorf("Admit while draining: %v", err)
 		}
 		if code, body := get(t, ln, "/readyz"); code != http.StatusServiceUnavailable || body["ready"] != false {
@@ -224,7 +234,7 @@ func TestServeRefusals(t *testing.T) {
 		c1 := newFakeConn("c1", sim.NewScenario("long").Silence(60*time.Second))
 		s.Start(c1)
 		synctest.Wait()
-		if err := s.Admit(); !errors.Is(err, ErrFull) {
+		if _, err := s.Admit(); transport.RefusalOf(err).Cause != transport.RefusedFull || !errors.Is(err, transport.ErrRefused) {
 			t.Errorf("Admit at the limit: %v", err)
 		}
 		c1.HangUp()

@@ -22,6 +22,7 @@ type Call struct {
 	h     *Handler
 	rate  int
 	query url.Values
+	adm   transport.Admission
 }
 
 var _ transport.Conn = (*Call)(nil)
@@ -112,11 +113,16 @@ func (c *Call) Publish(v any) error {
 
 // Hangup closes the websocket with a normal closure and reason (ours,
 // sent to the client). It does not wait: see Done.
-func (c *Call) Hangup(reason string) { c.core.Hangup(websocket.StatusNormalClosure, reason) }
+func (c *Call) Hangup(kind transport.EndKind, reason string) {
+	c.core.Hangup(wscall.CloseCode(kind), reason)
+}
+
+// Admission is the slot the call was admitted into (transport.Admitted).
+func (c *Call) Admission() transport.Admission { return c.adm }
 
 // Close hangs up ("call ended").
 func (c *Call) Close() error {
-	c.Hangup("call ended")
+	c.Hangup(transport.EndNormal, "call ended")
 	return nil
 }
 

@@ -191,7 +191,7 @@ func TestBadInput(t *testing.T) {
 				t.Fatalf("ended after %v: %v", waited, call.Err())
 			}
 		}, want: map[string]uint64{"vanished": 1}},
-		{name: "not admitted", cfg: Config{Admit: func() error { return errors.New("full") }}, run: func(t *testing.T, r *rig) {
+		{name: "not admitted", cfg: Config{Admit: func() (transport.Admission, error) { return nil, errors.New("full") }}, run: func(t *testing.T, r *rig) {
 			_, resp, err := r.srv.Dial(context.Background(), "/pcm")
 			if err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
 				t.Fatalf("dial: %v", err)

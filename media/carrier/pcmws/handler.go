@@ -55,11 +55,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "rate must be 8000, 16000, 24000 or 48000", http.StatusBadRequest)
 		return
 	}
-	ws, ok := h.reg.Accept(w, r, h.cfg.Admit, h.stats, h.cfg.Logger, "pcm websocket call")
+	ws, adm, ok := h.reg.Accept(w, r, h.cfg.Admit, h.stats, h.cfg.Logger, "pcm websocket call")
 	if !ok {
 		return
 	}
 	defer h.reg.Leave()
+	// A call that never started gives its slot back; once started, the
+	// server frees it when the call ends.
+	defer adm.Release()
 	id := wscall.NewID("pw")
 	core := wscall.NewCore(ws, wscall.Config{
 		ID: id, Rate: rate,
@@ -68,7 +71,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		MaxBadMessages: h.cfg.MaxBadMessages,
 		WriteTimeout:   h.cfg.WriteTimeout, IdleTimeout: h.cfg.IdleTimeout,
 	}, h.stats, h.cfg.Logger)
-	c := &Call{core: core, h: h, rate: rate, query: query}
+	c := &Call{core: core, h: h, rate: rate, query: query, adm: adm}
 	h.reg.Add(core)
 	defer h.reg.Remove(core)
 	began := time.Now()

@@ -144,7 +144,7 @@ func TestBadInput(t *testing.T) {
 				t.Fatalf("ended after %v, want %v", waited, DefaultIdleTimeout)
 			}
 		}, want: map[string]uint64{"vanished": 1}},
-		{name: "not admitted", cfg: Config{Admit: func() error { return refuse }}, run: func(t *testing.T, r *rig) {
+		{name: "not admitted", cfg: Config{Admit: func() (transport.Admission, error) { return nil, refuse }}, run: func(t *testing.T, r *rig) {
 			_, resp, err := r.srv.Dial(context.Background(), "/twilio")
 			if err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
 				t.Fatalf("dial of a refused stream: %v", err)

@@ -28,6 +28,7 @@ const gapTolerance = Rate / 100
 type Call struct {
 	core *wscall.Core
 	h    *Handler
+	adm  transport.Admission
 
 	started    bool
 	streamSID  string
@@ -148,12 +149,17 @@ func (c *Call) OnDTMF(fn func(messages.DTMF)) {
 // sent to Twilio; it must not hold personal data). Twilio then goes on
 // with the TwiML after <Connect>, or ends the call. It does not wait: see
 // Done.
-func (c *Call) Hangup(reason string) { c.core.Hangup(websocket.StatusNormalClosure, reason) }
+func (c *Call) Hangup(kind transport.EndKind, reason string) {
+	c.core.Hangup(wscall.CloseCode(kind), reason)
+}
+
+// Admission is the slot the call was admitted into (transport.Admitted).
+func (c *Call) Admission() transport.Admission { return c.adm }
 
 // Close hangs up ("call ended"). It does not wait for the close
 // handshake; the handler's goroutine finishes the call.
 func (c *Call) Close() error {
-	c.Hangup("call ended")
+	c.Hangup(transport.EndNormal, "call ended")
 	return nil
 }
 

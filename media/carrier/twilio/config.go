@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/rs/zerolog"
 )
 
@@ -44,7 +45,7 @@ type Config struct {
 	OnCall func(*Call)
 	// Admit, when set, is asked before the upgrade; an error refuses the
 	// request with HTTP 503 (the server is full or shutting down).
-	Admit func() error
+	Admit transport.Admitter
 	// Logger gets one line per call start and end (the zero value logs
 	// nothing). Lines carry our call id, never Twilio's SIDs.
 	Logger zerolog.Logger

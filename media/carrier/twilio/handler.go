@@ -46,11 +46,14 @@ func New(cfg Config) (*Handler, error) {
 // ServeHTTP upgrades the request and serves the stream until it ends.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.stats.Inc("requests")
-	ws, ok := h.reg.Accept(w, r, h.cfg.Admit, h.stats, h.cfg.Logger, "twilio stream")
+	ws, adm, ok := h.reg.Accept(w, r, h.cfg.Admit, h.stats, h.cfg.Logger, "twilio stream")
 	if !ok {
 		return
 	}
 	defer h.reg.Leave()
+	// A call that never started gives its slot back; once started, the
+	// server frees it when the call ends.
+	defer adm.Release()
 	id := wscall.NewID("tw")
 	core := wscall.NewCore(ws, wscall.Config{
 		ID: id, Rate: Rate,
@@ -59,7 +62,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		MaxBadMessages: h.cfg.MaxBadMessages,
 		WriteTimeout:   h.cfg.WriteTimeout, IdleTimeout: h.cfg.IdleTimeout,
 	}, h.stats, h.cfg.Logger)
-	c := &Call{core: core, h: h}
+	c := &Call{core: core, h: h, adm: adm}
 	h.reg.Add(core)
 	defer h.reg.Remove(core)
 	began := time.Now()

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/coder/websocket"
 	"github.com/rs/zerolog"
 )
@@ -75,31 +76,56 @@ func (r *Registry) Close() {
 }
 
 // Accept admits a request and upgrades it: the registry's gate (503 when
-// the handler is closed), the admit hook (503 when it refuses), then the
-// websocket handshake (Accept writes its own HTTP error). On success the
-// caller must call r.Leave when the call is over; on failure the request
-// was answered and counted.
-func (r *Registry) Accept(w http.ResponseWriter, req *http.Request, admit func() error, stats *Counters, log zerolog.Logger, what string) (*websocket.Conn, bool) {
+// the handler is closed), the admit hook (503 when it refuses: the slot
+// is reserved before the upgrade), then the websocket handshake (Accept
+// writes its own HTTP error). On success the caller must call r.Leave
+// when the call is over, and release the admission (a no-op once the
+// call started); on failure the request was answered and counted, and
+// the slot released.
+func (r *Registry) Accept(w http.ResponseWriter, req *http.Request, admit transport.Admitter, stats *Counters, log zerolog.Logger, what string) (*websocket.Conn, transport.Admission, bool) {
 	if !r.Enter() {
 		stats.Inc("refused")
 		http.Error(w, "shutting down", http.StatusServiceUnavailable)
-		return nil, false
+		return nil, nil, false
 	}
+	var adm transport.Admission = noAdmission{}
 	if admit != nil {
-		if err := admit(); err != nil {
+		a, err := admit()
+		if err != nil {
 			r.Leave()
 			stats.Inc("refused")
 			log.Warn().Err(err).Msg(what + " refused")
 			http.Error(w, "not admitted", http.StatusServiceUnavailable)
-			return nil, false
+			return nil, nil, false
 		}
+		adm = a
 	}
 	ws, err := websocket.Accept(w, req, &websocket.AcceptOptions{CompressionMode: websocket.CompressionDisabled})
 	if err != nil {
+		adm.Release()
 		r.Leave()
 		stats.Inc("bad_upgrades") // Accept wrote the HTTP error
-		return nil, false
+		return nil, nil, false
 	}
 	stats.Inc("upgrades")
-	return ws, true
+	return ws, adm, true
+}
+
+// noAdmission is the slot of a handler without an admit hook.
+type noAdmission struct{}
+
+func (noAdmission) Release() {}
+
+// CloseCode is the websocket close code of the way the server ended a
+// call: never 1000 for a call that could not be started.
+func CloseCode(k transport.EndKind) websocket.StatusCode {
+	switch k {
+	case transport.EndTryLater:
+		return websocket.StatusTryAgainLater
+	case transport.EndInternal:
+		return websocket.StatusInternalError
+	case transport.EndGoingAway:
+		return websocket.StatusGoingAway
+	}
+	return websocket.StatusNormalClosure
 }

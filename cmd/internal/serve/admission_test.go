@@ -1,0 +1,112 @@
+package serve
+
+import (
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/sim"
+)
+
+// TestAdmissionReserves: many callers admitted at once get exactly
+// MaxCalls slots, before any call started; the rest are refused full with
+// a Retry-After. Mutation caught: Admit only comparing the live calls to
+// the limit (no reservation) admits all 200 here, as the burst
+// upgraded 22-49 websockets for a limit of 20.
+func TestAdmissionReserves(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, _, stop := serving(t, Config{MaxCalls: 20, RetryAfter: 3 * time.Second}, &simAgent{})
+		var (
+			mu       sync.Mutex
+			slots    []transport.Admission
+			refusals []*transport.Refusal
+			wg       sync.WaitGroup
+		)
+		for range 200 {
+			wg.Go(func() {
+				a, err := s.Admit()
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					refusals = append(refusals, transport.RefusalOf(err))
+					return
+				}
+				slots = append(slots, a)
+			})
+		}
+		wg.Wait()
+		if len(slots) != 20 || len(refusals) != 180 {
+			t.Fatalf("admitted %d, refused %d; want 20 and 180", len(slots), len(refusals))
+		}
+		for _, r := range refusals {
+			if r.Cause != transport.RefusedFull || r.RetryAfterSeconds() != 3 {
+				t.Fatalf("refusal %+v, want full, retry after 3 s", r)
+			}
+		}
+		// Releasing twice frees one slot: mutation caught, Release not
+		// idempotent (a transport releasing on two failure paths would
+		// let the server overshoot).
+		slots[0].Release()
+		slots[0].Release()
+		if _, err := s.Admit(); err != nil {
+			t.Fatalf("a released slot was not given back: %v", err)
+		}
+		if _, err := s.Admit(); err == nil {
+			t.Fatal("one slot released twice counted as two")
+		}
+		for _, a := range slots[1:] {
+			a.Release()
+		}
+		_ = stop()
+	})
+}
+
+// TestAdmissionStartBinds: a started call holds its slot until it ends (a
+// transport's Release after the start is a no-op), and a call whose slot
+// was released first is hung up "try later", never started. Mutations
+// caught: Start ignoring the slot's state (the released slot's call
+// starts over the limit); Release after Start freeing the live call's
+// slot.
+func TestAdmissionStartBinds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, _, stop := serving(t, Config{MaxCalls: 1}, &simAgent{})
+		a, err := s.Admit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := newFakeConn("c1", sim.NewScenario("long").Silence(30*time.Second))
+		c.adm = a
+		s.Start(c)
+		a.Release() // the transport's deferred release: a no-op now
+		synctest.Wait()
+		if _, err := s.Admit(); err == nil {
+			t.Fatal("a started call's slot was freed by the transport's Release")
+		}
+		if got := len(s.Live()); got != 1 {
+			t.Fatalf("live %d, want 1", got)
+		}
+		c.HangUp()
+		time.Sleep(time.Second)
+		b, err := s.Admit()
+		if err != nil {
+			t.Fatalf("the ended call's slot was not freed: %v", err)
+		}
+		b.Release()
+		late := newFakeConn("c2", sim.NewScenario("late").Silence(time.Second))
+		late.adm = b
+		s.Start(late)
+		synctest.Wait()
+		if _, hang := late.snapshot(); len(hang) != 1 || len(s.Live()) != 0 {
+			t.Fatalf("a call on a released slot: hung up %q, live %v", hang, s.Live())
+		}
+		late.mu.Lock()
+		kinds := late.kinds
+		late.mu.Unlock()
+		if kinds[0] != transport.EndTryLater {
+			t.Errorf("hung up %v, want try_later", kinds[0])
+		}
+		_ = stop()
+	})
+}
