@@ -77,7 +77,7 @@ type Config struct {
 	// RetryAfter is what a refusal tells the caller to wait before trying
 	// again (Retry-After). Default 5 s.
 	RetryAfter time.Duration
-	Log          zerolog.Logger
+	Log        zerolog.Logger
 	// LogContent turns on every call's debug switch
 	// (session.Config.LogContent): transcripts and tool arguments in the
 	// debug log. Off by default.
