@@ -16,6 +16,21 @@ type LLM interface {
 	Warm(ctx context.Context) error
 }
 
+// RequestWarmer is an LLM with a second warm-up probe, for a server that
+// does not answer Warm's (an OpenAI-compatible server without the model
+// list). The caller chooses the probe; neither is tried after the other.
+type RequestWarmer interface {
+	// WarmRequest sends a minimal real request (one short user message,
+	// the answer capped at one token), streamed as Stream streams and
+	// read to its end, bounded by ctx.
+	WarmRequest(ctx context.Context) error
+	// WarmProbes names what Warm and WarmRequest send, as the method and
+	// the path under the base URL ("GET /models", "POST
+	// /chat/completions"): never a host, a query or a key, so a message
+	// can name the probe that failed.
+	WarmProbes() (warm, request string)
+}
+
 // ToolDef is a tool offered to the model.
 type ToolDef struct {
 	Name        string

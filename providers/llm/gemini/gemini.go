@@ -20,7 +20,10 @@ type Adapter struct {
 	core *httpllm.Adapter // holds the key: never printed (see String)
 }
 
-var _ providers.LLM = (*Adapter)(nil)
+var (
+	_ providers.LLM           = (*Adapter)(nil)
+	_ providers.RequestWarmer = (*Adapter)(nil)
+)
 
 // New checks cfg, reads the key from the environment variable it names and
 // builds the HTTP client. It does no I/O (Warm does). The error wraps
@@ -42,10 +45,16 @@ func New(cfg Config) (*Adapter, error) {
 		Client: httpllm.ClientConfig{StreamConfig: streamConfig(&cfg), DialContext: cfg.DialContext,
 			Key: key, Header: auth, InvalidConfig: ErrInvalidConfig},
 		Name:       "gemini.Adapter(" + cfg.BaseURL + ", " + cfg.Model + ")",
+		BaseURL:    cfg.BaseURL,
 		StreamURL:  cfg.BaseURL + "/v1beta/models/" + cfg.Model + ":streamGenerateContent?alt=sse",
 		WarmURL:    cfg.BaseURL + "/v1beta/models",
 		NilRequest: ErrNilRequest, InvalidRequest: ErrInvalidRequest,
 		Body: func(req *providers.Request) ([]byte, error) { return buildBody(&cfg, req) },
+		ProbeBody: func(req *providers.Request) ([]byte, error) {
+			p := cfg
+			p.MaxTokens = 1
+			return buildBody(&p, req)
+		},
 		NewStream: func() (providers.LLMStream, *httpllm.Stream, httpllm.Decoder) {
 			s := &stream{dec: decoder{key: key}}
 			s.dec.init()
@@ -76,6 +85,16 @@ func (a *Adapter) Close() error { return a.core.Close() }
 // TLS) stays in the pool for the next Stream. A refusal (a bad key, say)
 // is a Rejected.
 func (a *Adapter) Warm(ctx context.Context) error { return a.core.Warm(ctx) }
+
+// WarmRequest warms up with a minimal real request instead: one short
+// user message with the answer capped at one token, streamed and read to
+// its end (for a server that does not serve Warm's model list). The wait
+// is bounded by ctx and the stream's deadlines.
+func (a *Adapter) WarmRequest(ctx context.Context) error { return a.core.WarmRequest(ctx) }
+
+// WarmProbes names what Warm and WarmRequest send (method and path under
+// the base URL, no host or key).
+func (a *Adapter) WarmProbes() (warm, request string) { return a.core.WarmProbes() }
 
 // Stream posts req to {base}/v1beta/models/{model}:streamGenerateContent and returns its response:
 // text, whole calls, then usage and the thought signatures as provider
