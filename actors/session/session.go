@@ -182,8 +182,10 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *messages.CallDrained:
 		a.end(ctx, a.reason, a.endErr)
 	case *actor.Stopped:
-		_ = a.cfg.Conn.Close()
 		a.setState(messages.StateEnded, 0)
+		// OnEnd before Close: the server hangs the connection up first,
+		// saying how (a drain's "going away"), then Close finds it hung
+		// up.
 		if a.cfg.OnEnd != nil {
 			reason := a.reason
 			if reason == "" {
@@ -192,6 +194,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 			st := a.statsSnapshot()
 			a.cfg.OnEnd(messages.CallEnded{Call: a.cfg.Call, Reason: reason, Err: a.endErr, GaveUp: st.GaveUp, Restarts: st.Restarts, Failures: a.failureKinds()})
 		}
+		_ = a.cfg.Conn.Close()
 	case *actor.Stopping:
 		for _, t := range a.timers {
 			t.Stop()

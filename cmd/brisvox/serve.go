@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -43,6 +44,9 @@ type serveFlags struct {
 	// sipAddr, when set, replaces the SIP udp and tcp listen addresses of
 	// the agent file (tests: 127.0.0.1:0).
 	sipAddr string
+	// force carries each signal after the first (not a flag): each one
+	// cuts the drain short (serve.Server.Force).
+	force <-chan struct{}
 }
 
 // serveCommand serves the agent of an agent file until SIGTERM or SIGINT.
@@ -89,14 +93,46 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	// loggers it is given, with addresses in them: the process's default
 	// keeps only their level and fixed message, like sipgo's own.
 	slog.SetDefault(slog.New(validate.NewSlogHandler(log)))
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "brisvox serve: %v\n", err)
 		return 1
 	}
-	return runServe(ctx, f, ln, stdout, stderr, log)
+	// The first SIGTERM or Ctrl-C starts the drain; the next ones cut it
+	// short (the closing line at once, then a hang-up at once).
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
+	defer signal.Stop(sigs)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	force := make(chan struct{}, 2)
+	f.force = force
+	done := make(chan struct{})
+	var relay sync.WaitGroup
+	relay.Go(func() {
+		first := true
+		for {
+			select {
+			case <-done:
+				return
+			case <-sigs:
+				if first {
+					first = false
+					fmt.Fprintln(stdout, "brisvox: stopping: draining the live calls (Ctrl-C again to end them now)")
+					cancel()
+					continue
+				}
+				select {
+				case force <- struct{}{}:
+				default:
+				}
+			}
+		}
+	})
+	code := runServe(ctx, f, ln, stdout, stderr, log)
+	close(done)
+	relay.Wait()
+	return code
 }
 
 // runServe serves on ln until ctx ends. The agent file is checked first:
@@ -163,7 +199,22 @@ func runServe(ctx context.Context, f serveFlags, ln net.Listener, stdout, stderr
 			fmt.Fprintf(stdout, "brisvox: SIP on %s %s\n", addr.Network, addr.Addr)
 		}
 	}
-	if err := srv.Serve(ctx, ln); err != nil && !errors.Is(err, net.ErrClosed) {
+	forced := make(chan struct{})
+	var forcer sync.WaitGroup
+	forcer.Go(func() {
+		for {
+			select {
+			case <-forced:
+				return
+			case <-f.force:
+				srv.Force()
+			}
+		}
+	})
+	err = srv.Serve(ctx, ln)
+	close(forced)
+	forcer.Wait()
+	if err != nil && !errors.Is(err, net.ErrClosed) {
 		fmt.Fprintf(stderr, "brisvox serve: %v\n", err)
 		return 1
 	}

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/brisvox/brisvox/internal/logcheck"
 	"github.com/brisvox/brisvox/media/webrtc/webrtctest"
 	"github.com/brisvox/brisvox/providers"
 	"github.com/brisvox/brisvox/providers/tts/flite"
@@ -92,8 +93,16 @@ func (s *syncBuffer) String() string {
 }
 
 // served runs `brisvox serve` in process on 127.0.0.1 for agent; stop
-// shuts it down (SIGTERM's path) and returns its exit status.
+// shuts it down (SIGTERM's path) and returns its exit status. Every log
+// line the server wrote is then checked as strict JSON (one object, no
+// key twice: issue 14's "webrtc call ended" line had call_id twice).
 func served(t *testing.T, agent string) (base string, stop func() int, stderr *syncBuffer) {
+	t.Helper()
+	return servedWith(t, serveFlags{agent: agent, maxCalls: 4, drain: 2 * time.Second, sipAddr: "127.0.0.1:0"})
+}
+
+// servedWith is served with the flags given.
+func servedWith(t *testing.T, f serveFlags) (base string, stop func() int, stderr *syncBuffer) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -103,7 +112,7 @@ func served(t *testing.T, agent string) (base string, stop func() int, stderr *s
 	stdout, stderr := &syncBuffer{}, &syncBuffer{}
 	done := make(chan int, 1)
 	go func() {
-		done <- runServe(ctx, serveFlags{agent: agent, maxCalls: 4, drain: 2 * time.Second, sipAddr: "127.0.0.1:0"}, ln, stdout, stderr, zerolog.New(stderr).Level(zerolog.WarnLevel))
+		done <- runServe(ctx, f, ln, stdout, stderr, zerolog.New(stderr).Level(zerolog.InfoLevel).With().Timestamp().Logger())
 	}()
 	base = "http://" + ln.Addr().String()
 	deadline := time.Now().Add(2 * time.Minute)
@@ -121,7 +130,14 @@ func served(t *testing.T, agent string) (base string, stop func() int, stderr *s
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return base, func() int { cancel(); return <-done }, stderr
+	return base, func() int {
+		cancel()
+		code := <-done
+		if err := logcheck.Check([]byte(stderr.String()), logcheck.JSONLines); err != nil {
+			t.Errorf("serve's log: %v", err)
+		}
+		return code
+	}, stderr
 }
 
 // waitEvent waits for an event of the call that match accepts.

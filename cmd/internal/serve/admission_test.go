@@ -1,6 +1,8 @@
 package serve
 
 import (
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -109,4 +111,47 @@ func TestAdmissionStartBinds(t *testing.T) {
 		}
 		_ = stop()
 	})
+}
+
+// TestServeForce: a second signal during a drain (Force) speaks the
+// closing line at once instead of waiting for the drain deadline, and a
+// third hangs up at once instead of waiting for the closing line.
+// Mutation caught: waitCalls not watching skip (the shutdown waits the
+// whole 60 s drain).
+func TestServeForce(t *testing.T) {
+	for _, forces := range []int{1, 2} {
+		t.Run(fmt.Sprintf("%d", forces), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s, _, stop := serving(t, Config{MaxCalls: 2, DrainTimeout: time.Minute, ClosingTimeout: 20 * time.Second,
+					ClosingLine: "We are closing, goodbye."}, &simAgent{responses: []sim.Response{{Text: "Hi."}}})
+				c := newFakeConn("c1", sim.NewScenario("long").Silence(5*time.Minute))
+				s.Start(c)
+				time.Sleep(time.Second)
+				began := time.Now()
+				errc := make(chan error, 1)
+				go func() { errc <- stop() }()
+				time.Sleep(500 * msec)
+				for range forces {
+					s.Force()
+				}
+				if err := <-errc; err != nil {
+					t.Fatal(err)
+				}
+				took := time.Since(began)
+				evs, hang := c.snapshot()
+				words := strings.Join(wordsOf(evs, "bot_word"), " ")
+				switch forces {
+				case 1:
+					if took > 10*time.Second || words != "We are closing, goodbye." {
+						t.Errorf("forced once: stopped after %v, said %q; want the closing line at once", took, words)
+					}
+				case 2:
+					if took > 2*time.Second || len(hang) == 0 {
+						t.Errorf("forced twice: stopped after %v, hung up %q; want a hang-up at once", took, hang)
+					}
+				}
+				_ = c.Close()
+			})
+		})
+	}
 }

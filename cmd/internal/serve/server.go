@@ -129,12 +129,16 @@ type Server struct {
 	// admission holds reserved + len(live) under MaxCalls.
 	reserved int
 	draining bool
-	changed  chan struct{} // closed and replaced when live changes
-	stats    kit.Counters
-	sources  map[string]func() map[string]uint64
-	closers  []func()
-	wg       sync.WaitGroup
-	metrics  *metrics
+	// skip[0] cuts the drain's wait short, skip[1] the closing line's
+	// (Force); forced counts how many are closed.
+	skip    [2]chan struct{}
+	forced  int
+	changed chan struct{} // closed and replaced when live changes
+	stats   kit.Counters
+	sources map[string]func() map[string]uint64
+	closers []func()
+	wg      sync.WaitGroup
+	metrics *metrics
 }
 
 // New makes a server for agent. Mount the transports' handlers with
@@ -155,6 +159,7 @@ func New(cfg Config, agent Agent) (*Server, error) {
 	s := &Server{
 		cfg: cfg, agent: agent, log: cfg.Log, sys: sys, board: board, mux: http.NewServeMux(),
 		live: map[messages.CallID]Conn{}, changed: make(chan struct{}), stats: kit.Counters{},
+		skip:    [2]chan struct{}{make(chan struct{}), make(chan struct{})},
 		sources: map[string]func() map[string]uint64{},
 	}
 	s.metrics = newMetrics(agent.Name(), func() int {
@@ -477,31 +482,46 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return serveErr
 }
 
+// Force cuts a shutdown's drain short (a second Ctrl-C or SIGTERM): the
+// first call speaks the closing line to the live calls at once, instead
+// of waiting for DrainTimeout; a second hangs them up at once, instead of
+// waiting for the closing line. Called before the drain, it shortens the
+// drain to come. Safe from any goroutine.
+func (s *Server) Force() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.forced < len(s.skip) {
+		close(s.skip[s.forced])
+		s.forced++
+	}
+}
+
 // drain ends the calls for a shutdown.
 func (s *Server) drain() {
 	s.mu.Lock()
 	s.draining = true
 	s.mu.Unlock()
 	s.log.Info().Int("live_calls", len(s.Live())).Dur("deadline", s.cfg.DrainTimeout).Msg("shutting down: not admitting calls")
-	if s.waitCalls(s.cfg.DrainTimeout) {
+	if s.waitCalls(s.cfg.DrainTimeout, s.skip[0]) {
 		return
 	}
 	for _, id := range s.Live() {
 		s.count("closed_at_shutdown")
 		s.sys.Root.Send(s.board, &switchboard.ToCall{Call: id, Msg: &messages.EndCall{Line: s.cfg.ClosingLine}})
 	}
-	if s.waitCalls(s.cfg.ClosingTimeout) {
+	if s.waitCalls(s.cfg.ClosingTimeout, s.skip[1]) {
 		return
 	}
 	for _, id := range s.Live() {
 		s.count("hung_up_at_shutdown")
 		s.sys.Root.Send(s.board, &switchboard.ToCall{Call: id, Msg: &messages.Hangup{Reason: "server shutdown"}})
 	}
-	s.waitCalls(s.cfg.ClosingTimeout)
+	s.waitCalls(s.cfg.ClosingTimeout, nil)
 }
 
-// waitCalls waits until no call is live, or d passed.
-func (s *Server) waitCalls(d time.Duration) bool {
+// waitCalls waits until no call is live (true), or d passed or skip was
+// closed (false).
+func (s *Server) waitCalls(d time.Duration, skip <-chan struct{}) bool {
 	deadline := time.NewTimer(d)
 	defer deadline.Stop()
 	for {
@@ -514,6 +534,8 @@ func (s *Server) waitCalls(d time.Duration) bool {
 		select {
 		case <-ch:
 		case <-deadline.C:
+			return false
+		case <-skip:
 			return false
 		}
 	}
