@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/brisvox/brisvox/actors/llm"
@@ -49,6 +50,9 @@ type Agent struct {
 	tts     providers.TTS
 	closers []io.Closer
 	tools   *catalogue
+	// warm is each stage's warm-up choice, by stage ("stt", "llm", "tts").
+	warm         map[string]warmSetting
+	warmFailures atomic.Int64
 
 	mu     sync.Mutex
 	pools  map[int]*silero.Pool // by rate, opened by Open
@@ -85,7 +89,7 @@ func Rates(f *agentfile.File) []int {
 // Build makes the agent of a checked file. It does no I/O (Open loads the
 // models); its errors are diagnostics at the setting that caused them.
 func Build(f *agentfile.File, opts Options) (*Agent, agentfile.Diagnostics) {
-	a := &Agent{file: f, opts: opts, log: opts.Log, stt: map[int]providers.STT{}, tools: newCatalogue(), pools: map[int]*silero.Pool{}}
+	a := &Agent{file: f, opts: opts, log: opts.Log, stt: map[int]providers.STT{}, tools: newCatalogue(), pools: map[int]*silero.Pool{}, warm: map[string]warmSetting{}}
 	var ds agentfile.Diagnostics
 	report := func(p agentfile.Provider, stage string, err error) {
 		hint := ""
@@ -133,7 +137,10 @@ func (a *Agent) Name() string { return a.file.Name.V }
 
 // Open loads what calls need before the first one comes: the Silero pools
 // for the transports' rates, and warms the providers (a model load, a
-// connection). An error names the file or service that failed.
+// connection) with the probe each stage's warm setting chooses. A failed
+// probe is Open's error (a WarmError) only where the stage requires it;
+// otherwise it is logged once and counted (WarmFailures) and the calls
+// open what they need. An error names the file or service that failed.
 func (a *Agent) Open(ctx context.Context) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -151,16 +158,8 @@ func (a *Agent) Open(ctx context.Context) error {
 			a.pools[rate] = p
 		}
 	}
-	for rate, s := range a.stt {
-		if err := s.Warm(ctx); err != nil {
-			return fmt.Errorf("stt %s at %d Hz: warm: %w", a.file.STT.Name, rate, err)
-		}
-	}
-	if err := a.llm.Warm(ctx); err != nil {
-		return fmt.Errorf("llm %s: warm: %w", a.file.LLM.Name, err)
-	}
-	if err := a.tts.Warm(ctx); err != nil {
-		return fmt.Errorf("tts %s: warm: %w", a.file.TTS.Name, err)
+	if err := a.warmUp(ctx); err != nil {
+		return err
 	}
 	a.opened = true
 	return nil

@@ -11,4 +11,10 @@ var (
 	ErrUnknownProvider = errors.New("agentbuild: unknown provider")
 	// ErrUnknownTool: a tool name the catalogue does not hold.
 	ErrUnknownTool = errors.New("agentbuild: unknown tool")
+	// ErrWarm: a warm-up probe failed (WarmError, which also wraps the
+	// provider's error).
+	ErrWarm = errors.New("agentbuild: warm-up failed")
+	// ErrWarmMode: a stage's warm setting names a probe its provider does
+	// not offer.
+	ErrWarmMode = errors.New("agentbuild: warm probe not offered")
 )
