@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"time"
 
 	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/media/carrier/internal/wscall"
@@ -23,7 +24,21 @@ type Call struct {
 	rate  int
 	query url.Values
 	adm   transport.Admission
+
+	// The error messages' budget (the reader's): tokens, up to
+	// errorBurst, one back per errorRefill.
+	errTokens float64
+	errAt     time.Time
 }
+
+// The error messages' rate bound: one per bad message at most, a burst
+// of errorBurst, then one per errorRefill; the rest are counted
+// "errors_unsent". A client that floods bad messages is not answered
+// with a flood (and the run of MaxBadMessages closes the call).
+const (
+	errorBurst  = 8
+	errorRefill = time.Second
+)
 
 var _ transport.Conn = (*Call)(nil)
 
@@ -111,8 +126,9 @@ func (c *Call) Publish(v any) error {
 	return nil
 }
 
-// Hangup closes the websocket with a normal closure and reason (ours,
-// sent to the client). It does not wait: see Done.
+// Hangup closes the websocket with the close code of kind (1000, 1013
+// try later, 1011 internal, 1001 going away) and reason (ours, sent to
+// the client). It does not wait: see Done.
 func (c *Call) Hangup(kind transport.EndKind, reason string) {
 	c.core.Hangup(wscall.CloseCode(kind), reason)
 }
@@ -142,7 +158,7 @@ func (c *Call) readLoop() error {
 	for {
 		typ, data, err := c.core.ReadMessage()
 		if errors.Is(err, wscall.ErrOversized) {
-			if end := c.core.Bad("oversized"); end != nil {
+			if end := c.bad("oversized", errOversized); end != nil {
 				return end
 			}
 			continue
@@ -153,7 +169,7 @@ func (c *Call) readLoop() error {
 		c.core.Touch()
 		if typ == websocket.MessageBinary {
 			if len(data)%2 != 0 {
-				if end := c.core.Bad("odd_length"); end != nil {
+				if end := c.bad("odd_length", errOddLength); end != nil {
 					return end
 				}
 				continue
@@ -166,8 +182,9 @@ func (c *Call) readLoop() error {
 		switch {
 		case errors.Is(err, ErrUnknownControl):
 			c.core.Stats.Inc("unknown_controls")
+			c.reply(err)
 		case err != nil:
-			if end := c.core.Bad("bad_json"); end != nil {
+			if end := c.bad("bad_json", err); end != nil {
 				return end
 			}
 			continue
@@ -181,6 +198,39 @@ func (c *Call) readLoop() error {
 		}
 		c.core.Good()
 	}
+}
+
+// bad counts a bad message under counter and tells the client what was
+// wrong (rate-bounded); the End of a run too long ends the call.
+func (c *Call) bad(counter string, err error) error {
+	if end := c.core.Bad(counter); end != nil {
+		return end
+	}
+	c.reply(err)
+	return nil
+}
+
+// reply sends the client an error message for err, when the budget
+// allows.
+func (c *Call) reply(err error) {
+	now := time.Now()
+	if c.errAt.IsZero() {
+		c.errTokens = errorBurst
+	} else {
+		c.errTokens = min(errorBurst, c.errTokens+float64(now.Sub(c.errAt))/float64(errorRefill))
+	}
+	c.errAt = now
+	if c.errTokens < 1 {
+		c.core.Stats.Inc("errors_unsent")
+		return
+	}
+	c.errTokens--
+	text := problem(err)
+	if c.core.Out.Text(func(dst []byte) []byte { return AppendError(dst, text) }) != nil {
+		c.core.Stats.Inc("errors_unsent")
+		return
+	}
+	c.core.Stats.Inc("error_replies")
 }
 
 // audio puts a message of s16le samples (even length) on the timeline.

@@ -187,10 +187,11 @@ func TestBadInput(t *testing.T) {
 			began := time.Now()
 			_, call := r.open("/pcm")
 			<-call.Done()
-			if waited := time.Since(began); waited != DefaultIdleTimeout || !strings.Contains(call.Err().Error(), "no message") {
+			if waited := time.Since(began); waited != DefaultIdleTimeout || !strings.Contains(call.Err().Error(), "no message") ||
+				!errors.Is(call.Err(), transport.ErrSilentInput) {
 				t.Fatalf("ended after %v: %v", waited, call.Err())
 			}
-		}, want: map[string]uint64{"vanished": 1}},
+		}, want: map[string]uint64{"silent_input": 1}},
 		{name: "not admitted", cfg: Config{Admit: func() (transport.Admission, error) { return nil, errors.New("full") }}, run: func(t *testing.T, r *rig) {
 			_, resp, err := r.srv.Dial(context.Background(), "/pcm")
 			if err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable {

@@ -2,6 +2,8 @@ package pcmws
 
 import (
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/brisvox/brisvox/actors/transport"
@@ -29,6 +31,11 @@ const (
 	DefaultMaxPendingMarks = 64
 	// DefaultMaxBadMessages is the run of bad messages that ends a call.
 	DefaultMaxBadMessages = 50
+	// DefaultPingInterval and DefaultPongTimeout: a client that answers
+	// no ping is taken for gone (or, when its messages keep coming, for
+	// one that stopped reading) at most 20 s after its last pong.
+	DefaultPingInterval = 10 * time.Second
+	DefaultPongTimeout  = 10 * time.Second
 )
 
 // Config sets up a Handler. Only OnCall is required.
@@ -63,6 +70,15 @@ type Config struct {
 	// MaxBadMessages is the run of bad messages (odd-length audio, bad
 	// JSON, oversized) after which the call is closed.
 	MaxBadMessages int
+	// PingInterval is the time between websocket pings (negative: no
+	// pings); PongTimeout the wait for each pong. See the package doc.
+	PingInterval, PongTimeout time.Duration
+	// AllowedOrigins are the origins ("https://host[:port]") of the web
+	// pages whose browsers may open a call. A browser sends its page's
+	// Origin; a request from any other origin than the server's own is
+	// refused with 403. Clients that are not browsers send no Origin and
+	// are not affected.
+	AllowedOrigins []string
 }
 
 // Validate checks the config; zero fields mean the defaults. The error
@@ -83,7 +99,31 @@ func (c Config) Validate() error {
 	if c.OutQueue == 1 {
 		return fmt.Errorf("%w: OutQueue must leave room for a clear", ErrInvalidConfig)
 	}
+	if c.PongTimeout < 0 {
+		return fmt.Errorf("%w: PongTimeout must not be negative", ErrInvalidConfig)
+	}
+	for _, o := range c.AllowedOrigins {
+		if _, err := parseOrigin(o); err != nil {
+			return fmt.Errorf("%w: AllowedOrigins: %w", ErrInvalidConfig, err)
+		}
+	}
 	return nil
+}
+
+// parseOrigin reads an origin, "http(s)://host[:port]" and nothing else,
+// into its canonical form (lower case).
+func parseOrigin(s string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "", fmt.Errorf("%q is not an origin: %w", s, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("%q: an origin's scheme is http or https", s)
+	}
+	if u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
+		return "", fmt.Errorf("%q: an origin is scheme://host[:port], with no path", s)
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host), nil
 }
 
 // withDefaults fills the zero fields.
@@ -105,8 +145,13 @@ func (c Config) withDefaults() Config {
 	setInt(&c.MaxBadMessages, DefaultMaxBadMessages)
 	setDur(&c.IdleTimeout, DefaultIdleTimeout)
 	setDur(&c.WriteTimeout, DefaultWriteTimeout)
+	setDur(&c.PingInterval, DefaultPingInterval)
+	setDur(&c.PongTimeout, DefaultPongTimeout)
 	if c.IdleTimeout < 0 {
 		c.IdleTimeout = 0
+	}
+	if c.PingInterval < 0 {
+		c.PingInterval = 0
 	}
 	return c
 }

@@ -2,6 +2,7 @@ package pcmws
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -26,33 +27,64 @@ type Control struct {
 	Name string
 }
 
-// ParseControl parses a client's text message. Not a JSON object with a
+// The client's mistakes, as the error message tells them (they quote
+// nothing of the message). ParseControl wraps one of them.
+var (
+	errNotJSON    = errors.New("invalid JSON: a text message is one JSON object")
+	errNoType     = errors.New(`a control message needs a string "type"`)
+	errNoName     = errors.New(`a mark needs a string "name"`)
+	errUnknown    = errors.New(`unknown type: the controls are "mark" and "hangup"`)
+	errOddLength  = errors.New("odd-length audio: a binary message is 16-bit samples, an even number of bytes")
+	errOversized  = errors.New("message too large: it was skipped")
+	errUnexpected = errors.New("bad message")
+)
+
+// ParseControl parses a client's text message. Not one JSON object with a
 // string "type" (and, for a mark, a string "name"): ErrBadControl. A type
-// we do not know: ErrUnknownControl (counted and ignored by the call, so
-// that clients may send newer messages).
+// we do not know: ErrUnknownControl (answered with an error message but
+// not counted towards MaxBadMessages, so that clients may send newer
+// messages).
 func ParseControl(data []byte) (Control, error) {
 	var w struct {
 		Type *string `json:"type"`
 		Name *string `json:"name"`
 	}
 	if err := json.Unmarshal(data, &w); err != nil {
-		return Control{}, fmt.Errorf("%w: %w", ErrBadControl, err)
+		return Control{}, fmt.Errorf("%w: %w", ErrBadControl, errNotJSON)
 	}
 	if w.Type == nil {
-		return Control{}, fmt.Errorf("%w: no type", ErrBadControl)
+		return Control{}, fmt.Errorf("%w: %w", ErrBadControl, errNoType)
 	}
 	switch *w.Type {
 	case "mark":
 		if w.Name == nil {
-			return Control{}, fmt.Errorf("%w: mark without a name", ErrBadControl)
+			return Control{}, fmt.Errorf("%w: %w", ErrBadControl, errNoName)
 		}
 		return Control{Type: ControlMark, Name: *w.Name}, nil
 	case "hangup":
 		return Control{Type: ControlHangup}, nil
 	default:
 		// The type is outside input: only its length is reported.
-		return Control{}, fmt.Errorf("%w: a type of %d bytes", ErrUnknownControl, len(*w.Type))
+		return Control{}, fmt.Errorf("%w: %w (a type of %d bytes)", ErrUnknownControl, errUnknown, len(*w.Type))
 	}
+}
+
+// problem is the text the error message tells the client for err.
+func problem(err error) string {
+	for _, p := range []error{errNotJSON, errNoType, errNoName, errUnknown, errOddLength, errOversized} {
+		if errors.Is(err, p) {
+			return p.Error()
+		}
+	}
+	return errUnexpected.Error()
+}
+
+// AppendError appends the server's error message, {"type":"error",
+// "error":text}: the shape of the WebRTC websocket's.
+func AppendError(dst []byte, text string) []byte {
+	dst = append(dst, `{"type":"error","error":`...)
+	dst = wscall.AppendJSONString(dst, text)
+	return append(dst, '}')
 }
 
 // AppendClear appends the server's clear message.

@@ -143,7 +143,10 @@ func TestBadInput(t *testing.T) {
 			if waited := time.Since(began); waited != DefaultIdleTimeout {
 				t.Fatalf("ended after %v, want %v", waited, DefaultIdleTimeout)
 			}
-		}, want: map[string]uint64{"vanished": 1}},
+			if !errors.Is(call.Err(), transport.ErrSilentInput) {
+				t.Fatalf("end %v, want ErrSilentInput", call.Err())
+			}
+		}, want: map[string]uint64{"silent_input": 1}},
 		{name: "not admitted", cfg: Config{Admit: func() (transport.Admission, error) { return nil, refuse }}, run: func(t *testing.T, r *rig) {
 			_, resp, err := r.srv.Dial(context.Background(), "/twilio")
 			if err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable {

@@ -2,6 +2,7 @@ package twilio
 
 import (
 	"fmt"
+	"net/url"
 	"time"
 
 	"github.com/brisvox/brisvox/actors/transport"
@@ -35,6 +36,11 @@ const (
 	DefaultMaxPendingMarks = 64
 	// DefaultMaxBadMessages is the run of bad messages that ends a call.
 	DefaultMaxBadMessages = 50
+	// DefaultPingInterval and DefaultPongTimeout: a stream that answers
+	// no ping is taken for gone (or, when its media keeps coming, for a
+	// peer that stopped reading) at most 20 s after its last pong.
+	DefaultPingInterval = 10 * time.Second
+	DefaultPongTimeout  = 10 * time.Second
 )
 
 // Config sets up a Handler. Only OnCall is required.
@@ -71,6 +77,21 @@ type Config struct {
 	// MaxBadMessages is the run of bad messages (bad JSON or payload,
 	// oversized, binary) after which the call is closed.
 	MaxBadMessages int
+	// PingInterval is the time between websocket pings (negative: no
+	// pings); PongTimeout the wait for each pong. See the package doc.
+	PingInterval, PongTimeout time.Duration
+
+	// AuthToken is the Twilio account's auth token (the value; the
+	// caller reads it from the environment). When set, an upgrade
+	// request whose X-Twilio-Signature is missing or is not the
+	// signature of its URL is refused with 403 before admission. Empty:
+	// no check.
+	AuthToken string
+	// PublicURL is the wss:// URL (scheme, host, optional port and path
+	// prefix) Twilio connects to when it differs from what reaches the
+	// handler, behind a proxy: the signed URL is PublicURL followed by
+	// the request's path and query. Empty: wss:// and the request's Host.
+	PublicURL string
 }
 
 // Validate checks the config; zero fields mean the defaults. The error
@@ -90,6 +111,18 @@ func (c Config) Validate() error {
 	}
 	if c.OutQueue == 1 {
 		return fmt.Errorf("%w: OutQueue must leave room for a clear", ErrInvalidConfig)
+	}
+	if c.PongTimeout < 0 {
+		return fmt.Errorf("%w: PongTimeout must not be negative", ErrInvalidConfig)
+	}
+	if c.PublicURL != "" {
+		u, err := url.Parse(c.PublicURL)
+		if err != nil || u.Scheme != "wss" || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+			return fmt.Errorf("%w: PublicURL must be wss://host[:port][/path], with no query", ErrInvalidConfig)
+		}
+		if c.AuthToken == "" {
+			return fmt.Errorf("%w: PublicURL is only used to check signatures: set AuthToken", ErrInvalidConfig)
+		}
 	}
 	return nil
 }
@@ -114,8 +147,13 @@ func (c Config) withDefaults() Config {
 	setDur(&c.StartTimeout, DefaultStartTimeout)
 	setDur(&c.IdleTimeout, DefaultIdleTimeout)
 	setDur(&c.WriteTimeout, DefaultWriteTimeout)
+	setDur(&c.PingInterval, DefaultPingInterval)
+	setDur(&c.PongTimeout, DefaultPongTimeout)
 	if c.IdleTimeout < 0 {
 		c.IdleTimeout = 0
+	}
+	if c.PingInterval < 0 {
+		c.PingInterval = 0
 	}
 	return c
 }

@@ -2,6 +2,7 @@ package twilio
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/brisvox/brisvox/media/carrier/internal/wscall"
@@ -11,15 +12,16 @@ import (
 func counterNames() []string {
 	return []string{
 		// Requests and calls.
-		"requests", "refused", "bad_upgrades", "upgrades", "calls",
+		"requests", "refused", "forbidden", "bad_upgrades", "upgrades", "calls",
 		// How calls ended.
 		"hangups", "peer_closes", "vanished", "start_timeouts", "too_many_bad", "bad_media_format", "stops",
+		"silent_input", "stopped_reading", "no_pong",
 		// Inbound messages.
-		"connected", "bad_json", "unknown_events", "bad_payload", "oversized", "binary_messages",
+		"connected", "bad_json", "unknown_events", "bad_payload", "oversized", "invalid_utf8", "binary_messages",
 		"duplicate_starts", "before_start", "other_tracks", "mark_messages", "dtmf", "dtmf_invalid",
 		"frames_in", "in_dropped", "gaps", "gap_frames", "bad_timestamps",
 		// Outbound messages and marks.
-		"messages_out", "write_errors", "out_full", "stale_frames", "cleared_frames", "clears",
+		"messages_out", "write_errors", "out_full", "stale_frames", "cleared_frames", "clears", "pongs",
 		"marks", "mark_echoes", "marks_cleared", "marks_unechoed", "unexpected_mark_echoes",
 	}
 }
@@ -30,7 +32,8 @@ func counterNames() []string {
 type Handler struct {
 	cfg   Config
 	stats *wscall.Counters
-	reg   wscall.Registry
+	reg   *wscall.Registry
+	sig   signatureCheck
 }
 
 var _ http.Handler = (*Handler)(nil)
@@ -40,13 +43,32 @@ func New(cfg Config) (*Handler, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Handler{cfg: cfg.withDefaults(), stats: wscall.NewCounters(counterNames()...)}, nil
+	h := &Handler{cfg: cfg.withDefaults(), stats: wscall.NewCounters(counterNames()...)}
+	rc := wscall.RegistryConfig{What: "twilio stream", Admit: h.cfg.Admit, Stats: h.stats, Log: h.cfg.Logger}
+	if cfg.AuthToken != "" {
+		h.sig = signatureCheck{token: []byte(cfg.AuthToken), publicURL: strings.TrimSuffix(cfg.PublicURL, "/")}
+		rc.Check = h.checkSignature
+	}
+	h.reg = wscall.NewRegistry(rc)
+	return h, nil
+}
+
+// errSignature is the body of the 403 to a request not signed by Twilio.
+const errSignature = "missing or invalid " + SignatureHeader + ": the request is not signed with the account's auth token"
+
+// checkSignature refuses a request whose signature is missing or wrong,
+// before admission (it takes no slot).
+func (h *Handler) checkSignature(r *http.Request) *wscall.Denial {
+	if h.sig.valid(r) {
+		return nil
+	}
+	return &wscall.Denial{Status: http.StatusForbidden, Cause: "bad_signature", Message: errSignature}
 }
 
 // ServeHTTP upgrades the request and serves the stream until it ends.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.stats.Inc("requests")
-	ws, adm, ok := h.reg.Accept(w, r, h.cfg.Admit, h.stats, h.cfg.Logger, "twilio stream")
+	ws, adm, ok := h.reg.Accept(w, r)
 	if !ok {
 		return
 	}
@@ -61,6 +83,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		InQueue:         h.cfg.InQueue, OutQueue: h.cfg.OutQueue, MaxPendingMarks: h.cfg.MaxPendingMarks,
 		MaxBadMessages: h.cfg.MaxBadMessages,
 		WriteTimeout:   h.cfg.WriteTimeout, IdleTimeout: h.cfg.IdleTimeout,
+		PingInterval: h.cfg.PingInterval, PongTimeout: h.cfg.PongTimeout,
 	}, h.stats, h.cfg.Logger)
 	c := &Call{core: core, h: h, adm: adm}
 	h.reg.Add(core)
@@ -77,6 +100,6 @@ func (h *Handler) Stats() map[string]uint64 { return h.stats.Snapshot() }
 // Live is the number of streams being served.
 func (h *Handler) Live() int { return h.reg.Live() }
 
-// Close refuses new streams (HTTP 503), hangs up the live ones
+// Close refuses new streams (HTTP 503, cause "draining"), hangs up the live ones
 // (StatusGoingAway) and waits until every stream has ended.
 func (h *Handler) Close() { h.reg.Close() }

@@ -34,9 +34,14 @@ type Config struct {
 	// closed (StatusPolicyViolation).
 	MaxBadMessages int
 	// WriteTimeout bounds one websocket write: a peer that stops reading
-	// is cut. IdleTimeout bounds the time without any inbound message
-	// once the call is live (0: no bound).
+	// is cut (ErrStoppedReading). IdleTimeout bounds the time without any
+	// inbound message once the call is live (0: no bound;
+	// ErrSilentInput).
 	WriteTimeout, IdleTimeout time.Duration
+	// PingInterval is the time between websocket pings, PongTimeout the
+	// wait for each one's pong (PingInterval 0: no pings). See Core for
+	// the cause a missing pong is reported as.
+	PingInterval, PongTimeout time.Duration
 }
 
 // HardLimitFactor times MaxMessageBytes is the size at which the
@@ -48,10 +53,12 @@ const HardLimitFactor = 8
 const maxCloseReason = 123
 
 // End is a reason a protocol's read loop gives for ending the call: the
-// core closes the websocket with Code and Reason.
+// core closes the websocket with Code and Reason. Cause, when set, is the
+// transport sentinel ReadFrame's error wraps (transport.ErrProtocol).
 type End struct {
 	Code   websocket.StatusCode
 	Reason string
+	Cause  error
 }
 
 func (e *End) Error() string { return e.Reason }
@@ -62,9 +69,34 @@ const (
 	phaseLive
 )
 
+// failure is why the core itself ended a call: the transport sentinel
+// ReadFrame's error wraps, a detail and the counter it is counted under.
+type failure struct {
+	cause   error
+	detail  string
+	counter string
+}
+
 // Core is one call's websocket, inbox, outbox and goroutines. Its owner
 // (the handler's ServeHTTP) calls Run, which returns once everything the
 // call started has ended.
+//
+// Liveness: the core ends a call whose peer is gone or does not take
+// part, with the cause ReadFrame's error then wraps:
+//   - no inbound message for IdleTimeout: transport.ErrSilentInput;
+//   - a websocket write (audio, a mark, a ping) that does not complete
+//     within WriteTimeout, or an outbox that overflows (the unsent
+//     backlog passed OutQueue messages): transport.ErrStoppedReading;
+//   - no pong within PongTimeout of a ping: transport.ErrStoppedReading
+//     when the peer's messages kept arriving meanwhile (it is there and
+//     sends, but does not read what we send: pongs are answered by the
+//     peer's reader), transport.ErrVanished when nothing came;
+//   - the connection lost without a close frame: transport.ErrVanished.
+//
+// The first of them wins; a hang-up before any of them is not one. A
+// peer gone silent is caught by whichever bound passes first: IdleTimeout
+// (no input), or PingInterval + PongTimeout (vanished) when that is
+// shorter or there is no idle bound.
 type Core struct {
 	ID    string
 	WS    *websocket.Conn
@@ -87,11 +119,15 @@ type Core struct {
 	done       chan struct{}
 	endErr     error // set before done closes
 
-	timer        *time.Timer // start, then idle timeout
-	phase        atomic.Int32
-	idleFired    atomic.Bool
-	wtimer       *time.Timer // write timeout
-	writeTimeout atomic.Bool
+	timer  *time.Timer // start, then idle timeout
+	phase  atomic.Int32
+	wtimer *time.Timer // write timeout
+	failed atomic.Pointer[failure]
+	inMsgs atomic.Uint64 // inbound messages read so far
+
+	pingCtx    context.Context // ended by Run when the read loop is over
+	pingCancel context.CancelFunc
+	pingerDone chan struct{}
 
 	echo atomic.Pointer[func(string)]
 }
@@ -114,16 +150,31 @@ func NewCore(ws *websocket.Conn, cfg Config, stats *Counters, log zerolog.Logger
 		hang:       make(chan struct{}),
 		stop:       make(chan struct{}),
 		writerDone: make(chan struct{}),
+		pingerDone: make(chan struct{}),
 		done:       make(chan struct{}),
 	}
+	c.pingCtx, c.pingCancel = context.WithCancel(context.Background())
 	c.timer = time.AfterFunc(time.Hour, c.timerFired)
 	c.timer.Stop()
 	c.wtimer = time.AfterFunc(time.Hour, func() {
-		c.writeTimeout.Store(true)
-		_ = c.WS.CloseNow()
+		c.fail(transport.ErrStoppedReading, fmt.Sprintf("a write took over %v", cfg.WriteTimeout), "stopped_reading")
 	})
 	c.wtimer.Stop()
+	c.Out.onFull = func() {
+		c.fail(transport.ErrStoppedReading, fmt.Sprintf("over %d messages not sent", cfg.OutQueue), "stopped_reading")
+	}
 	return c
+}
+
+// fail ends the call for cause: it records the first failure (unless the
+// call was hung up before: then the hang-up is the reason, and a close
+// handshake the peer does not read is cut) and closes the websocket at
+// once, so the read loop ends. Safe from any goroutine.
+func (c *Core) fail(cause error, detail, counter string) {
+	if !c.hungUp() {
+		c.failed.CompareAndSwap(nil, &failure{cause: cause, detail: detail, counter: counter})
+	}
+	_ = c.WS.CloseNow()
 }
 
 // ArmStart starts the timer of the first phase: when it fires before
@@ -159,19 +210,28 @@ func (c *Core) timerFired() {
 		c.Hangup(websocket.StatusPolicyViolation, "no start message in time")
 		return
 	}
-	// A peer that went silent is gone: there is no one to shake hands with.
-	c.idleFired.Store(true)
-	_ = c.WS.CloseNow()
+	// A peer that went silent gets no close handshake: it may be gone.
+	c.fail(transport.ErrSilentInput, fmt.Sprintf("no message for %v", c.cfg.IdleTimeout), "silent_input")
 }
 
 // ReadMessage reads the next message into the core's buffer (valid until
 // the next call). A message over MaxMessageBytes is skipped: ErrOversized.
+// A text message that is not valid UTF-8 breaks the websocket protocol
+// (RFC 6455 8.1): an *End with StatusInvalidFramePayloadData (1007) and
+// cause transport.ErrProtocol, counted "invalid_utf8".
 func (c *Core) ReadMessage() (websocket.MessageType, []byte, error) {
 	typ, r, err := c.WS.Reader(context.Background())
 	if err != nil {
 		return 0, nil, err
 	}
+	c.inMsgs.Add(1)
 	n, err := io.ReadFull(r, c.buf)
+	if (err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)) &&
+		typ == websocket.MessageText && !utf8.Valid(c.buf[:n]) {
+		c.Stats.Inc("invalid_utf8")
+		return typ, nil, &End{Code: websocket.StatusInvalidFramePayloadData,
+			Reason: "invalid UTF-8 in a text message", Cause: transport.ErrProtocol}
+	}
 	switch {
 	case err == nil:
 		// One byte more than the bound: read the rest away.
@@ -193,7 +253,7 @@ func (c *Core) Bad(counter string) error {
 	c.bad++
 	if c.bad >= c.cfg.MaxBadMessages {
 		c.Stats.Inc("too_many_bad")
-		return &End{Code: websocket.StatusPolicyViolation, Reason: "too many bad messages"}
+		return &End{Code: websocket.StatusPolicyViolation, Reason: "too many bad messages", Cause: transport.ErrProtocol}
 	}
 	return nil
 }
@@ -268,13 +328,29 @@ func (c *Core) Err() error {
 // wrapped transport.ErrClosed.
 func (c *Core) Run(loop func() error) error {
 	go c.writer()
+	if c.cfg.PingInterval > 0 {
+		go c.pinger()
+	} else {
+		close(c.pingerDone)
+	}
 	err := loop()
 	var end *End
 	if errors.As(err, &end) {
+		if end.Cause != nil {
+			c.failed.CompareAndSwap(nil, &failure{cause: end.Cause, detail: end.Reason})
+		}
 		c.Hangup(end.Code, end.Reason)
 	}
-	reason := c.reason(err)
-	endErr := fmt.Errorf("%w: %s", transport.ErrClosed, reason)
+	// A ping that failed as the connection went down says why: wait for
+	// the pinger before naming the reason.
+	c.pingCancel()
+	<-c.pingerDone
+	var endErr error
+	if cause, detail := c.reason(err); cause != nil {
+		endErr = fmt.Errorf("%w: %w: %s", transport.ErrClosed, cause, detail)
+	} else {
+		endErr = fmt.Errorf("%w: %s", transport.ErrClosed, detail)
+	}
 	c.In.Close(endErr)
 	endErr = c.In.Err() // a reason given earlier (the carrier's stop) wins
 	c.Out.Close()
@@ -288,28 +364,64 @@ func (c *Core) Run(loop func() error) error {
 	return endErr
 }
 
-// reason says why the call ended and counts the way it did.
-func (c *Core) reason(err error) string {
+// reason says why the call ended (the transport sentinel, nil for a
+// hang-up or a peer's close, and a detail) and counts the way it did.
+func (c *Core) reason(err error) (error, string) {
+	if f := c.failed.Load(); f != nil {
+		if f.counter != "" {
+			c.Stats.Inc(f.counter)
+		}
+		return f.cause, f.detail
+	}
 	switch {
 	case c.hungUp():
 		c.Stats.Inc("hangups")
-		return "hung up: " + c.hangReason
-	case c.writeTimeout.Load():
-		c.Stats.Inc("vanished")
-		return "the peer stopped reading"
-	case c.idleFired.Load():
-		c.Stats.Inc("vanished")
-		return fmt.Sprintf("no message for %v", c.cfg.IdleTimeout)
+		return nil, "hung up: " + c.hangReason
 	case errors.Is(err, websocket.ErrMessageTooBig):
 		c.Stats.Inc("oversized")
-		return fmt.Sprintf("a message over %d bytes", c.cfg.MaxMessageBytes*HardLimitFactor)
+		return transport.ErrProtocol, fmt.Sprintf("a message over %d bytes", c.cfg.MaxMessageBytes*HardLimitFactor)
 	case websocket.CloseStatus(err) != -1:
 		c.Stats.Inc("peer_closes")
 		// The peer's reason text is not repeated: it is outside input.
-		return fmt.Sprintf("the peer closed the websocket (%d)", int(websocket.CloseStatus(err)))
+		return nil, fmt.Sprintf("the peer closed the websocket (%d)", int(websocket.CloseStatus(err)))
 	default:
 		c.Stats.Inc("vanished")
-		return "the connection was lost"
+		return transport.ErrVanished, "the connection was lost"
+	}
+}
+
+// pinger pings the peer every PingInterval until Run ends it. A ping not
+// answered within PongTimeout (or whose frame could not be written in
+// that time) ends the call: stopped reading when the peer's messages kept
+// coming meanwhile, vanished when nothing came.
+func (c *Core) pinger() {
+	defer close(c.pingerDone)
+	t := time.NewTimer(c.cfg.PingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.pingCtx.Done():
+			return
+		case <-t.C:
+		}
+		before := c.inMsgs.Load()
+		ctx, cancel := context.WithTimeout(c.pingCtx, c.cfg.PongTimeout)
+		err := c.WS.Ping(ctx)
+		cancel()
+		if err != nil {
+			// The library's own write bound of a control frame is a
+			// deadline too; a cancel is Run ending the call.
+			if errors.Is(err, context.DeadlineExceeded) {
+				if c.inMsgs.Load() != before {
+					c.fail(transport.ErrStoppedReading, fmt.Sprintf("no pong within %v while the peer kept sending", c.cfg.PongTimeout), "no_pong")
+				} else {
+					c.fail(transport.ErrVanished, fmt.Sprintf("no pong within %v", c.cfg.PongTimeout), "no_pong")
+				}
+			}
+			return
+		}
+		c.Stats.Inc("pongs")
+		t.Reset(c.cfg.PingInterval)
 	}
 }
 

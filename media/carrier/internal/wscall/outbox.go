@@ -54,6 +54,11 @@ type Outbox struct {
 	stats    *Counters
 	wake     chan struct{}
 	maxMarks int
+	// onFull, when set, is called (under the lock) when a message is
+	// refused for a full queue: the core ends the call then, since a
+	// backlog that large means the peer does not read. It must not call
+	// back into the outbox.
+	onFull func()
 
 	mu       sync.Mutex
 	slots    []Item
@@ -87,6 +92,9 @@ func (o *Outbox) pushLocked(it Item, encode func(dst []byte) []byte) error {
 	}
 	if o.n == len(o.slots) {
 		o.stats.Inc("out_full")
+		if o.onFull != nil {
+			o.onFull()
+		}
 		return fmt.Errorf("%w: %d messages", ErrQueueFull, o.n)
 	}
 	i := (o.head + o.n) % len(o.slots)
@@ -178,6 +186,9 @@ func (o *Outbox) Clear(epoch messages.Epoch, encode func(dst []byte) []byte) err
 	// The clear goes first: it must not throw away the audio kept.
 	if o.n == len(o.slots) {
 		o.stats.Inc("out_full")
+		if o.onFull != nil {
+			o.onFull()
+		}
 		return fmt.Errorf("%w: %d messages", ErrQueueFull, o.n)
 	}
 	o.head = (o.head - 1 + len(o.slots)) % len(o.slots)
