@@ -143,6 +143,7 @@ func TestBadInput(t *testing.T) {
 			if waited := time.Since(began); waited != DefaultIdleTimeout {
 				t.Fatalf("ended after %v, want %v", waited, DefaultIdleTimeout)
 			}
+			<-call.Done()
 			if !errors.Is(call.Err(), transport.ErrSilentInput) {
 				t.Fatalf("end %v, want ErrSilentInput", call.Err())
 			}
