@@ -295,3 +295,51 @@ func TestAuthorizeErrors(t *testing.T) {
 		}
 	})
 }
+
+// TestRefusalsLogged: a flood of refusals writes a summary, not a line
+// a request; the counts add up to Stats; no token, signature, query or
+// address reaches the log.
+// Mutation caught: Authorize not adding to the tally (the log held only
+// the rate-limited; seen failing).
+func TestRefusalsLogged(t *testing.T) {
+	inBubble(t, Config{Token: testToken, Secret: []byte(testSecret), Burst: 100}, func(r *rig) {
+		sig := signed(testSecret, "GET", "/pcm", url.Values{"call": {"c-secret-param"}}, time.Now().Add(-time.Minute))
+		for i := range 50 {
+			r.do("GET", "/pcm", "192.0.2.77:1", "")                                 // unauthorized
+			r.do("GET", "/pcm", "192.0.2.77:1", "Bearer wrong-"+testToken)          // forbidden
+			r.do("GET", sig, "192.0.2.77:1", "")                                    // expired
+			r.do("GET", "/pcm", "192.0.2.78:1", "Bearer "+testToken+itoa(int64(i))) // forbidden, then rate limited
+		}
+		time.Sleep(3 * time.Second)
+		lines := r.log.lines(t)
+		if len(lines) > 3 {
+			t.Errorf("%d log lines for 200 refusals in one interval", len(lines))
+		}
+		logged := map[string]float64{}
+		for _, l := range lines {
+			if l["message"] != "gate: requests refused" || l["level"] != "warn" {
+				t.Errorf("line %v", l)
+			}
+			for c, n := range l["counts"].(map[string]any) {
+				logged[c] += n.(float64)
+			}
+		}
+		// 192.0.2.77 made 150 requests in turn with a burst of 100: the
+		// first 100 were judged (34 unauthorized, 33 forbidden, 33
+		// expired), the last 50 rate-limited; 192.0.2.78 made 50 with a
+		// wrong token.
+		want := map[string]uint64{CauseUnauthorized: 34, CauseForbidden: 33 + 50, CauseExpired: 33, CauseRateLimited: 50}
+		st := r.g.Stats()
+		for c, n := range want {
+			if st[c] != n || logged[c] != float64(n) {
+				t.Errorf("%s: counted %d, logged %v, want %d", c, st[c], logged[c], n)
+			}
+		}
+		text := r.log.String()
+		for _, secret := range []string{testToken, testSecret, param(sig, "sig"), "c-secret-param", "192.0.2.7"} {
+			if strings.Contains(text, secret) {
+				t.Errorf("the log holds %q", secret)
+			}
+		}
+	})
+}
