@@ -124,12 +124,14 @@ func (t *Tally) flushLocked() bool {
 		t.keys = append(t.keys, cause)
 	}
 	slices.Sort(t.keys)
-	counts := zerolog.Dict()
-	for _, cause := range t.keys {
-		counts.Uint64(cause, t.out[cause])
+	if e := t.log.Warn(); e.Enabled() {
+		counts := zerolog.Dict()
+		for _, cause := range t.keys {
+			counts.Uint64(cause, t.out[cause])
+		}
+		e.Dict("counts", counts).Str("interval", t.interval).Msg(t.msg)
 	}
 	clear(t.out)
-	t.log.Warn().Dict("counts", counts).Str("interval", t.interval).Msg(t.msg)
 	return true
 }
 

@@ -289,3 +289,25 @@ func BenchmarkAdd(b *testing.B) {
 		}
 	})
 }
+
+// TestLevelFiltered: a logger above warn gets nothing, and the tally
+// still runs its intervals and stops.
+func TestLevelFiltered(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		base := goroutines.Snapshot()
+		s := &sink{t: t}
+		tl := New(zerolog.New(s).Level(zerolog.ErrorLevel), "refused", time.Second)
+		for range 100 {
+			tl.Add("full")
+			time.Sleep(50 * time.Millisecond)
+		}
+		tl.Close()
+		synctest.Wait()
+		if n := len(s.got()); n != 0 {
+			t.Fatalf("%d lines below the logger's level", n)
+		}
+		if n := goroutines.Snapshot().NewSince(base); n != 0 {
+			t.Fatalf("%d goroutines left behind", n)
+		}
+	})
+}
