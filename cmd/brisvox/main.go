@@ -23,7 +23,7 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: brisvox demo | brisvox sim [--json] [--suite main|tools] | brisvox vad [--engine energy|silero] FILE.wav | brisvox check FILE... | brisvox serve --agent FILE [--addr HOST:PORT]")
+		fmt.Fprintln(stderr, "usage: brisvox demo | brisvox sim [--json] [--suite main|tools] | brisvox vad [--engine energy|silero] FILE.wav | brisvox check FILE... | brisvox serve --agent FILE [--addr HOST:PORT] | brisvox sign --secret-env NAME --path /pcm [--ttl 5m]")
 		return 2
 	}
 	switch args[0] {
@@ -52,10 +52,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return vadCommand(args[1:], stdout, stderr)
 	case "serve":
 		return serveCommand(args[1:], stdout, stderr)
+	case "sign":
+		return signCommand(args[1:], stdout, stderr)
 	case "check":
 		return checkCommand(args[1:], stdout, stderr, os.LookupEnv)
 	default:
-		fmt.Fprintf(stderr, "brisvox: unknown command %q (want demo, sim, vad, check or serve)\n", args[0])
+		fmt.Fprintf(stderr, "brisvox: unknown command %q (want demo, sim, vad, check, serve or sign)\n", args[0])
 		return 2
 	}
 }
