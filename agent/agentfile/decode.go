@@ -1,6 +1,7 @@
 package agentfile
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -11,9 +12,11 @@ import (
 
 // walker decodes the tree into a File, collecting diagnostics.
 type walker struct {
-	name  string
-	opts  Options
-	diags Diagnostics
+	name string
+	opts Options
+	// format is the file's: hints show settings in its syntax.
+	format Format
+	diags  Diagnostics
 	// partial: the tree ends at a syntax error, so what is missing may
 	// only be unread; "missing" diagnostics are left out.
 	partial bool
@@ -63,7 +66,7 @@ func (t *tbl) sub(key string) *tbl {
 		return &tbl{w: t.w, path: path, pos: t.pos}
 	}
 	if e.val.kind != kTable {
-		t.w.at(e.val.pos, path, "want a table, got "+e.val.kind.what(), "")
+		t.w.at(e.val.pos, path, "want a table, got "+e.val.kind.what(), "write it as a table, e.g. "+t.w.format.Table(path))
 		return &tbl{w: t.w, path: path, pos: e.keyPos, wrong: true}
 	}
 	return &tbl{w: t.w, n: e.val, path: path, pos: e.keyPos}
@@ -95,14 +98,30 @@ func unknownHint(key string, known []string) string {
 	return h
 }
 
-// typeErr reports a value of the wrong kind.
-func (t *tbl) typeErr(e *entry, want string) {
-	hint := ""
-	if want == "a duration" {
+// typeErr reports a value of the wrong kind; sample is a value of the
+// right one, shown in the hint as the file would write it.
+func (t *tbl) typeErr(e *entry, want string, sample any) {
+	f := t.w.format
+	hint := "write it as " + f.Setting(e.key, sample)
+	if d, ok := sample.(time.Duration); ok {
 		want = `a duration such as "250ms"`
-		hint = `write durations as strings with a unit: "250ms", "1.2s"`
+		if e.val.kind == kInt && e.val.i > 0 && e.val.i < 1e9 {
+			d = time.Duration(e.val.i) * time.Millisecond
+		}
+		if d <= 0 {
+			d = 250 * time.Millisecond
+		}
+		hint = "a duration is a number with a unit, e.g. " + f.Setting(e.key, d)
+		if f == TOML {
+			hint += " (a string, in quotes)"
+		}
 	}
 	t.w.at(e.val.pos, join(t.path, e.key), "want "+want+", got "+e.val.kind.what(), hint)
+}
+
+// rangeHint proposes the allowed value nearest to a refused one.
+func (t *tbl) rangeHint(key string, nearest any) string {
+	return "the nearest allowed is " + t.w.format.Setting(key, nearest) + "; leave it out for the default"
 }
 
 // str reads a string.
@@ -112,7 +131,11 @@ func (t *tbl) str(key, def string) Value[string] {
 		return Value[string]{V: def, Pos: t.pos}
 	}
 	if e.val.kind != kString {
-		t.typeErr(e, "a string")
+		sample := def
+		if sample == "" {
+			sample = "..."
+		}
+		t.typeErr(e, "a string", sample)
 		return Value[string]{V: def, Pos: e.val.pos}
 	}
 	return Value[string]{V: e.val.str, Pos: e.val.pos, Set: true}
@@ -125,7 +148,7 @@ func (t *tbl) boolean(key string, def bool) Value[bool] {
 		return Value[bool]{V: def, Pos: t.pos}
 	}
 	if e.val.kind != kBool {
-		t.typeErr(e, "true or false")
+		t.typeErr(e, "true or false", !def)
 		return Value[bool]{V: def, Pos: e.val.pos}
 	}
 	return Value[bool]{V: e.val.b, Pos: e.val.pos, Set: true}
@@ -139,11 +162,11 @@ func (t *tbl) number(key string, def, lo, hi float64) Value[float64] {
 	}
 	f, ok := asFloat(e.val)
 	if !ok {
-		t.typeErr(e, "a number")
+		t.typeErr(e, "a number", def)
 		return Value[float64]{V: def, Pos: e.val.pos}
 	}
 	if !(f >= lo && f <= hi) {
-		t.w.at(e.val.pos, join(t.path, e.key), fmt.Sprintf("%s is out of range %s..%s", fnum(f), fnum(lo), fnum(hi)), "")
+		t.w.at(e.val.pos, join(t.path, e.key), fmt.Sprintf("%s is out of range %s..%s", fnum(f), fnum(lo), fnum(hi)), t.rangeHint(key, nearestFloat(f, lo, hi, def)))
 		return Value[float64]{V: def, Pos: e.val.pos}
 	}
 	return Value[float64]{V: f, Pos: e.val.pos, Set: true}
@@ -156,11 +179,11 @@ func (t *tbl) integer(key string, def, lo, hi int) Value[int] {
 		return Value[int]{V: def, Pos: t.pos}
 	}
 	if e.val.kind != kInt {
-		t.typeErr(e, "an integer")
+		t.typeErr(e, "an integer", def)
 		return Value[int]{V: def, Pos: e.val.pos}
 	}
 	if e.val.i < int64(lo) || e.val.i > int64(hi) {
-		t.w.at(e.val.pos, join(t.path, e.key), fmt.Sprintf("%d is out of range %d..%d", e.val.i, lo, hi), "")
+		t.w.at(e.val.pos, join(t.path, e.key), fmt.Sprintf("%d is out of range %d..%d", e.val.i, lo, hi), t.rangeHint(key, int(clampInt(e.val.i, int64(lo), int64(hi)))))
 		return Value[int]{V: def, Pos: e.val.pos}
 	}
 	return Value[int]{V: int(e.val.i), Pos: e.val.pos, Set: true}
@@ -172,26 +195,36 @@ func (t *tbl) duration(key string, def, lo, hi time.Duration) Value[time.Duratio
 	if e == nil {
 		return Value[time.Duration]{V: def, Pos: t.pos}
 	}
-	d, ok := t.parseDuration(e, e.val, join(t.path, e.key), lo, hi)
+	d, ok := t.parseDuration(e, e.val, join(t.path, e.key), lo, hi, def)
 	if !ok {
 		return Value[time.Duration]{V: def, Pos: e.val.pos}
 	}
 	return Value[time.Duration]{V: d, Pos: e.val.pos, Set: true}
 }
 
-// parseDuration checks a duration value.
-func (t *tbl) parseDuration(e *entry, v *node, path string, lo, hi time.Duration) (time.Duration, bool) {
+// parseDuration checks a duration value; def is the setting's default
+// (shown in hints when in range).
+func (t *tbl) parseDuration(e *entry, v *node, path string, lo, hi, def time.Duration) (time.Duration, bool) {
+	sample := def
+	if sample <= lo || sample > hi {
+		sample = min(max(250*time.Millisecond, lo), hi)
+	}
 	if v.kind != kString {
-		t.typeErr(e, "a duration")
+		t.typeErr(e, "a duration", sample)
 		return 0, false
 	}
+	f := t.w.format
 	d, err := time.ParseDuration(v.str)
 	if err != nil {
-		t.w.at(v.pos, path, showValue(v.str)+" is not a duration", `a number and a unit: "250ms", "1.2s", "2m"`)
+		t.w.at(v.pos, path, showValue(v.str)+" is not a duration", "a number and a unit (ms, s, m, h), e.g. "+f.Setting(e.key, sample))
 		return 0, false
 	}
 	if d < lo || d > hi {
-		t.w.at(v.pos, path, fmt.Sprintf("%v is out of range %v..%v", d, lo, hi), "")
+		hint := t.rangeHint(e.key, min(max(d, lo), hi))
+		if d < 0 {
+			hint = "a duration is never negative; e.g. " + f.Setting(e.key, sample) + ", or leave it out for the default"
+		}
+		t.w.at(v.pos, path, fmt.Sprintf("%v is out of range %v..%v", d, lo, hi), hint)
 		return 0, false
 	}
 	return d, true
@@ -205,18 +238,18 @@ func (t *tbl) list(key string, check func(string) (msg, hint string)) []Value[st
 		return nil
 	}
 	if e.val.kind != kArray {
-		t.typeErr(e, "a list of strings")
+		t.typeErr(e, "a list of strings", []string{"..."})
 		return nil
 	}
 	var out []Value[string]
 	for i, it := range e.val.items {
 		path := fmt.Sprintf("%s[%d]", join(t.path, key), i)
 		if it.kind != kString {
-			t.w.at(it.pos, path, "want a string, got "+it.kind.what(), "")
+			t.w.at(it.pos, path, "want a string, got "+it.kind.what(), itemHint(t.w.format, key, it))
 			continue
 		}
 		if strings.TrimSpace(it.str) == "" {
-			t.w.at(it.pos, path, "is empty", "")
+			t.w.at(it.pos, path, "is empty", "remove the empty item")
 			continue
 		}
 		if check != nil {
@@ -249,20 +282,24 @@ func (w *walker) decode(root *node, complete bool) *File {
 	base := strings.TrimSuffix(filepath.Base(w.name), filepath.Ext(w.name))
 	f.Name = top.str("name", base)
 	if f.Name.Set && !validName(f.Name.V) {
-		w.at(f.Name.Pos, "name", "want 1 to 64 letters, digits, '.', '_' or '-'", "")
+		w.at(f.Name.Pos, "name", "want 1 to 64 letters, digits, '.', '_' or '-'", "e.g. "+w.format.Setting("name", "front-desk"))
 	}
 	f.Prompt = top.str("prompt", "")
 	switch {
 	case f.Prompt.Set && strings.TrimSpace(f.Prompt.V) == "":
 		w.at(f.Prompt.Pos, "prompt", "is empty", "say who the agent is and what it does")
 	case !f.Prompt.Set && top.take("prompt") == nil:
-		w.missing(Pos{1, 1}, "prompt", "missing: every agent needs a prompt", `prompt = "You are the phone assistant of ..."`)
+		w.missing(Pos{1, 1}, "prompt", "missing: every agent needs a prompt", w.format.Setting("prompt", "You are the phone assistant of ..."))
 	}
 	f.Greeting = top.str("greeting", "")
 	f.EndLine = top.str("end_line", "")
 
-	f.STT = w.provider(top.sub("stt"), "stt", sttProviders)
+	stt := top.sub("stt")
+	sttWarm := w.warmOf(stt, "stt")
+	f.STT = w.provider(stt, "stt", sttProviders)
+	f.STTWarm = sttWarm.check(f.STT, sttProviders)
 	llm := top.sub("llm")
+	llmWarm := w.warmOf(llm, "llm")
 	f.Rounds = Rounds{
 		MaxRounds:    llm.integer("max_rounds", 6, 1, 20),
 		RoundTimeout: llm.duration("round_timeout", 15*time.Second, time.Second, 2*time.Minute),
@@ -270,10 +307,14 @@ func (w *walker) decode(root *node, complete bool) *File {
 		FallbackLine: llm.str("fallback_line", ""),
 	}
 	if v := f.Rounds.WindowTokens; v.Set && v.V >= 0 && v.V < 1000 {
-		w.at(v.Pos, "llm.window_tokens", fmt.Sprintf("%d is under 1000", v.V), "-1 turns the window off; leave it out for the default")
+		w.at(v.Pos, "llm.window_tokens", fmt.Sprintf("%d is under 1000", v.V), w.format.Setting("window_tokens", -1)+" turns the window off; leave it out for the default")
 	}
 	f.LLM = w.provider(llm, "llm", llmProviders)
-	f.TTS = w.provider(top.sub("tts"), "tts", ttsProviders)
+	f.LLMWarm = llmWarm.check(f.LLM, llmProviders)
+	tts := top.sub("tts")
+	ttsWarm := w.warmOf(tts, "tts")
+	f.TTS = w.provider(tts, "tts", ttsProviders)
+	f.TTSWarm = ttsWarm.check(f.TTS, ttsProviders)
 
 	f.VAD = w.vad(top.sub("vad"))
 	f.Turn = w.turn(top.sub("turn"))
@@ -281,6 +322,7 @@ func (w *walker) decode(root *node, complete bool) *File {
 	f.Tools = w.tools(top.sub("tools"))
 	f.DTMF = w.dtmf(top.sub("dtmf"))
 	f.Transports = w.transports(top.sub("transports"))
+	f.Serve = w.serve(top.sub("serve"))
 	top.done("key", "", nil)
 
 	w.eightKHz(f)
@@ -298,14 +340,14 @@ func (w *walker) provider(t *tbl, stage string, specs []provSpec) Provider {
 	if !t.present() {
 		if !t.wrong {
 			w.missing(t.pos, stage, "missing: every agent needs a "+stage+" provider",
-				fmt.Sprintf("[%s] with provider = one of %s, or start from examples/agents/local.toml", stage, strings.Join(names, ", ")))
+				fmt.Sprintf("%s (one of %s), or start from %s", w.format.In(stage, "provider", localName(specs)), strings.Join(names, ", "), w.example()))
 		}
 		return p
 	}
 	name := t.str("provider", "")
 	if !name.Set {
 		if t.n.get("provider") == nil {
-			w.missing(t.pos, stage+".provider", "missing", "one of "+strings.Join(names, ", "))
+			w.missing(t.pos, stage+".provider", "missing", w.format.Setting("provider", localName(specs))+" (one of "+strings.Join(names, ", ")+")")
 		}
 		t.done("key", "", func(string) bool { return true })
 		return p
@@ -332,7 +374,7 @@ func (w *walker) provider(t *tbl, stage string, specs []provSpec) Provider {
 			continue // reported by done below
 		}
 		t.known = append(t.known, e.key)
-		if opt, ok := w.option(t, e, o); ok {
+		if opt, ok := w.option(t, e, o, spec); ok {
 			p.Options[e.key] = opt
 		}
 	}
@@ -342,17 +384,19 @@ func (w *walker) provider(t *tbl, stage string, specs []provSpec) Provider {
 	t.done("option", " for "+spec.name, nil)
 	for _, o := range spec.opts {
 		if _, ok := p.Options[o.name]; o.required && !ok && t.n.get(o.name) == nil {
-			w.at(name.Pos, stage+"."+o.name, "missing: "+spec.name+" needs "+o.name, "")
+			w.at(name.Pos, stage+"."+o.name, "missing: "+spec.name+" needs "+o.name, "add "+w.format.Setting(o.name, o.sample(spec)))
 		}
 	}
 	w.keyVariable(&p, stage, spec, t)
 	return p
 }
 
-// option decodes one provider option.
-func (w *walker) option(t *tbl, e *entry, o *optSpec) (Option, bool) {
+// option decodes one provider option of spec.
+func (w *walker) option(t *tbl, e *entry, o *optSpec, spec *provSpec) (Option, bool) {
 	v, path := e.val, join(t.path, e.key)
 	opt := Option{Kind: o.kind, Pos: v.pos}
+	f := w.format
+	sample := o.sample(spec)
 	switch o.kind {
 	case KindString:
 		if v.kind == kString {
@@ -363,7 +407,11 @@ func (w *walker) option(t *tbl, e *entry, o *optSpec) (Option, bool) {
 				return opt, false
 			case len(o.schemes) > 0:
 				if msg := checkURL(v.str, o.schemes); msg != "" {
-					w.at(v.pos, path, msg, "")
+					hint := "e.g. " + f.Setting(e.key, sample)
+					if strings.Contains(msg, "credentials") {
+						hint = "put the key in an environment variable and name it with " + f.Setting("api_key_env", cmp.Or(spec.keyEnv, "MY_API_KEY"))
+					}
+					w.at(v.pos, path, msg, hint)
 					return opt, false
 				}
 			case strings.TrimSpace(v.str) == "":
@@ -372,7 +420,7 @@ func (w *walker) option(t *tbl, e *entry, o *optSpec) (Option, bool) {
 			}
 			return opt, true
 		}
-		t.typeErr(e, "a string")
+		t.typeErr(e, "a string", sample)
 	case KindEnv:
 		if v.kind == kString {
 			opt.String = v.str
@@ -381,45 +429,46 @@ func (w *walker) option(t *tbl, e *entry, o *optSpec) (Option, bool) {
 			}
 			if looksSecret(v.str) {
 				w.at(v.pos, path, "holds what looks like a key itself, not the name of an environment variable (the value is not shown)",
-					"put the key in an environment variable and name it here, e.g. "+e.key+` = "OPENAI_API_KEY"`)
+					"put the key in an environment variable and name it here, e.g. "+f.Setting(e.key, sample))
 			} else {
-				w.at(v.pos, path, "is not an environment variable name (want UPPER_SNAKE_CASE, e.g. OPENAI_API_KEY; the value is not shown)", "")
+				w.at(v.pos, path, "is not an environment variable name (want UPPER_SNAKE_CASE, e.g. OPENAI_API_KEY; the value is not shown)",
+					"name the variable in capitals, digits and '_', e.g. "+f.Setting(e.key, sample))
 			}
 			return opt, false
 		}
-		t.typeErr(e, "the name of an environment variable")
+		t.typeErr(e, "the name of an environment variable", sample)
 	case KindBool:
 		if v.kind == kBool {
 			opt.Bool = v.b
 			return opt, true
 		}
-		t.typeErr(e, "true or false")
+		t.typeErr(e, "true or false", true)
 	case KindInt:
 		if v.kind == kInt {
 			opt.Int = v.i
 			if len(o.ints) > 0 && !containsInt(o.ints, v.i) {
-				w.at(v.pos, path, fmt.Sprintf("%d is not one of %s", v.i, joinInts(o.ints)), "")
+				w.at(v.pos, path, fmt.Sprintf("%d is not one of %s", v.i, joinInts(o.ints)), t.optHint(e.key, nearestOf(v.i, o.ints)))
 				return opt, false
 			}
 			if o.ranged && (float64(v.i) < o.lo || float64(v.i) > o.hi) {
-				w.at(v.pos, path, fmt.Sprintf("%d is out of range %s..%s", v.i, fnum(o.lo), fnum(o.hi)), "")
+				w.at(v.pos, path, fmt.Sprintf("%d is out of range %s..%s", v.i, fnum(o.lo), fnum(o.hi)), t.optHint(e.key, clampInt(v.i, int64(o.lo), int64(o.hi))))
 				return opt, false
 			}
 			return opt, true
 		}
-		t.typeErr(e, "an integer")
+		t.typeErr(e, "an integer", sample)
 	case KindFloat:
-		if f, ok := asFloat(v); ok {
-			opt.Float = f
-			if o.ranged && !(f >= o.lo && f <= o.hi) {
-				w.at(v.pos, path, fmt.Sprintf("%s is out of range %s..%s", fnum(f), fnum(o.lo), fnum(o.hi)), "")
+		if x, ok := asFloat(v); ok {
+			opt.Float = x
+			if o.ranged && !(x >= o.lo && x <= o.hi) {
+				w.at(v.pos, path, fmt.Sprintf("%s is out of range %s..%s", fnum(x), fnum(o.lo), fnum(o.hi)), t.optHint(e.key, nearestFloat(x, o.lo, o.hi, o.lo)))
 				return opt, false
 			}
 			return opt, true
 		}
-		t.typeErr(e, "a number")
+		t.typeErr(e, "a number", sample)
 	case KindDuration:
-		d, ok := t.parseDuration(e, v, path, o.dlo, o.dhi)
+		d, ok := t.parseDuration(e, v, path, o.dlo, o.dhi, 0)
 		opt.Duration = d
 		return opt, ok
 	case KindStrings:
@@ -427,7 +476,7 @@ func (w *walker) option(t *tbl, e *entry, o *optSpec) (Option, bool) {
 			ok := true
 			for i, it := range v.items {
 				if it.kind != kString {
-					w.at(it.pos, fmt.Sprintf("%s[%d]", path, i), "want a string, got "+it.kind.what(), "")
+					w.at(it.pos, fmt.Sprintf("%s[%d]", path, i), "want a string, got "+it.kind.what(), itemHint(f, e.key, it))
 					ok = false
 					continue
 				}
@@ -435,7 +484,7 @@ func (w *walker) option(t *tbl, e *entry, o *optSpec) (Option, bool) {
 			}
 			return opt, ok
 		}
-		t.typeErr(e, "a list of strings")
+		t.typeErr(e, "a list of strings", sample)
 	case KindInts:
 		if v.kind == kArray {
 			ok := true
@@ -443,10 +492,10 @@ func (w *walker) option(t *tbl, e *entry, o *optSpec) (Option, bool) {
 				ipath := fmt.Sprintf("%s[%d]", path, i)
 				switch {
 				case it.kind != kInt:
-					w.at(it.pos, ipath, "want an integer, got "+it.kind.what(), "")
+					w.at(it.pos, ipath, "want an integer, got "+it.kind.what(), "write each item as a whole number, e.g. "+f.Setting(e.key, sample))
 					ok = false
 				case o.ranged && (float64(it.i) < o.lo || float64(it.i) > o.hi):
-					w.at(it.pos, ipath, fmt.Sprintf("%d is out of range %s..%s", it.i, fnum(o.lo), fnum(o.hi)), "")
+					w.at(it.pos, ipath, fmt.Sprintf("%d is out of range %s..%s", it.i, fnum(o.lo), fnum(o.hi)), "each item is within "+fnum(o.lo)+".."+fnum(o.hi)+", e.g. "+f.Setting(e.key, sample))
 					ok = false
 				default:
 					opt.Ints = append(opt.Ints, it.i)
@@ -454,7 +503,7 @@ func (w *walker) option(t *tbl, e *entry, o *optSpec) (Option, bool) {
 			}
 			return opt, ok
 		}
-		t.typeErr(e, "a list of integers")
+		t.typeErr(e, "a list of integers", sample)
 	}
 	return opt, false
 }
@@ -486,7 +535,7 @@ func (w *walker) keyVariable(p *Provider, stage string, spec *provSpec, t *tbl) 
 	path := stage + ".api_key_env"
 	if opt.String == "" {
 		if spec.keys == keyAlways {
-			w.at(opt.Pos, path, spec.name+" needs a key: name its variable", fmt.Sprintf("api_key_env = %q", spec.keyEnv))
+			w.at(opt.Pos, path, spec.name+" needs a key: name its variable", w.format.Setting("api_key_env", spec.keyEnv))
 		}
 		return
 	}
@@ -498,7 +547,7 @@ func (w *walker) keyVariable(p *Provider, stage string, spec *provSpec, t *tbl) 
 		if opt.Implied {
 			msg += " (" + spec.name + "'s key variable by default)"
 		}
-		w.at(opt.Pos, path, msg, "export "+opt.String+"=... or start from examples/agents/local.toml")
+		w.at(opt.Pos, path, msg, "export "+opt.String+"=... or start from "+w.example())
 	}
 }
 
@@ -531,7 +580,7 @@ func (w *walker) vad(t *tbl) VAD {
 	for _, k := range other {
 		if e := t.take(k); e != nil {
 			w.at(e.keyPos, join(t.path, k), fmt.Sprintf("%s is a setting of the %s engine; engine is %s", k, otherName, v.Engine.V),
-				fmt.Sprintf("set engine = %q or remove %s", otherName, k))
+				"set "+w.format.Setting("engine", otherName)+" or remove "+k)
 		}
 	}
 	t.done("key", "", nil)
@@ -547,7 +596,7 @@ func (w *walker) turn(t *tbl) Turn {
 	tu.DrainTimeout = t.duration("drain_timeout", 15*time.Second, 0, time.Minute)
 	if tu.Speculate.V && tu.EndOfTurnDelay.V == 0 {
 		w.at(tu.Speculate.Pos, "turn.speculate", "speculation needs an end-of-turn delay to hide the request in",
-			`set turn.end_of_turn_delay, e.g. "300ms", or turn speculate off`)
+			"set "+w.format.Setting("end_of_turn_delay", 300*time.Millisecond)+", or remove speculate")
 	}
 	t.done("key", "", nil)
 	return tu
@@ -559,7 +608,7 @@ func (w *walker) fillers(t *tbl) Fillers {
 	if e := t.take("after"); e != nil {
 		if e.val.kind == kString && e.val.str == "off" {
 			f.After = Value[time.Duration]{V: -1, Pos: e.val.pos, Set: true}
-		} else if d, ok := t.parseDuration(e, e.val, "fillers.after", 0, 10*time.Second); ok {
+		} else if d, ok := t.parseDuration(e, e.val, "fillers.after", 0, 10*time.Second, 1200*time.Millisecond); ok {
 			f.After = Value[time.Duration]{V: d, Pos: e.val.pos, Set: true}
 		} else {
 			f.After.Pos = e.val.pos
@@ -582,7 +631,7 @@ func (w *walker) tools(t *tbl) Tools {
 	seen := map[string]Pos{}
 	tl.Enabled = t.list("enabled", func(s string) (string, string) {
 		if p, dup := seen[s]; dup {
-			return s + " is listed twice (first at " + p.String() + ")", ""
+			return s + " is listed twice (first at " + p.String() + ")", "remove the second one"
 		}
 		seen[s] = Pos{}
 		if known != nil && !contains(known, s) {
@@ -596,7 +645,7 @@ func (w *walker) tools(t *tbl) Tools {
 	confirmed := map[string]bool{}
 	tl.Confirm = t.list("confirm", func(s string) (string, string) {
 		if confirmed[s] {
-			return s + " is listed twice", ""
+			return s + " is listed twice", "remove the second one"
 		}
 		confirmed[s] = true
 		if _, ok := seen[s]; !ok {
@@ -619,22 +668,25 @@ func (w *walker) transports(t *tbl) Transports {
 		Interfaces:      wt.list("interfaces", nil),
 		STUN: wt.list("stun", func(s string) (string, string) {
 			if !strings.HasPrefix(s, "stun:") && !strings.HasPrefix(s, "stuns:") {
-				return showValue(s) + " is not a stun: URL", `"stun:stun.example.net:3478"`
+				return showValue(s) + " is not a stun: URL", "e.g. " + w.format.Setting("stun", []string{"stun:stun.example.net:3478"})
 			}
 			return "", ""
 		}),
 	}
+	tr.WebRTC.Access = w.access(wt, tr.WebRTC.Enabled.V)
 	wt.done("key", "", nil)
 	tw := t.sub("twilio")
 	tr.Twilio = Twilio{Pos: tw.pos, Enabled: tw.boolean("enabled", tw.present()), Path: w.path(tw, "/twilio")}
+	w.twilioAccess(tw, &tr.Twilio)
 	tw.done("key", "", nil)
 	pc := t.sub("pcm")
 	tr.PCM = PCM{Pos: pc.pos, Enabled: pc.boolean("enabled", pc.present()), Path: w.path(pc, "/pcm")}
 	tr.PCM.Rate = pc.integer("rate", 16000, 0, math.MaxInt32)
 	if r := tr.PCM.Rate; r.Set && !containsInt([]int64{8000, 16000, 24000, 48000}, int64(r.V)) {
-		w.at(r.Pos, "transports.pcm.rate", fmt.Sprintf("%d is not one of 8000, 16000, 24000, 48000", r.V), "")
+		w.at(r.Pos, "transports.pcm.rate", fmt.Sprintf("%d is not one of 8000, 16000, 24000, 48000", r.V), "e.g. "+w.format.Setting("rate", 16000))
 		tr.PCM.Rate.V, tr.PCM.Rate.Set = 16000, false
 	}
+	tr.PCM.Access = w.access(pc, tr.PCM.Enabled.V)
 	pc.done("key", "", nil)
 	tr.SIP = w.sip(t.sub("sip"))
 	t.done("key", "", nil)
@@ -643,7 +695,7 @@ func (w *walker) transports(t *tbl) Transports {
 	}
 	if !tr.WebRTC.Enabled.V && !tr.Twilio.Enabled.V && !tr.PCM.Enabled.V && !tr.SIP.Enabled.V {
 		w.missing(t.pos, "transports", "no transport is enabled: nobody could call the agent",
-			"enable one of [transports.webrtc], [transports.twilio], [transports.pcm], [transports.sip]")
+			"enable one, e.g. "+w.format.Table("transports.webrtc")+" (or twilio, pcm, sip)")
 	}
 	return tr
 }
@@ -652,7 +704,7 @@ func (w *walker) transports(t *tbl) Transports {
 func (w *walker) path(t *tbl, def string) Value[string] {
 	v := t.str("path", def)
 	if v.Set && (!strings.HasPrefix(v.V, "/") || strings.ContainsAny(v.V, " ?#\t\r\n")) {
-		w.at(v.Pos, join(t.path, "path"), "want an absolute path such as "+def, "")
+		w.at(v.Pos, join(t.path, "path"), "want an absolute path such as "+def, "e.g. "+w.format.Setting("path", def))
 		v.V, v.Set = def, false
 	}
 	return v
@@ -674,11 +726,11 @@ func (w *walker) eightKHz(f *File) {
 		w.at(pos, "transports.twilio", msg, hint)
 	}
 	if pc := f.Transports.PCM; pc.Enabled.V && pc.Rate.V == 8000 {
-		w.at(pc.Rate.Pos, "transports.pcm.rate", msg, hint+" (or rate = 16000)")
+		w.at(pc.Rate.Pos, "transports.pcm.rate", msg, hint+" (or "+w.format.Setting("rate", 16000)+")")
 	}
 	if s := f.Transports.SIP; s.Enabled.V {
 		if s.Rate.V == 8000 {
-			w.at(s.Rate.Pos, "transports.sip.rate", "pocketsphinx hears 16 kHz audio only", "rate = 16000 (with the wideband codecs opus and G722)")
+			w.at(s.Rate.Pos, "transports.sip.rate", "pocketsphinx hears 16 kHz audio only", w.format.Setting("rate", 16000)+" (with the wideband codecs opus and G722)")
 		}
 		if narrow := narrowCodecs(s); len(narrow) > 0 {
 			pos := s.Pos
@@ -686,7 +738,7 @@ func (w *walker) eightKHz(f *File) {
 				pos = s.Codecs[0].Pos
 			}
 			w.at(pos, "transports.sip.codecs", "pocketsphinx cannot serve "+strings.Join(narrow, " and ")+" (8 kHz phone audio): measured over four voices, the keyless agent answers 36 of 52 turns right through G.711 against 46 at 16 kHz (32% word errors against 10%; \"what time is it\" misheard on every voice, docs/MEDIA.md)",
-				`codecs = ["opus", "G722"]: a caller offering only G.711 is answered 488 with the wideband codecs named, or use deepgram for 8 kHz calls`)
+				w.format.Setting("codecs", []string{"opus", "G722"})+" (a caller offering only G.711 is answered 488 with the wideband codecs named), or use deepgram for 8 kHz calls")
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package agentfile
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"testing"
@@ -52,6 +53,7 @@ type diagCase struct {
 	wantTOML   []string
 	wantYAML   []string
 	hint       string // a substring of the first diagnostic's hint
+	hintYAML   string // the same for the YAML file, when it differs
 }
 
 // TestDiagnostics is one case per check, in TOML and YAML, with the exact
@@ -92,7 +94,8 @@ transports: {webrtc: {}}
 			wantYAML: []string{
 				"1:1 prompt: missing", "1:1 stt: missing", "1:1 llm: missing", "1:1 tts: missing",
 			},
-			hint: "prompt =",
+			hint:     "prompt = ",
+			hintYAML: "prompt: You are",
 		},
 		{
 			name: "empty file",
@@ -326,7 +329,8 @@ transports: {webrtc: {}}
 				"3:17 llm.api_key_env: OPENAI_API_KEY is not set",
 				"6:16 tts.api_key_env: MY_ELEVEN_KEY is not set",
 			},
-			hint: "export DEEPGRAM_API_KEY=... or start from examples/agents/local.toml",
+			hint:     "export DEEPGRAM_API_KEY=... or start from examples/agents/local.toml",
+			hintYAML: "export DEEPGRAM_API_KEY=... or start from examples/agents/local.yaml",
 		},
 		{
 			name: "literal keys",
@@ -604,7 +608,8 @@ transports:
 			format Format
 			src    string
 			want   []string
-		}{{TOML, c.toml, c.wantTOML}, {YAML, c.yaml, c.wantYAML}} {
+			hint   string
+		}{{TOML, c.toml, c.wantTOML, c.hint}, {YAML, c.yaml, c.wantYAML, cmp.Or(c.hintYAML, c.hint)}} {
 			t.Run(c.name+"/"+f.format.String(), func(t *testing.T) {
 				_, ds := Parse("agent."+f.format.String(), []byte(f.src), f.format, Options{LookupEnv: envWith("K", "DEEPGRAM_API_KEY"), KnownTools: catalogue})
 				if strings.HasPrefix(c.name, "key variables") {
@@ -614,8 +619,8 @@ transports:
 				if have := got(ds); !match(have, f.want) {
 					t.Errorf("got:\n  %s\nwant:\n  %s", strings.Join(have, "\n  "), strings.Join(f.want, "\n  "))
 				}
-				if c.hint != "" && len(ds) > 0 && !strings.Contains(ds[0].Hint, c.hint) {
-					t.Errorf("hint %q, want it to contain %q", ds[0].Hint, c.hint)
+				if f.hint != "" && len(ds) > 0 && !strings.Contains(ds[0].Hint, f.hint) {
+					t.Errorf("hint %q, want it to contain %q", ds[0].Hint, f.hint)
 				}
 			})
 		}

@@ -180,12 +180,36 @@ type Transports struct {
 	Pos    Pos
 }
 
+// Access says who may use a websocket media endpoint (the PCM stream, the
+// WebRTC page with its /offer and websocket). Only variable NAMES are in
+// a file: the token and the secret stay in the environment.
+type Access struct {
+	// Public: the owner says anyone who can reach the endpoint may use
+	// it (default false). Refused together with TokenEnv or
+	// SigningSecretEnv: one of them would be ignored.
+	Public Value[bool]
+	// TokenEnv names the variable holding the bearer token a client
+	// sends ("Authorization: Bearer ..."); "" none.
+	TokenEnv Value[string]
+	// SigningSecretEnv names the variable holding the HMAC secret of
+	// signed URLs (an expiry and a signature in the query); "" none.
+	SigningSecretEnv Value[string]
+	// AllowedOrigins are the browser origins allowed beside the
+	// endpoint's own, "scheme://host[:port]" (http or https, lower-cased,
+	// no path); "*" is refused (public = true says that).
+	AllowedOrigins []Value[string]
+}
+
+// Guarded tells whether the endpoint asks for a token or a signed URL.
+func (a Access) Guarded() bool { return a.TokenEnv.V != "" || a.SigningSecretEnv.V != "" }
+
 // WebRTC is the browser transport's agent-side options.
 type WebRTC struct {
 	Enabled         Value[bool]
 	IncludeLoopback Value[bool]
 	Interfaces      []Value[string]
 	STUN            []Value[string] // stun: or stuns: URLs
+	Access                          // the page, /offer and its websocket
 	Pos             Pos
 }
 
@@ -193,7 +217,19 @@ type WebRTC struct {
 type Twilio struct {
 	Enabled Value[bool]
 	Path    Value[string] // default "/twilio"
-	Pos     Pos
+	// Public: anyone may open the stream, no signature is checked
+	// (default false).
+	Public Value[bool]
+	// AuthTokenEnv names the variable holding the account's auth token,
+	// which checks X-Twilio-Signature on the upgrade. Implied (not Set)
+	// as "TWILIO_AUTH_TOKEN" when the transport is enabled and not
+	// public; "" when public.
+	AuthTokenEnv Value[string]
+	// PublicURL is the wss:// or https:// URL Twilio is configured to
+	// connect to, signed in place of the request's own when a proxy
+	// rewrites the Host ("": the request's).
+	PublicURL Value[string]
+	Pos       Pos
 }
 
 // PCM is the raw PCM websocket transport.
@@ -201,7 +237,43 @@ type PCM struct {
 	Enabled Value[bool]
 	Path    Value[string] // default "/pcm"
 	Rate    Value[int]    // 8000, 16000 (default), 24000 or 48000
-	Pos     Pos
+	Access
+	Pos Pos
+}
+
+// Serve are the settings of `brisvox serve` for this agent (the [serve]
+// table): admission and the process's memory.
+type Serve struct {
+	// RateLimit is the new connections a second one source address may
+	// open (> 0, default 5); Burst the bucket's size (>= 1, default 20).
+	RateLimit Value[float64]
+	Burst     Value[int]
+	// OverCapacity allows a call limit above the agent's capacity
+	// (default false: serve refuses one).
+	OverCapacity Value[bool]
+	// MemoryLimit is the soft memory limit in bytes (a size in the file:
+	// "512MiB", "2GiB", "1500MB"); 0, the default, sets none. GOMEMLIMIT
+	// in the environment wins over it.
+	MemoryLimit Value[int64]
+	// GCPercent is the collector's target: -1 (off) or 10..1000. Apply it
+	// only when Set: V is 100 otherwise, and the runtime's own (GOGC)
+	// stays.
+	GCPercent Value[int]
+	Pos       Pos
+}
+
+// Warm is a stage's warm-up before serving: which probe runs, and whether
+// its failure stops `serve`. Written beside the provider's options in
+// [stt], [llm] and [tts] as warm and warm_required.
+type Warm struct {
+	// Mode is one of the provider's probes (ProviderInfo.Warm, the first
+	// the default): "models" (GET {base_url}/models), "request" (a
+	// one-token completion), "connect" (a websocket opened), "load" (the
+	// local engine loaded) or "none". "" when the provider is unknown.
+	Mode Value[string]
+	// Required: a failed probe stops serve (default false: it is logged
+	// and serving goes on).
+	Required Value[bool]
 }
 
 // File is a checked agent file. Every value carries its position.
@@ -218,13 +290,16 @@ type File struct {
 	EndLine Value[string]
 
 	STT, LLM, TTS Provider
-	Rounds        Rounds
-	VAD           VAD
-	Turn          Turn
-	Fillers       Fillers
-	Tools         Tools
-	DTMF          DTMF
-	Transports    Transports
+	// STTWarm, LLMWarm and TTSWarm are the stages' warm-up choices.
+	STTWarm, LLMWarm, TTSWarm Warm
+	Rounds                    Rounds
+	VAD                       VAD
+	Turn                      Turn
+	Fillers                   Fillers
+	Tools                     Tools
+	DTMF                      DTMF
+	Transports                Transports
+	Serve                     Serve
 }
 
 // Diag is a diagnostic of the file at pos: how the command reports what
@@ -260,7 +335,7 @@ func Parse(name string, data []byte, format Format, opts Options) (*File, Diagno
 	if opts.LookupEnv == nil {
 		opts.LookupEnv = os.LookupEnv
 	}
-	w := &walker{name: name, opts: opts}
+	w := &walker{name: name, opts: opts, format: format}
 	if len(data) > maxBytes {
 		w.at(Pos{1, 1}, "", fmt.Sprintf("%d bytes: an agent file is at most %d", len(data), maxBytes), "")
 		return nil, w.diags

@@ -2,7 +2,10 @@ package agentfile
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // closest is the known name nearest to s by edit distance, if near enough
@@ -53,4 +56,110 @@ func distance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// example is the example agent to start from, in the file's format.
+func (w *walker) example() string {
+	if w.format == YAML {
+		return "examples/agents/local.yaml"
+	}
+	return "examples/agents/local.toml"
+}
+
+// localName is the provider of a stage that needs no key (the local
+// agent's), else the first.
+func localName(specs []provSpec) string {
+	for _, s := range specs {
+		if s.keys == noKey {
+			return s.name
+		}
+	}
+	return specs[0].name
+}
+
+// optHint proposes the allowed value nearest to a refused provider
+// option.
+func (t *tbl) optHint(key string, nearest any) string {
+	return "the nearest allowed is " + t.w.format.Setting(key, nearest) + "; leave it out for the provider's default"
+}
+
+// itemHint says how to write a list item of the wrong kind: as a string.
+func itemHint(f Format, key string, it *node) string {
+	text := "..."
+	switch it.kind {
+	case kInt:
+		text = strconv.FormatInt(it.i, 10)
+	case kFloat:
+		text = fnum(it.f)
+	case kBool:
+		text = strconv.FormatBool(it.b)
+	}
+	return "each item is a string, e.g. " + f.Setting(key, []string{text})
+}
+
+// sample is a value of the option's kind for a hint: its first allowed
+// value, its lower bound, or a placeholder.
+func (o *optSpec) sample(spec *provSpec) any {
+	switch o.kind {
+	case KindString:
+		switch {
+		case len(o.oneOf) > 0:
+			return o.oneOf[0]
+		case o.name == spec.urlOpt && spec.defURL != "":
+			return spec.defURL
+		case len(o.schemes) > 0:
+			return o.schemes[len(o.schemes)-1] + "://host.example.net/"
+		}
+		return "..."
+	case KindEnv:
+		if spec.keyEnv != "" {
+			return spec.keyEnv
+		}
+		return "MY_API_KEY"
+	case KindBool:
+		return true
+	case KindInt:
+		if len(o.ints) > 0 {
+			return o.ints[0]
+		}
+		return int64(o.lo)
+	case KindFloat:
+		return o.lo
+	case KindDuration:
+		return min(max(250*time.Millisecond, o.dlo), o.dhi)
+	case KindStrings:
+		return []string{"..."}
+	case KindInts:
+		return []int64{int64(o.lo)}
+	}
+	return "..."
+}
+
+// clampInt is n within lo..hi.
+func clampInt(n, lo, hi int64) int64 { return min(max(n, lo), hi) }
+
+// nearestFloat is f within lo..hi; def for a NaN.
+func nearestFloat(f, lo, hi, def float64) float64 {
+	if math.IsNaN(f) {
+		return def
+	}
+	return min(max(f, lo), hi)
+}
+
+// nearestOf is the value of list nearest to n.
+func nearestOf(n int64, list []int64) int64 {
+	best := list[0]
+	for _, x := range list[1:] {
+		if absDiff(x, n) < absDiff(best, n) {
+			best = x
+		}
+	}
+	return best
+}
+
+func absDiff(a, b int64) uint64 {
+	if a > b {
+		return uint64(a) - uint64(b)
+	}
+	return uint64(b) - uint64(a)
 }

@@ -1,6 +1,9 @@
 package agentfile
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // OptionKind is the type of a provider option.
 type OptionKind uint8
@@ -87,6 +90,9 @@ type provSpec struct {
 	keyEnv string
 	urlOpt string
 	defURL string
+	// warm are the warm-up probes the provider offers, the first the
+	// default ("none" always last).
+	warm []string
 }
 
 func (p *provSpec) opt(name string) *optSpec {
@@ -152,11 +158,24 @@ func cat(parts ...[]optSpec) []optSpec {
 	return out
 }
 
+// The warm-up probes of the providers, by what their Warm does (first:
+// the default). HTTP LLMs GET {base_url}/models or send a one-token
+// request; websocket providers open a connection; local engines load
+// their model (pocketsphinx a decoder, flite a first synthesis); rules
+// has nothing to open; openaispeech's Warm GETs {base_url}/models.
+var (
+	warmHTTP    = []string{"models", "request", "none"}
+	warmConnect = []string{"connect", "none"}
+	warmLoad    = []string{"load", "none"}
+	warmModels  = []string{"models", "none"}
+	warmNothing = []string{"none"}
+)
+
 // sttProviders, llmProviders and ttsProviders mirror the provider Config
 // fields that belong in a file (snake_case of the field name). They are
 // never written after init.
 var sttProviders = []provSpec{
-	{name: "deepgram", keys: keyAlways, keyEnv: "DEEPGRAM_API_KEY", opts: cat([]optSpec{
+	{name: "deepgram", warm: warmConnect, keys: keyAlways, keyEnv: "DEEPGRAM_API_KEY", opts: cat([]optSpec{
 		url("url", "ws", "wss"), env("api_key_env"),
 		str("model"), str("language"),
 		boolean("no_interim_results"),
@@ -167,7 +186,7 @@ var sttProviders = []provSpec{
 		integer("max_message_bytes", 1024, maxBytes64),
 		integer("queue_frames", 1, maxBuffer), integer("event_buffer", 1, maxBuffer),
 	}, timeouts("connect_timeout", "result_timeout", "close_timeout"))},
-	{name: "pocketsphinx", keys: noKey, opts: []optSpec{
+	{name: "pocketsphinx", warm: warmLoad, keys: noKey, opts: []optSpec{
 		str("model_dir"), str("language_model"), str("dict"),
 		dur("interim_interval", 20*time.Millisecond, 5*time.Second),
 		integer("pool_size", 1, 64),
@@ -179,14 +198,14 @@ var sttProviders = []provSpec{
 }
 
 var llmProviders = []provSpec{
-	{name: "openai", keys: keyUnlessURL, keyEnv: "OPENAI_API_KEY", urlOpt: "base_url", defURL: "https://api.openai.com/v1", opts: cat([]optSpec{
+	{name: "openai", warm: warmHTTP, keys: keyUnlessURL, keyEnv: "OPENAI_API_KEY", urlOpt: "base_url", defURL: "https://api.openai.com/v1", opts: cat([]optSpec{
 		url("base_url", "http", "https"), req(str("model")), env("api_key_env"),
 		number("temperature", 0, 2),
 		integer("max_tokens", 1, maxTokens), boolean("max_completion_tokens"),
 		enum("reasoning_effort", "none", "minimal", "low", "medium", "high", "xhigh"),
 		integer("max_line_bytes", 256, maxBytes64),
 	}, timeouts("connect_timeout", "first_event_timeout", "idle_timeout"))},
-	{name: "anthropic", keys: keyUnlessURL, keyEnv: "ANTHROPIC_API_KEY", urlOpt: "base_url", defURL: "https://api.anthropic.com", opts: cat([]optSpec{
+	{name: "anthropic", warm: warmHTTP, keys: keyUnlessURL, keyEnv: "ANTHROPIC_API_KEY", urlOpt: "base_url", defURL: "https://api.anthropic.com", opts: cat([]optSpec{
 		url("base_url", "http", "https"), req(str("model")), env("api_key_env"),
 		str("version"),
 		integer("max_tokens", 1, maxTokens),
@@ -194,21 +213,21 @@ var llmProviders = []provSpec{
 		integer("thinking_budget", 1024, maxTokens),
 		integer("max_line_bytes", 256, maxBytes64),
 	}, timeouts("connect_timeout", "first_event_timeout", "idle_timeout"))},
-	{name: "gemini", keys: keyUnlessURL, keyEnv: "GEMINI_API_KEY", urlOpt: "base_url", defURL: "https://generativelanguage.googleapis.com", opts: cat([]optSpec{
+	{name: "gemini", warm: warmHTTP, keys: keyUnlessURL, keyEnv: "GEMINI_API_KEY", urlOpt: "base_url", defURL: "https://generativelanguage.googleapis.com", opts: cat([]optSpec{
 		url("base_url", "http", "https"), req(str("model")), env("api_key_env"),
 		integer("max_tokens", 1, maxTokens),
 		number("temperature", 0, 2),
 		integer("thinking_budget", -1, maxTokens),
 		integer("max_line_bytes", 256, maxBytes64),
 	}, timeouts("connect_timeout", "first_event_timeout", "idle_timeout"))},
-	{name: "rules", keys: noKey, opts: []optSpec{
+	{name: "rules", warm: warmNothing, keys: noKey, opts: []optSpec{
 		dur("first_token", 0, 5*time.Second),
 		dur("token_gap", 0, 5*time.Second),
 	}},
 }
 
 var ttsProviders = []provSpec{
-	{name: "flite", keys: noKey, opts: []optSpec{
+	{name: "flite", warm: warmLoad, keys: noKey, opts: []optSpec{
 		enum("voice", "awb", "kal", "kal16", "rms", "slt"),
 		integer("rate", 8000, 48000),
 		dur("chunk", 10*time.Millisecond, 200*time.Millisecond),
@@ -216,7 +235,7 @@ var ttsProviders = []provSpec{
 		integer("max_context_bytes", 256, maxBytes64),
 		integer("max_open_contexts", 1, 1024),
 	}},
-	{name: "cartesia", keys: keyAlways, keyEnv: "CARTESIA_API_KEY", opts: cat([]optSpec{
+	{name: "cartesia", warm: warmConnect, keys: keyAlways, keyEnv: "CARTESIA_API_KEY", opts: cat([]optSpec{
 		url("url", "ws", "wss"), env("api_key_env"), str("version"),
 		str("model"), str("voice"), str("language"),
 		rates("sample_rate", 8000, 16000, 22050, 24000, 44100, 48000),
@@ -225,7 +244,7 @@ var ttsProviders = []provSpec{
 		integer("max_message_bytes", 4096, maxBytes64),
 		integer("queue_frames", 1, maxBuffer), integer("event_buffer", 1, maxBuffer), integer("pending_events", 1, maxBuffer),
 	}, timeouts("connect_timeout", "reply_timeout", "close_timeout"))},
-	{name: "elevenlabs", keys: keyAlways, keyEnv: "ELEVENLABS_API_KEY", opts: cat([]optSpec{
+	{name: "elevenlabs", warm: warmConnect, keys: keyAlways, keyEnv: "ELEVENLABS_API_KEY", opts: cat([]optSpec{
 		url("url", "ws", "wss"), env("api_key_env"),
 		str("voice_id"), str("model"), str("language"),
 		rates("sample_rate", 8000, 16000, 22050, 24000, 44100),
@@ -239,7 +258,7 @@ var ttsProviders = []provSpec{
 		integer("max_message_bytes", 4096, maxBytes64),
 		integer("queue_frames", 1, maxBuffer), integer("event_buffer", 1, maxBuffer),
 	}, timeouts("connect_timeout", "reply_timeout", "close_timeout"))},
-	{name: "deepgram", keys: keyAlways, keyEnv: "DEEPGRAM_API_KEY", opts: cat([]optSpec{
+	{name: "deepgram", warm: warmConnect, keys: keyAlways, keyEnv: "DEEPGRAM_API_KEY", opts: cat([]optSpec{
 		url("url", "ws", "wss"), env("api_key_env"), str("model"),
 		rates("sample_rate", 8000, 16000, 24000, 32000, 48000),
 		enum("flush_policy", "per-turn", "per-text"),
@@ -248,7 +267,7 @@ var ttsProviders = []provSpec{
 		integer("queue_frames", 1, maxBuffer), integer("event_buffer", 1, maxBuffer),
 		integer("pending_events", 1, maxBuffer), integer("max_held_bytes", 1, maxBytes64),
 	}, timeouts("connect_timeout", "reply_timeout", "close_timeout"))},
-	{name: "openaispeech", keys: keyUnlessURL, keyEnv: "OPENAI_API_KEY", urlOpt: "base_url", defURL: "https://api.openai.com/v1", opts: cat([]optSpec{
+	{name: "openaispeech", warm: warmModels, keys: keyUnlessURL, keyEnv: "OPENAI_API_KEY", urlOpt: "base_url", defURL: "https://api.openai.com/v1", opts: cat([]optSpec{
 		url("base_url", "http", "https"), req(str("model")), req(str("voice")),
 		enum("format", "pcm", "wav"), number("speed", 0.25, 4), str("instructions"),
 		env("api_key_env"), integer("pcm_rate", 8000, 48000),
@@ -264,10 +283,13 @@ type OptionInfo struct {
 }
 
 // ProviderInfo is a provider of the schema: its stage (stt, llm, tts),
-// name and options.
+// name, options and warm-up probes.
 type ProviderInfo struct {
 	Stage, Name string
 	Options     []OptionInfo
+	// Warm are the values its stage's warm setting may take, the first
+	// the default.
+	Warm []string
 }
 
 // Providers lists the schema's providers and their options, for the code
@@ -279,7 +301,7 @@ func Providers() []ProviderInfo {
 		specs []provSpec
 	}{{"stt", sttProviders}, {"llm", llmProviders}, {"tts", ttsProviders}} {
 		for _, p := range st.specs {
-			info := ProviderInfo{Stage: st.stage, Name: p.name}
+			info := ProviderInfo{Stage: st.stage, Name: p.name, Warm: slices.Clone(p.warm)}
 			for _, o := range p.opts {
 				info.Options = append(info.Options, OptionInfo{Name: o.name, Kind: o.kind})
 			}

@@ -13,6 +13,9 @@ import (
 // configured with the addresses its carrier is told.
 type SIP struct {
 	Enabled Value[bool]
+	// Public: the owner says anyone the allowlist lets through may call
+	// (default false).
+	Public Value[bool]
 	// UDP, TCP and TLS are the listen addresses (host:port); "" leaves a
 	// transport closed. At least one is needed.
 	UDP, TCP, TLS Value[string]
@@ -94,7 +97,7 @@ var sipCodecs = []string{"opus", "G722", "PCMU", "PCMA"}
 
 // sip reads [transports.sip].
 func (w *walker) sip(t *tbl) SIP {
-	s := SIP{Pos: t.pos, Enabled: t.boolean("enabled", t.present())}
+	s := SIP{Pos: t.pos, Enabled: t.boolean("enabled", t.present()), Public: t.boolean("public", false)}
 	// written tells whether a key is in the file: a bad value there is
 	// reported once, not again as a missing one.
 	written := func(key string) bool { return t.n != nil && t.n.get(key) != nil }
