@@ -36,3 +36,17 @@ type STTEvent struct {
 	FromFinalize bool
 	Err          error
 }
+
+// SpeechMarker is an STTSession that holds a scarce resource (a local
+// decoder) only while the caller speaks: it takes it when told that speech
+// started and gives it back after the final of that utterance, so a caller
+// who is silent costs nothing. The stt stage tells it each speech start
+// the VAD decides (the VAD is the only judge of speech; the session does
+// not detect it again). A session that holds nothing scarce does not
+// implement it and streams every frame as usual.
+type SpeechMarker interface {
+	// SpeechStarted marks the start of the caller's speech at the current
+	// end of the audio sent. It must not block; the audio sent just before
+	// it (the VAD's onset lags the speech) is the session's to keep.
+	SpeechStarted() error
+}

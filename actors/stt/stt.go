@@ -27,14 +27,26 @@ type Actor struct {
 	*backlog
 }
 
-// backlog is the caller's audio waiting for a session, and the finalizes
-// asked for meanwhile. It outlives a restart of the actor: a provider that
-// fails while the caller speaks must not cost the caller's audio. (Audio
-// already sent to a session that then died is not replayed to the next
-// one: that needs a replay buffer of the utterance, not built yet.)
+// backlog is the caller's audio waiting for a session, the VAD's marks
+// (speech starts, finalizes) owed meanwhile, each at its place in that
+// audio, and whether the caller is speaking. It outlives a restart of the
+// actor: a provider that fails while the caller speaks must not cost the
+// caller's audio. (Audio already sent to a session that then died is not
+// replayed to the next one: that needs a replay buffer of the utterance,
+// not built yet.)
 type backlog struct {
-	buffered     []*messages.AudioFrame
-	finalizeOwed int
+	buffered []*messages.AudioFrame
+	owed     []owedMark
+	// speaking: the VAD's last word was a start. A session that connects
+	// while the caller speaks (a restart mid utterance) is told so first.
+	speaking bool
+}
+
+// owedMark is a VAD mark that arrived while no session was open: a speech
+// start (else a finalize) before buffered[at].
+type owedMark struct {
+	at    int
+	start bool
 }
 
 // Props makes the stt actor's props.
@@ -53,7 +65,10 @@ func (a *Actor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *messages.AudioFrame:
 		a.audio(m)
+	case *messages.SpeechStarted:
+		a.speechStarted()
 	case *messages.SpeechStopped:
+		a.speaking = false
 		a.finalize()
 	case *actor.Started:
 		a.connect(ctx)
@@ -86,10 +101,14 @@ func (a *Actor) Receive(ctx actor.Context) {
 		// The frames not yet sent wait for the next session (the backlog
 		// outlives the restart). Finals owed by the dead session will not
 		// come, and those not yet asked are not asked: the turn is told not
-		// to wait for them, and ends the turn with what it has.
+		// to wait for them, and ends the turn with what it has. A caller
+		// still speaking is heard by the next session from its first frame.
 		a.link.Shutdown()
 		a.sess = nil
-		a.finalizeOwed = 0
+		a.owed = a.owed[:0]
+		if a.speaking {
+			a.owed = append(a.owed, owedMark{at: 0, start: true})
+		}
 		ctx.Send(a.peers.Turn, &messages.SttFailed{At: time.Now()})
 	case *actor.Stopping:
 		a.shutdown()
@@ -104,18 +123,32 @@ func (a *Actor) connect(ctx actor.Context) {
 	a.link.Connect(ctx, a.provider.Connect)
 }
 
-// onConnected sends what waited for the session: buffered frames and
-// finalizes asked for meanwhile.
+// onConnected sends what waited for the session in the order it came:
+// buffered frames, and the speech starts and finalizes owed between them.
 func (a *Actor) onConnected(sess providers.STTSession) {
 	a.sess = sess
-	for _, f := range a.buffered {
+	owed := a.owed
+	a.owed = a.owed[:0] // the marks are sent below, through a live session
+	for i, f := range a.buffered {
+		for len(owed) > 0 && owed[0].at == i {
+			a.sendMark(owed[0])
+			owed = owed[1:]
+		}
 		a.send(f)
+	}
+	for _, m := range owed {
+		a.sendMark(m)
 	}
 	clear(a.buffered)
 	a.buffered = a.buffered[:0]
-	for ; a.finalizeOwed > 0; a.finalizeOwed-- {
-		a.finalize()
+}
+
+func (a *Actor) sendMark(m owedMark) {
+	if m.start {
+		a.markSpeech()
+		return
 	}
+	a.finalize()
 }
 
 func (a *Actor) audio(f *messages.AudioFrame) {
@@ -125,6 +158,9 @@ func (a *Actor) audio(f *messages.AudioFrame) {
 			copy(a.buffered, a.buffered[1:])
 			a.buffered = a.buffered[:len(a.buffered)-1]
 			a.stats.Inc("frames_dropped")
+			for i := range a.owed {
+				a.owed[i].at = max(a.owed[i].at-1, 0)
+			}
 		}
 		a.buffered = append(a.buffered, f)
 		return
@@ -144,11 +180,38 @@ func (a *Actor) send(f *messages.AudioFrame) {
 func (a *Actor) finalize() {
 	a.stats.Inc("finalizes")
 	if a.sess == nil {
-		a.finalizeOwed++
+		a.owed = append(a.owed, owedMark{at: len(a.buffered)})
 		return
 	}
 	if err := a.sess.Finalize(); err != nil {
 		panic(fmt.Errorf("stt finalize: %w", err))
+	}
+}
+
+// speechStarted passes the VAD's speech start on to a session that holds
+// a scarce recognizer only while the caller speaks (providers.
+// SpeechMarker); while connecting it is owed at its place in the audio.
+func (a *Actor) speechStarted() {
+	a.speaking = true
+	a.stats.Inc("speech_starts")
+	if a.sess == nil {
+		if k := len(a.owed); k == 0 || !a.owed[k-1].start {
+			a.owed = append(a.owed, owedMark{at: len(a.buffered), start: true})
+		}
+		return
+	}
+	a.markSpeech()
+}
+
+// markSpeech tells the open session that speech starts, when it wants to
+// know.
+func (a *Actor) markSpeech() {
+	m, ok := a.sess.(providers.SpeechMarker)
+	if !ok {
+		return
+	}
+	if err := m.SpeechStarted(); err != nil {
+		panic(fmt.Errorf("stt speech start: %w", err))
 	}
 }
 

@@ -106,13 +106,16 @@ func (a *Actor) frame(ctx actor.Context, f *messages.AudioFrame) {
 	a.emit(ctx, ev, at, detected)
 }
 
-// emit tells turn (and stt, for a stop) what a frame or window changed.
+// emit tells turn and stt what a frame or window changed: stt takes a
+// scarce recognizer (a local decoder) at a start and asks for the final
+// at a stop, so both hear the VAD's one decision.
 func (a *Actor) emit(ctx actor.Context, ev media.VADEvent, at, detected time.Time) {
 	switch ev {
 	case media.VADStart:
 		a.stats.Inc("starts")
 		m := &messages.SpeechStarted{At: at, DetectedAt: detected}
 		ctx.Send(a.peers.Turn, m)
+		ctx.Send(a.peers.STT, m)
 	case media.VADStop:
 		a.stats.Inc("stops")
 		m := &messages.SpeechStopped{At: at, DetectedAt: detected}

@@ -16,7 +16,8 @@ const (
 	DefaultSampleRate      = 16000
 	DefaultInterimInterval = 200 * time.Millisecond
 	DefaultPoolSize        = 2
-	DefaultAcquireTimeout  = 5 * time.Second
+	DefaultAcquireTimeout  = 2 * time.Second
+	DefaultPreRoll         = 500 * time.Millisecond
 	DefaultQueue           = 5 * time.Second
 	DefaultMaxUtterance    = 60 * time.Second
 	DefaultEventBuffer     = 32
@@ -42,14 +43,25 @@ type Config struct {
 	// InterimInterval is how much audio is decoded between two looks at
 	// the partial hypothesis; an interim is sent when it changed.
 	InterimInterval time.Duration
-	// PoolSize bounds the decoders alive at once, so the sessions at once.
-	// Each decoder holds its own copy of the model (see MemoryPerDecoder
-	// in the docs); a Connect beyond it waits for a free one.
+	// PoolSize bounds the decoders alive at once, so the callers speaking
+	// at once: a session holds one from a speech start to that
+	// utterance's final only. Each decoder holds its own copy of the model
+	// (about 89 MB, see docs/providers/pocketsphinx.md); one is loaded
+	// only when none is idle.
 	PoolSize int
-	// AcquireTimeout bounds a Connect's wait for a free decoder.
+	// AcquireTimeout bounds a speech start's wait for a free decoder when
+	// all PoolSize are busy (and Warm's). An utterance whose wait times
+	// out is not heard; its Finalize gets an empty final.
 	AcquireTimeout time.Duration
+	// PreRoll is the audio before a speech start that is decoded with the
+	// utterance: the VAD decides that speech started a little after it
+	// did. A session keeps this much of the latest audio while it holds
+	// no decoder.
+	PreRoll time.Duration
 	// Queue is how much audio a session buffers ahead of its worker;
-	// audio beyond it is dropped and counted (SendAudio never blocks).
+	// audio beyond it is dropped and counted (SendAudio never blocks). It
+	// holds the speech that arrives while a speech start waits for a
+	// decoder, so keep it above AcquireTimeout.
 	Queue time.Duration
 	// MaxUtterance ends an utterance that has gone on without Finalize for
 	// this much audio: its text is sent as a final (Final without
@@ -74,6 +86,9 @@ func (c Config) Validate() error {
 	}
 	if c.AcquireTimeout < 0 {
 		return fmt.Errorf("%w: AcquireTimeout %v is negative", ErrInvalidConfig, c.AcquireTimeout)
+	}
+	if c.PreRoll < 0 || c.PreRoll > 5*time.Second {
+		return fmt.Errorf("%w: PreRoll %v is outside 0..5s", ErrInvalidConfig, c.PreRoll)
 	}
 	if c.Queue < 100*time.Millisecond {
 		return fmt.Errorf("%w: Queue %v is under 100ms", ErrInvalidConfig, c.Queue)
@@ -123,6 +138,9 @@ func (c Config) withDefaults() Config {
 	if c.AcquireTimeout == 0 {
 		c.AcquireTimeout = DefaultAcquireTimeout
 	}
+	if c.PreRoll == 0 {
+		c.PreRoll = DefaultPreRoll
+	}
 	if c.Queue == 0 {
 		c.Queue = DefaultQueue
 	}
@@ -138,4 +156,11 @@ func (c Config) withDefaults() Config {
 // samples converts a duration of audio at the configured rate to samples.
 func (c Config) samples(d time.Duration) int {
 	return int(d * time.Duration(c.SampleRate) / time.Second)
+}
+
+// duration converts samples at the configured rate to a duration, without
+// overflow for any count a process reaches.
+func (c Config) duration(samples uint64) time.Duration {
+	rate := uint64(c.SampleRate)
+	return time.Duration(samples/rate)*time.Second + time.Duration(samples%rate)*time.Second/time.Duration(rate)
 }

@@ -28,6 +28,8 @@ func TestConfigValidate(t *testing.T) {
 		{name: "interim under a frame", cfg: Config{InterimInterval: 10 * time.Millisecond}, want: ErrInvalidConfig},
 		{name: "negative pool", cfg: Config{PoolSize: -1}, want: ErrInvalidConfig},
 		{name: "negative acquire timeout", cfg: Config{AcquireTimeout: -time.Second}, want: ErrInvalidConfig},
+		{name: "negative pre-roll", cfg: Config{PreRoll: -time.Millisecond}, want: ErrInvalidConfig, text: "PreRoll"},
+		{name: "pre-roll over 5s", cfg: Config{PreRoll: 6 * time.Second}, want: ErrInvalidConfig, text: "PreRoll"},
 		{name: "tiny queue", cfg: Config{Queue: 20 * time.Millisecond}, want: ErrInvalidConfig},
 		{name: "tiny max utterance", cfg: Config{MaxUtterance: 500 * time.Millisecond}, want: ErrInvalidConfig},
 		{name: "negative event buffer", cfg: Config{EventBuffer: -1}, want: ErrInvalidConfig},

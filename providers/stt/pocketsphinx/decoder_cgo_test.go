@@ -42,27 +42,32 @@ func TestDecoderGuardsItsState(t *testing.T) {
 
 // TestSessionFailure: a decoder that fails mid-session gives one event
 // with Err, then Events closes, later input is refused, and the decoder is
-// freed rather than pooled. The failure is real: the session gets a
-// decoder whose utterance was ended behind its back.
+// freed rather than pooled. The failure is real: at its speech start the
+// session gets a decoder whose utterance was ended behind its back.
 // Mutations caught: the failure not reported (Events just closes), the
-// session going on after it. A failed decoder put back in the pool is
-// caught twice over in the code (the failure path marks it unhealthy, and
-// the reset on the way out fails on it too), so removing one alone passes.
+// session going on after it, and the failed decoder given back to the pool
+// as healthy (idle 1).
 func TestSessionFailure(t *testing.T) {
 	needEngine(t)
 	synctest.Test(t, func(t *testing.T) {
 		cfg := Config{PoolSize: 1}.withDefaults()
-		p := newPool(cfg.PoolSize, func() (recognizer, error) { return loadDecoder(cfg) })
+		p := newPool(cfg.PoolSize, func() (recognizer, error) {
+			dec, err := loadDecoder(cfg)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := dec.endUtterance(); err != nil {
+				dec.free()
+				return nil, err
+			}
+			return dec, nil
+		})
 		defer p.close()
-		dec, err := p.acquire(t.Context(), cfg.AcquireTimeout)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := dec.endUtterance(); err != nil {
-			t.Fatal(err)
-		}
-		s := startSession(t.Context(), cfg, dec, p.release)
+		s := startSession(t.Context(), cfg, p, &usage{})
 		defer s.Close()
+		if err := s.SpeechStarted(); err != nil {
+			t.Fatal(err)
+		}
 		// One frame: the worker fails on the first audio it takes, and
 		// from then on SendAudio is refused, so a second frame would race
 		// the failure (it did, in CI: "provider session closed").

@@ -110,6 +110,23 @@ func sendFrames(t testing.TB, s *Session, pcm []int16) {
 	}
 }
 
+// vadLag is how long after a segment's start the tests mark the speech
+// start, as a VAD would decide it late (200 ms, within the pre-roll).
+const vadLag = 3200
+
+// sendUtterance sends pcm[from:to] as a call would with a VAD: the audio
+// up to vadLag into the segment, SpeechStarted, the rest; it returns to.
+func sendUtterance(t testing.TB, s *Session, pcm []int16, from, to int, seg segment) int {
+	t.Helper()
+	onset := min(max(from, seg.Start+vadLag), to)
+	sendFrames(t, s, pcm[from:onset])
+	if err := s.SpeechStarted(); err != nil {
+		t.Fatalf("SpeechStarted: %v", err)
+	}
+	sendFrames(t, s, pcm[onset:to])
+	return to
+}
+
 // next reads the next event. The bound is a watchdog: in a synctest
 // bubble it fires as soon as every goroutine is blocked with no event
 // owed, outside one after a minute.

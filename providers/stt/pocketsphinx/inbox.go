@@ -7,19 +7,36 @@ import (
 	"github.com/brisvox/brisvox/providers"
 )
 
-// inbox is a session's audio queue between SendAudio and Finalize (any
-// goroutine) and the session's worker: a fixed ring of samples and the
-// stream positions of the pending Finalize calls. Nothing is allocated
-// after newInbox, and no call blocks on the worker.
+// markKind is what a stream position marks: the end of an utterance asked
+// by Finalize, or the start of speech told by SpeechStarted.
+type markKind uint8
+
+const (
+	noMark    markKind = iota
+	finalMark          // Finalize: end the utterance here
+	startMark          // SpeechStarted: the caller speaks from here
+)
+
+// mark is a pending Finalize or SpeechStarted at a stream position.
+type mark struct {
+	at   uint64
+	kind markKind
+}
+
+// inbox is a session's audio queue between SendAudio, Finalize and
+// SpeechStarted (any goroutine) and the session's worker: a fixed ring of
+// samples and the stream positions of the pending marks. Nothing is
+// allocated after newInbox, and no call blocks on the worker.
 type inbox struct {
 	mu      sync.Mutex
 	ring    []int16
-	head    int      // ring index of the oldest queued sample
-	n       int      // samples queued
-	sent    uint64   // samples accepted since the session began
-	taken   uint64   // samples handed to the worker
-	marks   []uint64 // stream positions of pending Finalize calls, ascending
-	dropped uint64   // samples refused because the ring was full
+	head    int    // ring index of the oldest queued sample
+	n       int    // samples queued
+	sent    uint64 // samples accepted since the session began
+	taken   uint64 // samples handed to the worker
+	marks   []mark // pending marks, by position (ties in call order)
+	finals  int    // finalMarks among marks
+	dropped uint64 // samples refused because the ring was full
 	closed  bool
 
 	// wake has one slot: "something arrived", for the worker's select.
@@ -28,8 +45,9 @@ type inbox struct {
 
 func newInbox(samples int) *inbox {
 	return &inbox{
-		ring:  make([]int16, samples),
-		marks: make([]uint64, 0, MaxPendingFinalizes),
+		ring: make([]int16, samples),
+		// Two starts in a row are one, so starts are at most finals+1.
+		marks: make([]mark, 0, 2*MaxPendingFinalizes+1),
 		wake:  make(chan struct{}, 1),
 	}
 }
@@ -70,11 +88,31 @@ func (b *inbox) finalize() error {
 	case b.closed:
 		b.mu.Unlock()
 		return fmt.Errorf("%w: Finalize", providers.ErrClosed)
-	case len(b.marks) == cap(b.marks):
+	case b.finals == MaxPendingFinalizes:
 		b.mu.Unlock()
-		return fmt.Errorf("%w: %d waiting", ErrTooManyFinalizes, len(b.marks))
+		return fmt.Errorf("%w: %d waiting", ErrTooManyFinalizes, b.finals)
 	}
-	b.marks = append(b.marks, b.sent)
+	b.marks = append(b.marks, mark{at: b.sent, kind: finalMark})
+	b.finals++
+	b.mu.Unlock()
+	b.signal()
+	return nil
+}
+
+// start marks the current end of the stream as the start of speech. A
+// start right after a start still pending adds nothing: the worker has
+// not reached the first one yet, and from there it holds a decoder anyway.
+func (b *inbox) start() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return fmt.Errorf("%w: SpeechStarted", providers.ErrClosed)
+	}
+	if k := len(b.marks); k > 0 && b.marks[k-1].kind == startMark {
+		b.mu.Unlock()
+		return nil
+	}
+	b.marks = append(b.marks, mark{at: b.sent, kind: startMark})
 	b.mu.Unlock()
 	b.signal()
 	return nil
@@ -88,14 +126,14 @@ func (b *inbox) signal() {
 }
 
 // take moves up to len(dst) queued samples into dst, never past the next
-// Finalize mark. final reports that the samples taken end at that mark
-// (the mark is then consumed). n == 0 && !final: nothing to do.
-func (b *inbox) take(dst []int16) (n int, final bool) {
+// mark. m is the mark the samples taken end at (it is then consumed), or
+// noMark. n == 0 && m == noMark: nothing to do.
+func (b *inbox) take(dst []int16) (n int, m markKind) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	limit := b.n
 	if len(b.marks) > 0 {
-		limit = min(limit, int(b.marks[0]-b.taken))
+		limit = min(limit, int(b.marks[0].at-b.taken))
 	}
 	n = min(limit, len(dst))
 	k := copy(dst[:n], b.ring[b.head:])
@@ -103,12 +141,15 @@ func (b *inbox) take(dst []int16) (n int, final bool) {
 	b.head = (b.head + n) % len(b.ring)
 	b.n -= n
 	b.taken += uint64(n)
-	if len(b.marks) > 0 && b.marks[0] == b.taken {
+	if len(b.marks) > 0 && b.marks[0].at == b.taken {
+		m = b.marks[0].kind
 		copy(b.marks, b.marks[1:])
 		b.marks = b.marks[:len(b.marks)-1]
-		final = true
+		if m == finalMark {
+			b.finals--
+		}
 	}
-	return n, final
+	return n, m
 }
 
 // close refuses all later input.

@@ -16,18 +16,20 @@ func ramp(first, n int) []int16 {
 	return p
 }
 
-// TestInbox walks the queue through wrap-around, Finalize marks, drops
-// and close.
-// Mutations caught: take crossing a Finalize mark, a mark consumed early
-// or twice, a wrapped copy in the wrong order, a partial chunk kept when
-// it does not fit, drops not counted, input accepted after close.
+// TestInbox walks the queue through wrap-around, Finalize and
+// SpeechStarted marks, drops and close.
+// Mutations caught: take crossing a mark, a mark consumed early or twice
+// or reported as the other kind, two starts in a row not made one, a
+// wrapped copy in the wrong order, a partial chunk kept when it does not
+// fit, drops not counted, input accepted after close.
 func TestInbox(t *testing.T) {
 	type step struct {
 		put      int  // samples to put (ramp continues), 0: none
-		finalize bool // Finalize after the put
+		start    bool // SpeechStarted after the put
+		finalize bool // Finalize after the put (and start)
 		take     int  // dst size, 0: no take
 		wantN    int
-		wantFin  bool
+		wantMark markKind
 	}
 	cases := []struct {
 		name        string
@@ -37,10 +39,13 @@ func TestInbox(t *testing.T) {
 	}{
 		{name: "plain", ring: 10, steps: []step{{put: 4, take: 10, wantN: 4}}},
 		{name: "take in parts", ring: 10, steps: []step{{put: 7, take: 3, wantN: 3}, {take: 3, wantN: 3}, {take: 3, wantN: 1}, {take: 3, wantN: 0}}},
-		{name: "stop at the mark", ring: 10, steps: []step{{put: 4, finalize: true}, {put: 3, take: 10, wantN: 4, wantFin: true}, {take: 10, wantN: 3}}},
-		{name: "mark on an empty queue", ring: 10, steps: []step{{finalize: true, take: 5, wantN: 0, wantFin: true}, {take: 5, wantN: 0}}},
-		{name: "two marks at one place", ring: 10, steps: []step{{put: 2, finalize: true}, {finalize: true, take: 5, wantN: 2, wantFin: true}, {take: 5, wantN: 0, wantFin: true}, {take: 5}}},
-		{name: "mark reached in two takes", ring: 10, steps: []step{{put: 6, finalize: true, take: 4, wantN: 4}, {take: 4, wantN: 2, wantFin: true}}},
+		{name: "stop at the mark", ring: 10, steps: []step{{put: 4, finalize: true}, {put: 3, take: 10, wantN: 4, wantMark: finalMark}, {take: 10, wantN: 3}}},
+		{name: "mark on an empty queue", ring: 10, steps: []step{{finalize: true, take: 5, wantN: 0, wantMark: finalMark}, {take: 5, wantN: 0}}},
+		{name: "two marks at one place", ring: 10, steps: []step{{put: 2, finalize: true}, {finalize: true, take: 5, wantN: 2, wantMark: finalMark}, {take: 5, wantN: 0, wantMark: finalMark}, {take: 5}}},
+		{name: "mark reached in two takes", ring: 10, steps: []step{{put: 6, finalize: true, take: 4, wantN: 4}, {take: 4, wantN: 2, wantMark: finalMark}}},
+		{name: "start mark", ring: 10, steps: []step{{put: 3, start: true}, {put: 4, take: 10, wantN: 3, wantMark: startMark}, {take: 10, wantN: 4}}},
+		{name: "two starts are one", ring: 10, steps: []step{{put: 2, start: true}, {put: 2, start: true, take: 10, wantN: 2, wantMark: startMark}, {take: 10, wantN: 2}, {take: 10}}},
+		{name: "start, finalize, start", ring: 10, steps: []step{{put: 2, start: true, finalize: true}, {start: true, take: 10, wantN: 2, wantMark: startMark}, {take: 10, wantMark: finalMark}, {take: 10, wantMark: startMark}, {take: 10}}},
 		{name: "wrap around", ring: 8, steps: []step{{put: 6, take: 5, wantN: 5}, {put: 6, take: 8, wantN: 7}}},
 		{name: "full chunk dropped whole", ring: 8, steps: []step{{put: 6}, {put: 3}, {take: 8, wantN: 6}}, wantDropped: 3},
 		{name: "exact fit", ring: 8, steps: []step{{put: 5}, {put: 3, take: 8, wantN: 8}}},
@@ -58,6 +63,11 @@ func TestInbox(t *testing.T) {
 						next += s.put
 					}
 				}
+				if s.start {
+					if err := b.start(); err != nil {
+						t.Fatal(err)
+					}
+				}
 				if s.finalize {
 					if err := b.finalize(); err != nil {
 						t.Fatal(err)
@@ -67,9 +77,9 @@ func TestInbox(t *testing.T) {
 					continue
 				}
 				dst := make([]int16, s.take)
-				n, fin := b.take(dst)
-				if n != s.wantN || fin != s.wantFin {
-					t.Fatalf("step %d: take = %d, %v; want %d, %v", i, n, fin, s.wantN, s.wantFin)
+				n, m := b.take(dst)
+				if n != s.wantN || m != s.wantMark {
+					t.Fatalf("step %d: take = %d, %v; want %d, %v", i, n, m, s.wantN, s.wantMark)
 				}
 				for j := range n {
 					if dst[j] != int16(want) {
@@ -106,6 +116,9 @@ func TestInboxClosedAndBounded(t *testing.T) {
 	if err := b.finalize(); !errors.Is(err, providers.ErrClosed) {
 		t.Errorf("finalize after close: %v", err)
 	}
+	if err := b.start(); !errors.Is(err, providers.ErrClosed) {
+		t.Errorf("start after close: %v", err)
+	}
 }
 
 // TestSendAudioAllocs pins SendAudio's queueing at zero allocations
@@ -126,18 +139,27 @@ func TestSendAudioAllocs(t *testing.T) {
 	}
 }
 
-// FuzzInbox drives the queue with arbitrary puts, Finalize calls and takes
-// and checks it against a plain model: samples come out in order and
-// whole, none are lost but the counted drops, a take never crosses a mark,
-// and every mark is reported exactly once at its position.
+// FuzzInbox drives the queue with arbitrary puts, Finalize and
+// SpeechStarted calls and takes, and checks it against a plain model:
+// samples come out in order and whole, none are lost but the counted
+// drops, a take never crosses a mark, every mark is reported exactly once
+// at its position and as its kind, and a start right after a pending start
+// is none. The op's top two bits choose put, finalize, start or take.
 func FuzzInbox(f *testing.F) {
 	f.Add([]byte{0x14, 0x80, 0x23, 0x05, 0xc1, 0x47})
 	f.Add([]byte{0xff, 0xff, 0x80, 0x80, 0x01, 0x01, 0x01})
 	f.Add([]byte{0x80, 0x80, 0x80, 0x3f, 0x3f, 0x3f, 0x3f})
+	f.Add([]byte{0x10, 0x80, 0x08, 0x80, 0x41, 0xff, 0xc4, 0xff})
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		const ring = 37
 		b := newInbox(ring)
-		var queued, marks []int // model: queued values, mark positions
+		type modelMark struct {
+			at    int
+			start bool
+		}
+		var queued []int // model: queued values
+		var marks []modelMark
+		finals := 0
 		next, sent, taken := 0, 0, 0
 		var dropped uint64
 		for _, op := range ops {
@@ -158,7 +180,7 @@ func FuzzInbox(f *testing.F) {
 				sent += arg
 			case 1: // finalize
 				err := b.finalize()
-				if len(marks) == MaxPendingFinalizes {
+				if finals == MaxPendingFinalizes {
 					if !errors.Is(err, ErrTooManyFinalizes) {
 						t.Fatalf("finalize over the bound: %v", err)
 					}
@@ -167,13 +189,21 @@ func FuzzInbox(f *testing.F) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				marks = append(marks, sent)
+				marks = append(marks, modelMark{at: sent})
+				finals++
+			case 2: // SpeechStarted; a start after a pending start is none
+				if err := b.start(); err != nil {
+					t.Fatal(err)
+				}
+				if len(marks) == 0 || !marks[len(marks)-1].start {
+					marks = append(marks, modelMark{at: sent, start: true})
+				}
 			default: // take into arg slots
 				dst := make([]int16, arg)
-				n, fin := b.take(dst)
+				n, m := b.take(dst)
 				limit := len(queued)
 				if len(marks) > 0 {
-					limit = min(limit, marks[0]-taken)
+					limit = min(limit, marks[0].at-taken)
 				}
 				if wantN := min(limit, arg); n != wantN {
 					t.Fatalf("take(%d) = %d, want %d", arg, n, wantN)
@@ -185,12 +215,18 @@ func FuzzInbox(f *testing.F) {
 				}
 				queued = queued[n:]
 				taken += n
-				wantFin := len(marks) > 0 && marks[0] == taken
-				if fin != wantFin {
-					t.Fatalf("take: final %v, want %v (taken %d, marks %v)", fin, wantFin, taken, marks)
-				}
-				if fin {
+				want := noMark
+				if len(marks) > 0 && marks[0].at == taken {
+					want = finalMark
+					if marks[0].start {
+						want = startMark
+					} else {
+						finals--
+					}
 					marks = marks[1:]
+				}
+				if m != want {
+					t.Fatalf("take: mark %v, want %v (taken %d, marks %v)", m, want, taken, marks)
 				}
 			}
 		}

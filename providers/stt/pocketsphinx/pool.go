@@ -34,10 +34,13 @@ type pool struct {
 	load  func() (recognizer, error)
 	slots chan struct{}
 
-	mu     sync.Mutex
-	idle   []recognizer
-	loaded int // decoders alive (idle or checked out)
-	closed bool
+	mu       sync.Mutex
+	idle     []recognizer
+	loaded   int    // decoders alive (idle or checked out)
+	acquired uint64 // checkouts
+	waited   uint64 // checkouts that found every decoder busy
+	timedOut uint64 // waits that ended without a decoder
+	closed   bool
 }
 
 func newPool(size int, load func() (recognizer, error)) *pool {
@@ -56,14 +59,17 @@ func (p *pool) acquire(ctx context.Context, timeout time.Duration) (recognizer, 
 	select {
 	case p.slots <- struct{}{}:
 	default:
+		p.count(&p.waited)
 		t := time.NewTimer(timeout)
 		defer t.Stop()
 		select {
 		case p.slots <- struct{}{}:
 		case <-t.C:
+			p.count(&p.timedOut)
 			return nil, &providers.Timeout{Op: fmt.Sprintf("pocketsphinx: a free decoder (all %d busy)", cap(p.slots))}
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				p.count(&p.timedOut)
 				return nil, &providers.Timeout{Op: fmt.Sprintf("pocketsphinx: a free decoder (all %d busy)", cap(p.slots))}
 			}
 			return nil, fmt.Errorf("pocketsphinx: waiting for a free decoder: %w", ctx.Err())
@@ -78,6 +84,7 @@ func (p *pool) acquire(ctx context.Context, timeout time.Duration) (recognizer, 
 	if k := len(p.idle); k > 0 {
 		d := p.idle[k-1]
 		p.idle = p.idle[:k-1]
+		p.acquired++
 		p.mu.Unlock()
 		return d, nil
 	}
@@ -89,6 +96,7 @@ func (p *pool) acquire(ctx context.Context, timeout time.Duration) (recognizer, 
 	}
 	p.mu.Lock()
 	p.loaded++
+	p.acquired++
 	p.mu.Unlock()
 	return d, nil
 }
@@ -138,4 +146,18 @@ func (p *pool) stats() (loaded, idle int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.loaded, len(p.idle)
+}
+
+// counts reports the checkouts, the waits and the waits that timed out.
+func (p *pool) counts() (acquired, waited, timedOut uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.acquired, p.waited, p.timedOut
+}
+
+// count adds one to a counter of p.
+func (p *pool) count(c *uint64) {
+	p.mu.Lock()
+	*c++
+	p.mu.Unlock()
 }

@@ -27,14 +27,16 @@ var wantFlite = []string{
 }
 
 // TestTranscribesFliteSpeech is issue 6's Done-when: the en.wav fixture
-// sent in 20 ms chunks, Finalize after each sentence (plus a VAD-like
-// hangover), and each final carries the sentence's words.
+// sent in 20 ms chunks, SpeechStarted 200 ms into each sentence and
+// Finalize after it (plus a VAD-like hangover), and each final carries the
+// sentence's words; the decoder goes back to the pool after each final.
 // Mutations caught: audio not decoded (or decoded from a reused buffer
-// after SendAudio returned: garbled words), Finalize answered before the
-// audio sent ahead of it is decoded (text cut short), the utterance not
-// restarted after a final (the next sentence has no text), a final
-// without FromFinalize or SpeechFinal, and a lost word error budget (a
-// wrong model or rate).
+// after SendAudio returned: garbled words), the pre-roll not fed (seen:
+// the first word lost), Finalize answered before the audio sent ahead of
+// it is decoded (text cut short), the utterance not restarted after a
+// final (the next sentence has no text), a final without FromFinalize or
+// SpeechFinal, the decoder kept after the final (idle 0), and a lost word
+// error budget (a wrong model or rate).
 func TestTranscribesFliteSpeech(t *testing.T) {
 	needEngine(t)
 	fx := loadFixture(t, "en")
@@ -50,15 +52,16 @@ func TestTranscribesFliteSpeech(t *testing.T) {
 	defer s.Close()
 	from, errs, total := 0, 0, 0
 	for i, seg := range fx.segments {
-		to := min(len(fx.pcm), seg.End+hangover)
-		sendFrames(t, s, fx.pcm[from:to])
-		from = to
+		from = sendUtterance(t, s, fx.pcm, from, min(len(fx.pcm), seg.End+hangover), seg)
 		if err := s.Finalize(); err != nil {
 			t.Fatal(err)
 		}
 		_, final := untilFinal(t, s)
 		if !final.FromFinalize || !final.SpeechFinal {
 			t.Errorf("segment %d: final %+v lacks FromFinalize or SpeechFinal", i, final)
+		}
+		if loaded, idle := e.Decoders(); loaded != 1 || idle != 1 {
+			t.Errorf("segment %d: after the final %d decoders loaded, %d idle; want 1 and 1", i, loaded, idle)
 		}
 		if got := words(final.Text); got != wantFlite[i] {
 			t.Errorf("segment %d: final %q, want %q (sidecar: %q)", i, got, wantFlite[i], seg.Text)
@@ -93,7 +96,7 @@ func TestInterimBeforeFinal(t *testing.T) {
 		s := connect(t, e, t.Context())
 		defer s.Close()
 		seg := fx.segments[0]
-		sendFrames(t, s, fx.pcm[:seg.End+hangover])
+		sendUtterance(t, s, fx.pcm, 0, seg.End+hangover, seg)
 		synctest.Wait() // the worker has decoded all of it and idles
 		ev, ok := next(t, s)
 		if !ok || ev.Final || ev.Err != nil || ev.Text == "" {
@@ -151,9 +154,12 @@ func TestCloseMidUtterance(t *testing.T) {
 		}
 		defer e.Close()
 		s := connect(t, e, t.Context())
-		sendFrames(t, s, fx.pcm[:fx.segments[0].End])
+		sendUtterance(t, s, fx.pcm, 0, fx.segments[0].End, fx.segments[0])
 		if ev, ok := next(t, s); !ok || ev.Final {
 			t.Fatalf("first event %+v (open %v), want an interim", ev, ok)
+		}
+		if loaded, idle := e.Decoders(); loaded != 1 || idle != 0 {
+			t.Errorf("mid utterance: loaded %d idle %d, want 1 and 0 (held)", loaded, idle)
 		}
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
@@ -179,7 +185,7 @@ func TestCloseMidUtterance(t *testing.T) {
 		s2 := connect(t, e, t.Context())
 		defer s2.Close()
 		seg := fx.segments[2]
-		sendFrames(t, s2, fx.pcm[fx.segments[1].End+hangover:seg.End+hangover])
+		sendUtterance(t, s2, fx.pcm, fx.segments[1].End+hangover, seg.End+hangover, seg)
 		if err := s2.Finalize(); err != nil {
 			t.Fatal(err)
 		}
@@ -214,9 +220,13 @@ func TestContextEndsSession(t *testing.T) {
 }
 
 // TestMaxUtterance: an utterance longer than MaxUtterance without
-// Finalize is cut into a final that does not claim FromFinalize.
-// Mutation caught: the bound ignored (no final before Finalize), or the
-// cut claiming SpeechFinal/FromFinalize.
+// Finalize is cut into a final that does not claim FromFinalize, and its
+// decoder goes back to the pool (a caller on a noisy line the VAD takes
+// for endless speech must not hold one); the Finalize that comes later
+// gets an empty final.
+// Mutations caught: the bound ignored (no final before Finalize), the cut
+// claiming SpeechFinal/FromFinalize, the decoder kept after the cut (idle
+// 0), the later Finalize unanswered (the watchdog fires).
 func TestMaxUtterance(t *testing.T) {
 	needEngine(t)
 	fx := loadFixture(t, "en")
@@ -228,84 +238,149 @@ func TestMaxUtterance(t *testing.T) {
 		defer e.Close()
 		s := connect(t, e, t.Context())
 		defer s.Close()
-		sendFrames(t, s, fx.pcm[:fx.segments[0].End]) // 2.6 s
+		sendUtterance(t, s, fx.pcm, 0, fx.segments[0].End, fx.segments[0]) // 2.6 s
 		_, final := untilFinal(t, s)
 		if final.FromFinalize || final.SpeechFinal {
 			t.Errorf("cut final %+v claims FromFinalize or SpeechFinal", final)
 		}
+		synctest.Wait()
+		if loaded, idle := e.Decoders(); loaded != 1 || idle != 1 {
+			t.Errorf("after the cut: %d decoders loaded, %d idle; want 1 and 1 (given back)", loaded, idle)
+		}
+		// The rest of the speech has no decoder: the Finalize owed is
+		// answered, empty, so the turn does not wait.
+		if err := s.Finalize(); err != nil {
+			t.Fatal(err)
+		}
+		if _, final := untilFinal(t, s); final.Text != "" || !final.FromFinalize {
+			t.Errorf("Finalize after the cut: %+v, want an empty final from Finalize", final)
+		}
 	})
 }
 
-// TestPoolBound: PoolSize decoders at most; a Connect beyond waits
-// AcquireTimeout and fails with providers.Timeout, and a freed decoder is
-// reused rather than reloaded.
-// Mutations caught: no bound (the second Connect succeeds), a wait without
-// a deadline (the bubble deadlocks), and a released decoder freed instead
-// of kept (loaded count or a reload).
+// TestPoolBound: a Connect takes no decoder, so it never waits; a speech
+// start when all PoolSize decoders are busy waits AcquireTimeout, then
+// drops its utterance, counts the wait and the timeout, and still answers
+// its Finalize with an empty final (the turn must not wait for a final
+// that will not come); a decoder given back is reused, not reloaded.
+// Mutations caught (seen failing): a wait without a deadline (the bubble
+// deadlocks), the timed-out Finalize left unanswered (the watchdog fires),
+// the timeout not counted, a released decoder freed instead of kept
+// (loaded count), and a decoder taken at Connect (the second Connect
+// times out).
 func TestPoolBound(t *testing.T) {
 	needEngine(t)
+	fx := loadFixture(t, "en")
 	synctest.Test(t, func(t *testing.T) {
 		e, err := New(Config{PoolSize: 1, AcquireTimeout: 2 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer e.Close()
-		s := connect(t, e, t.Context())
+		a := connect(t, e, t.Context())
+		defer a.Close()
+		seg := fx.segments[0]
+		sendUtterance(t, a, fx.pcm, 0, seg.End+hangover, seg)
+		synctest.Wait() // a holds the only decoder
 		start := time.Now()
-		_, err = e.Connect(t.Context())
-		var to *providers.Timeout
-		if !errors.As(err, &to) || time.Since(start) != 2*time.Second {
-			t.Fatalf("second Connect: %v after %v, want a Timeout after 2s", err, time.Since(start))
+		b := connect(t, e, t.Context())
+		defer b.Close()
+		if d := time.Since(start); d != 0 {
+			t.Errorf("second Connect took %v, want no wait", d)
 		}
-		s.Close()
-		s2 := connect(t, e, t.Context())
-		if loaded, idle := e.Decoders(); loaded != 1 || idle != 0 {
-			t.Errorf("decoders loaded %d idle %d, want 1 and 0", loaded, idle)
+		sendUtterance(t, b, fx.pcm, 0, seg.End+hangover, seg)
+		if err := b.Finalize(); err != nil {
+			t.Fatal(err)
 		}
-		s2.Close()
+		_, final := untilFinal(t, b)
+		if final.Text != "" || !final.FromFinalize || !final.SpeechFinal {
+			t.Errorf("timed-out utterance's final %+v, want empty, FromFinalize and SpeechFinal", final)
+		}
+		if d := time.Since(start); d != 2*time.Second {
+			t.Errorf("the empty final came after %v, want AcquireTimeout (2s)", d)
+		}
+		if st := e.Stats(); st.Waited != 1 || st.TimedOut != 1 || st.Acquired != 1 {
+			t.Errorf("stats %+v, want 1 acquired, 1 waited, 1 timed out", st)
+		}
+		if err := a.Finalize(); err != nil {
+			t.Fatal(err)
+		}
+		if _, final := untilFinal(t, a); words(final.Text) != wantFlite[0] {
+			t.Errorf("holder's final %q, want %q", words(final.Text), wantFlite[0])
+		}
+		// b speaks again: the decoder a gave back is b's now.
+		sendUtterance(t, b, fx.pcm, 0, seg.End+hangover, seg)
+		if err := b.Finalize(); err != nil {
+			t.Fatal(err)
+		}
+		if _, final := untilFinal(t, b); words(final.Text) != wantFlite[0] {
+			t.Errorf("b's second final %q, want %q", words(final.Text), wantFlite[0])
+		}
+		if st := e.Stats(); st.Loaded != 1 || st.Idle != 1 || st.Acquired != 2 {
+			t.Errorf("stats %+v, want 1 loaded, 1 idle, 2 acquired", st)
+		}
 	})
 }
 
 // TestWarmAndClose: Warm loads one idle decoder (twice: still one); Close
-// frees the idle ones, refuses new sessions and frees an open session's
-// decoder when it ends.
+// frees the idle ones, refuses new sessions, frees a speaking session's
+// decoder when it ends, and fails an open session's next speech start
+// with ErrEngineClosed.
 // Mutations caught: Warm loading a decoder each call, Close leaving idle
-// decoders, a session's decoder kept after Close.
+// decoders, a session's decoder kept after Close, a speech start on a
+// closed engine that hangs or passes silently.
 func TestWarmAndClose(t *testing.T) {
 	needEngine(t)
-	e, err := New(Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range 2 {
+	synctest.Test(t, func(t *testing.T) {
+		e, err := New(Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if err := e.Warm(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if loaded, idle := e.Decoders(); loaded != 1 || idle != 1 {
+			t.Fatalf("after Warm x2: loaded %d idle %d, want 1 and 1", loaded, idle)
+		}
+		s := connect(t, e, t.Context())
+		quiet := connect(t, e, t.Context())
+		defer quiet.Close()
+		if err := s.SpeechStarted(); err != nil { // takes the idle one
+			t.Fatal(err)
+		}
+		synctest.Wait()
 		if err := e.Warm(t.Context()); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if loaded, idle := e.Decoders(); loaded != 1 || idle != 1 {
-		t.Fatalf("after Warm x2: loaded %d idle %d, want 1 and 1", loaded, idle)
-	}
-	s := connect(t, e, t.Context()) // takes the idle one
-	if err := e.Warm(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if loaded, idle := e.Decoders(); loaded != 2 || idle != 1 {
-		t.Fatalf("a session and Warm: loaded %d idle %d, want 2 and 1", loaded, idle)
-	}
-	e.Close()
-	if _, err := e.Connect(t.Context()); !errors.Is(err, ErrEngineClosed) {
-		t.Errorf("Connect after Close: %v, want ErrEngineClosed", err)
-	}
-	if err := e.Warm(t.Context()); !errors.Is(err, ErrEngineClosed) {
-		t.Errorf("Warm after Close: %v, want ErrEngineClosed", err)
-	}
-	if loaded, _ := e.Decoders(); loaded != 1 {
-		t.Errorf("loaded %d after Close with a session open, want 1 (the idle one freed)", loaded)
-	}
-	s.Close()
-	if loaded, idle := e.Decoders(); loaded != 0 || idle != 0 {
-		t.Errorf("after the last session: loaded %d idle %d, want 0", loaded, idle)
-	}
+		if loaded, idle := e.Decoders(); loaded != 2 || idle != 1 {
+			t.Fatalf("a session speaking and Warm: loaded %d idle %d, want 2 and 1", loaded, idle)
+		}
+		e.Close()
+		if _, err := e.Connect(t.Context()); !errors.Is(err, ErrEngineClosed) {
+			t.Errorf("Connect after Close: %v, want ErrEngineClosed", err)
+		}
+		if err := e.Warm(t.Context()); !errors.Is(err, ErrEngineClosed) {
+			t.Errorf("Warm after Close: %v, want ErrEngineClosed", err)
+		}
+		if loaded, _ := e.Decoders(); loaded != 1 {
+			t.Errorf("loaded %d after Close with a session speaking, want 1 (the idle one freed)", loaded)
+		}
+		s.Close()
+		if loaded, idle := e.Decoders(); loaded != 0 || idle != 0 {
+			t.Errorf("after the last session: loaded %d idle %d, want 0", loaded, idle)
+		}
+		if err := quiet.SpeechStarted(); err != nil {
+			t.Fatal(err)
+		}
+		if ev, ok := next(t, quiet); !ok || !errors.Is(ev.Err, ErrEngineClosed) {
+			t.Errorf("speech start on a closed engine: %+v (open %v), want ErrEngineClosed", ev, ok)
+		}
+		if _, ok := next(t, quiet); ok {
+			t.Error("events still open after the failure")
+		}
+	})
 }
 
 // TestNewWithoutCgo: a CGO_ENABLED=0 build refuses with ErrNoCgo (run it

@@ -318,6 +318,11 @@ func transcribe(t testing.TB, r recording, ch channel) []string {
 	out := make([]string, 0, len(r.turns))
 	from := 0
 	for _, u := range r.turns {
+		// The speech start at the turn's first sample: the decoder hears
+		// the whole turn, as it did when a session held one for life.
+		if err := s.SpeechStarted(); err != nil {
+			t.Fatal(err)
+		}
 		sendFrames(t, s, pcm[from:u.end])
 		from = u.end
 		if err := s.Finalize(); err != nil {
