@@ -23,6 +23,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return webrtcCallers(args[1:], stdout, stderr)
 	case "sip-load":
 		return sipLoad(args[1:], stdout, stderr)
+	case "burst":
+		return burst(args[1:], stdout, stderr)
 	case "sip-media":
 		return sipMedia(args[1:], stdout, stderr)
 	default:
