@@ -2,6 +2,7 @@ package carriertest
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,6 +15,7 @@ import (
 type Server struct {
 	srv       *httptest.Server
 	transport *http.Transport
+	dial      func(ctx context.Context) (net.Conn, error)
 }
 
 // NewPipeServer serves h on an in-memory listener; call it inside the
@@ -22,14 +24,26 @@ func NewPipeServer(h http.Handler) *Server {
 	ln := pipenet.New()
 	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: h}}
 	srv.Start()
-	return &Server{srv: srv, transport: &http.Transport{DialContext: ln.DialContext}}
+	return &Server{srv: srv, transport: &http.Transport{DialContext: ln.DialContext},
+		dial: func(ctx context.Context) (net.Conn, error) { return ln.DialContext(ctx, "pipe", pipenet.Addr) }}
 }
 
 // NewLoopbackServer serves h on 127.0.0.1, port 0.
 func NewLoopbackServer(h http.Handler) *Server {
 	srv := httptest.NewServer(h)
-	return &Server{srv: srv, transport: &http.Transport{}}
+	addr := srv.Listener.Addr().String()
+	return &Server{srv: srv, transport: &http.Transport{MaxIdleConnsPerHost: -1},
+		dial: func(ctx context.Context) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "tcp", addr)
+		}}
 }
+
+// Host is the server's host:port, the Host header of its requests.
+func (s *Server) Host() string { return strings.TrimPrefix(s.srv.URL, "http://") }
+
+// DialConn opens a bare connection to the server (for RawClient).
+func (s *Server) DialConn(ctx context.Context) (net.Conn, error) { return s.dial(ctx) }
 
 // URL is the ws:// URL of path (with its query).
 func (s *Server) URL(path string) string {
@@ -40,9 +54,14 @@ func (s *Server) URL(path string) string {
 func (s *Server) Client() *http.Client { return &http.Client{Transport: s.transport} }
 
 // Dial opens a websocket to path. The response is returned on a failed
-// handshake too (its body is closed).
-func (s *Server) Dial(ctx context.Context, path string) (*websocket.Conn, *http.Response, error) {
-	ws, resp, err := websocket.Dial(ctx, s.URL(path), &websocket.DialOptions{HTTPClient: s.Client()})
+// handshake too (its body is closed). hdr, if given, is sent with the
+// request.
+func (s *Server) Dial(ctx context.Context, path string, hdr ...http.Header) (*websocket.Conn, *http.Response, error) {
+	opts := &websocket.DialOptions{HTTPClient: s.Client()}
+	if len(hdr) > 0 {
+		opts.HTTPHeader = hdr[0]
+	}
+	ws, resp, err := websocket.Dial(ctx, s.URL(path), opts)
 	if resp != nil && resp.Body != nil && err != nil {
 		_ = resp.Body.Close()
 	}
