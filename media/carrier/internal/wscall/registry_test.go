@@ -43,7 +43,7 @@ func TestRefusalAnswers(t *testing.T) {
 		{name: "closed", closed: true, status: 503, retryAfter: "5", cause: "draining",
 			error: "transport: call not admitted: draining (shutting down)"},
 		{name: "denied", admit: (&carriertest.Admitter{Limit: 1}).Admit,
-			check: func(*http.Request) *Denial { return &Denial{Status: 403, Cause: "origin", Message: "no"} },
+			check:  func(*http.Request) *Denial { return &Denial{Status: 403, Cause: "origin", Message: "no"} },
 			status: 403, cause: "origin", error: "no"},
 	}
 	for _, tc := range cases {
