@@ -62,7 +62,9 @@ func DialRaw(ctx context.Context, srv *Server, path string, hdr http.Header) (*R
 	}
 	req.Header.Set("Upgrade", "websocket")
 	req.Header.Set("Connection", "Upgrade")
-	req.Header.Set("Sec-WebSocket-Version", "13")
+	if req.Header.Get("Sec-WebSocket-Version") == "" {
+		req.Header.Set("Sec-WebSocket-Version", "13")
+	}
 	if req.Header.Get("Sec-WebSocket-Key") == "" {
 		req.Header.Set("Sec-WebSocket-Key", base64.StdEncoding.EncodeToString([]byte("carriertest-key!")))
 	}
