@@ -309,6 +309,9 @@ func (f *File) Diag(pos Pos, path, msg, hint string) Diagnostic {
 	return Diagnostic{File: f.Path, Line: pos.Line, Col: pos.Col, Path: path, Msg: msg, Hint: hint}
 }
 
+// sizeHint is the hint of a file over maxBytes.
+const sizeHint = "an agent file is a few kilobytes: is this the right file?"
+
 // Load reads and checks the agent file at path; its format is chosen by
 // the extension. The File is nil only when the file could not be read;
 // otherwise it holds what could be decoded, even with diagnostics.
@@ -319,11 +322,11 @@ func Load(path string, opts Options) (*File, Diagnostics) {
 	}
 	st, err := os.Stat(path)
 	if err == nil && st.Size() > maxBytes {
-		return nil, Diagnostics{{File: path, Msg: fmt.Sprintf("%d bytes: an agent file is at most %d", st.Size(), maxBytes)}}
+		return nil, Diagnostics{{File: path, Msg: fmt.Sprintf("%d bytes: an agent file is at most %d", st.Size(), maxBytes), Hint: sizeHint}}
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, Diagnostics{{File: path, Msg: fmt.Sprintf("cannot read: %v", err)}}
+		return nil, Diagnostics{{File: path, Msg: fmt.Sprintf("cannot read: %v", err), Hint: "check the path, and that the file is readable by this user"}}
 	}
 	return Parse(path, data, format, opts)
 }
@@ -337,7 +340,7 @@ func Parse(name string, data []byte, format Format, opts Options) (*File, Diagno
 	}
 	w := &walker{name: name, opts: opts, format: format}
 	if len(data) > maxBytes {
-		w.at(Pos{1, 1}, "", fmt.Sprintf("%d bytes: an agent file is at most %d", len(data), maxBytes), "")
+		w.at(Pos{1, 1}, "", fmt.Sprintf("%d bytes: an agent file is at most %d", len(data), maxBytes), sizeHint)
 		return nil, w.diags
 	}
 	var root *node

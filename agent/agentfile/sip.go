@@ -105,7 +105,7 @@ func (w *walker) sip(t *tbl) SIP {
 		v := t.str(key, "")
 		if v.Set && v.V != "" {
 			if _, err := netip.ParseAddrPort(v.V); err != nil {
-				w.at(v.Pos, join(t.path, key), showValue(v.V)+" is not an IP address and port", `"127.0.0.1:5060" or "[::1]:5060"`)
+				w.at(v.Pos, join(t.path, key), showValue(v.V)+" is not an IP address and port", "e.g. "+w.format.Setting(key, "127.0.0.1:5060")+" or "+w.format.Setting(key, "[::1]:5060"))
 				v.V, v.Set = "", false
 			}
 		}
@@ -117,7 +117,7 @@ func (w *walker) sip(t *tbl) SIP {
 		v := t.str(key, "")
 		if v.Set && v.V != "" {
 			if _, err := netip.ParseAddr(v.V); err != nil {
-				w.at(v.Pos, join(t.path, key), showValue(v.V)+" is not an IP address", `an address such as "203.0.113.7" (not a name: it goes on the SDP c= line)`)
+				w.at(v.Pos, join(t.path, key), showValue(v.V)+" is not an IP address", "an address, not a name (it goes on the SDP c= line), e.g. "+w.format.Setting(key, "203.0.113.7"))
 				v.V, v.Set = "", false
 			}
 		}
@@ -131,7 +131,7 @@ func (w *walker) sip(t *tbl) SIP {
 		for _, k := range sipCodecs {
 			if strings.EqualFold(c, k) {
 				if seen[k] {
-					return k + " is listed twice", ""
+					return k + " is listed twice", "remove the second one"
 				}
 				seen[k] = true
 				return "", ""
@@ -149,7 +149,7 @@ func (w *walker) sip(t *tbl) SIP {
 	s.codecsWritten = written("codecs")
 	s.Ptime = t.duration("ptime", 20*time.Millisecond, 10*time.Millisecond, 60*time.Millisecond)
 	if p := s.Ptime; p.Set && p.V%(10*time.Millisecond) != 0 {
-		w.at(p.Pos, join(t.path, "ptime"), fmt.Sprintf("%v is not a multiple of 10ms", p.V), `"20ms" is what every trunk takes`)
+		w.at(p.Pos, join(t.path, "ptime"), fmt.Sprintf("%v is not a multiple of 10ms", p.V), w.format.Setting("ptime", 20*time.Millisecond)+" is what every trunk takes")
 		s.Ptime.V, s.Ptime.Set = 20*time.Millisecond, false
 	}
 	s.Ringing = t.oneOf("ringing", "180", "180", "183", "none")
@@ -162,15 +162,19 @@ func (w *walker) sip(t *tbl) SIP {
 	s.SymmetricRTP = t.boolean("symmetric_rtp", false)
 	s.Rate = t.integer("rate", 16000, 0, 48000)
 	if r := s.Rate; r.Set && r.V != 8000 && r.V != 16000 {
-		w.at(r.Pos, join(t.path, "rate"), fmt.Sprintf("%d is not one of 8000, 16000", r.V), "")
+		w.at(r.Pos, join(t.path, "rate"), fmt.Sprintf("%d is not one of 8000, 16000", r.V), "e.g. "+w.format.Setting("rate", 16000)+" (G.711 is upsampled once)")
 		s.Rate.V, s.Rate.Set = 16000, false
 	}
 	s.Allow = t.list("allow", func(c string) (string, string) {
 		if _, err := netip.ParsePrefix(c); err != nil {
 			if _, err := netip.ParseAddr(c); err == nil {
-				return showValue(c) + " is an address, not a prefix", showValue(c+"/32") + " for one IPv4 address, /128 for IPv6"
+				bits := "/32"
+				if strings.Contains(c, ":") {
+					bits = "/128"
+				}
+				return showValue(c) + " is an address, not a prefix", "for that one address write " + w.format.Setting("allow", []string{c + bits})
 			}
-			return showValue(c) + " is not a CIDR prefix", `"203.0.113.0/24" or "2001:db8::/32"`
+			return showValue(c) + " is not a CIDR prefix", "e.g. " + w.format.Setting("allow", []string{"203.0.113.0/24", "2001:db8::/32"})
 		}
 		return "", ""
 	})
@@ -187,15 +191,15 @@ func (w *walker) sip(t *tbl) SIP {
 		return s
 	}
 	if len(s.Listens()) == 0 && !written("udp") && !written("tcp") && !written("tls") {
-		w.missing(t.pos, t.path, "no listen address: set udp, tcp or tls", `udp = "127.0.0.1:5060"`)
+		w.missing(t.pos, t.path, "no listen address: set udp, tcp or tls", "e.g. "+w.format.Setting("udp", "127.0.0.1:5060"))
 	}
 	if s.TLS.V != "" && (s.TLSCert.V == "" || s.TLSKey.V == "") {
-		w.at(s.TLS.Pos, join(t.path, "tls"), "TLS needs a certificate and its key", `tls_cert = "/etc/brisvox/sip.crt" and tls_key = "/etc/brisvox/sip.key"`)
+		w.at(s.TLS.Pos, join(t.path, "tls"), "TLS needs a certificate and its key", w.format.Setting("tls_cert", "/etc/brisvox/sip.crt")+" and "+w.format.Setting("tls_key", "/etc/brisvox/sip.key"))
 	}
 	for _, f := range []Value[string]{s.TLSCert, s.TLSKey} {
 		if f.V != "" {
 			if _, err := os.Stat(f.V); err != nil {
-				w.at(f.Pos, t.path, fmt.Sprintf("cannot read %s: %v", showValue(f.V), err), "")
+				w.at(f.Pos, t.path, fmt.Sprintf("cannot read %s: %v", showValue(f.V), err), "give the path of a PEM file brisvox can read")
 			}
 		}
 	}
@@ -204,18 +208,18 @@ func (w *walker) sip(t *tbl) SIP {
 	}
 	if len(s.Allow) == 0 && !written("allow") {
 		w.missing(t.pos, join(t.path, "allow"), "no allowed sources: a SIP port open to the world must be spelled out",
-			`allow = ["203.0.113.0/24"] (your carrier's signalling addresses), or ["0.0.0.0/0", "::/0"] for anyone`)
+			w.format.Setting("allow", []string{"203.0.113.0/24"})+" (your carrier's signalling addresses), or "+w.format.Setting("allow", []string{"0.0.0.0/0", "::/0"})+" for anyone")
 	}
 	if (s.AuthUser.V == "") != (s.AuthPasswordEnv.V == "") {
 		pos := s.AuthUser.Pos
 		if s.AuthUser.V == "" {
 			pos = s.AuthPasswordEnv.Pos
 		}
-		w.at(pos, t.path, "digest authentication needs both auth_user and auth_password_env", `auth_user = "trunk" and auth_password_env = "BRISVOX_SIP_PASSWORD"`)
+		w.at(pos, t.path, "digest authentication needs both auth_user and auth_password_env", w.format.Setting("auth_user", "trunk")+" and "+w.format.Setting("auth_password_env", "BRISVOX_SIP_PASSWORD"))
 	}
 	if env := s.AuthPasswordEnv; env.V != "" {
 		if !isEnvName(env.V) {
-			w.at(env.Pos, join(t.path, "auth_password_env"), showValue(env.V)+" is not a variable name", "UPPER_SNAKE_CASE, e.g. BRISVOX_SIP_PASSWORD")
+			w.at(env.Pos, join(t.path, "auth_password_env"), showValue(env.V)+" is not a variable name", "name the variable in capitals, digits and '_', e.g. "+w.format.Setting("auth_password_env", "BRISVOX_SIP_PASSWORD"))
 		} else if _, ok := w.opts.LookupEnv(env.V); !ok {
 			w.at(env.Pos, join(t.path, "auth_password_env"), env.V+" is not set", "export "+env.V+"=... (the password is never written in the file)")
 		}

@@ -69,6 +69,10 @@ func (f Format) value(v any) string {
 		items := make([]string, len(x))
 		for i, s := range x {
 			items[i] = f.str(s)
+			if f == YAML && strings.ContainsAny(s, ",[]{}:#") && !strings.HasPrefix(items[i], "'") && !strings.HasPrefix(items[i], `"`) {
+				// A flow list ends a plain item at these.
+				items[i] = strconv.Quote(s)
+			}
 		}
 		return "[" + strings.Join(items, ", ") + "]"
 	}

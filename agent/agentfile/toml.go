@@ -1,6 +1,7 @@
 package agentfile
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -51,7 +52,7 @@ func readTOML(data []byte, diag func(pos Pos, path, msg, hint string)) (root *no
 			pos = r.at(perr.Highlight)
 			msg = perr.Message
 		}
-		diag(pos, "", "syntax error: "+msg, "")
+		diag(pos, "", "syntax error: "+msg, r.syntaxHint(msg, pos))
 		return root, false
 	}
 	if bad == 0 {
@@ -66,7 +67,7 @@ func readTOML(data []byte, diag func(pos Pos, path, msg, hint string)) (root *no
 				row, col := de.Position()
 				pos = r.clamp(Pos{row, col})
 			}
-			diag(pos, "", "invalid TOML: "+err.Error(), "")
+			diag(pos, "", "invalid TOML: "+err.Error(), "define each table and key once: merge the two parts into one table")
 			return root, false
 		}
 	}
@@ -178,7 +179,7 @@ func (r *tomlReader) open(root *node, e *unstable.Node, array bool) (*node, stri
 				return elem, path
 			}
 			if last {
-				r.diag(part.pos, path, "defined twice: first as an array of tables at "+ent.keyPos.String(), "")
+				r.diag(part.pos, path, "defined twice: first as an array of tables at "+ent.keyPos.String(), "keep one of the two: an agent file has no [[arrays of tables]]")
 				return nil, path
 			}
 			t = v.items[len(v.items)-1]
@@ -192,7 +193,7 @@ func (r *tomlReader) open(root *node, e *unstable.Node, array bool) (*node, stri
 			}
 			t = v
 		default:
-			r.diag(part.pos, path, "defined twice: first at "+ent.keyPos.String(), "")
+			r.diag(part.pos, path, "defined twice: first at "+ent.keyPos.String(), "keep one of the two")
 			return nil, path
 		}
 	}
@@ -225,7 +226,7 @@ func (r *tomlReader) keyValue(t *node, e *unstable.Node, prefix string, depth in
 			continue
 		}
 		if ent.val.kind != kTable || !ent.val.dotted || ent.val.closed {
-			r.diag(part.pos, path, "defined twice: first at "+ent.keyPos.String(), "")
+			r.diag(part.pos, path, "defined twice: first at "+ent.keyPos.String(), "merge the two into one table")
 			return
 		}
 		t = ent.val
@@ -262,7 +263,7 @@ func (r *tomlReader) value(v *unstable.Node, at Pos, path string, depth int) *no
 	if depth > maxDepth {
 		if !r.deep {
 			r.deep = true
-			r.diag(at, "", fmt.Sprintf("values nested more than %d levels deep", maxDepth), "")
+			r.diag(at, "", fmt.Sprintf("values nested more than %d levels deep", maxDepth), nestedHint)
 		}
 		return &node{kind: kOther, pos: at}
 	}
@@ -275,7 +276,7 @@ func (r *tomlReader) value(v *unstable.Node, at Pos, path string, depth int) *no
 		pos := r.rangePos(v.Raw)
 		i, err := strconv.ParseInt(strings.ReplaceAll(string(v.Data), "_", ""), 0, 64)
 		if err != nil {
-			r.diag(pos, path, "integer out of range", "")
+			r.diag(pos, path, "integer out of range", intRangeHint)
 			return &node{kind: kOther, pos: pos, str: string(v.Data)}
 		}
 		return &node{kind: kInt, pos: pos, i: i}
@@ -294,7 +295,7 @@ func (r *tomlReader) value(v *unstable.Node, at Pos, path string, depth int) *no
 		default:
 			var err error
 			if f, err = strconv.ParseFloat(s, 64); err != nil {
-				r.diag(pos, path, "number out of range", "")
+				r.diag(pos, path, "number out of range", floatRangeHint)
 				return &node{kind: kOther, pos: pos, str: s}
 			}
 		}
@@ -332,4 +333,80 @@ func markClosed(t *node) {
 			markClosed(e.val)
 		}
 	}
+}
+
+// syntaxHint says what a syntax error at pos usually means, with the
+// line's own key where it has one.
+func (r *tomlReader) syntaxHint(msg string, pos Pos) string {
+	key, val := r.lineKey(pos.Line)
+	example := func(v any) string {
+		if key == "" {
+			return TOML.Setting("voice", "slt")
+		}
+		return TOML.Setting(key, v)
+	}
+	switch {
+	case strings.Contains(msg, "strings must be quoted"), strings.Contains(msg, "at start of value"), strings.Contains(msg, "expected keyword"):
+		if strings.EqualFold(val, "true") || strings.EqualFold(val, "false") {
+			return "true and false are written in lower case, e.g. " + example(strings.EqualFold(val, "true"))
+		}
+		if val == "" || looksSecret(val) || len(val) > 40 || strings.ContainsAny(val, "\"'") {
+			val = "..."
+		}
+		return "strings and durations go in double quotes, e.g. " + example(val)
+	case strings.Contains(msg, "cannot have new lines"), strings.Contains(msg, "not terminated"):
+		return `close the string with " on the same line; a text of several lines goes in triple quotes """..."""`
+	case strings.Contains(msg, "expected '=' after key"):
+		return "TOML sets a value with '=' (a YAML file is named .yaml), e.g. " + example("...")
+	case strings.Contains(msg, "to close table name"), strings.Contains(msg, "to close array table name"):
+		return "close the table name with ], e.g. [llm]"
+	case strings.Contains(msg, "array"):
+		return "close the list with ] and separate its items with commas, e.g. " + TOML.Setting(cmp.Or(key, "enabled"), []string{"get_time", "end_call"})
+	case strings.Contains(msg, "inline table"):
+		return "an inline table is closed with } on the same line, e.g. pcm = {rate = 16000}"
+	case strings.Contains(msg, "escape"):
+		return `in "double quotes" a backslash starts an escape: write \\ for one, or use 'single quotes' (a literal string)`
+	case strings.Contains(msg, "expected newline"):
+		return "one setting per line; a comment starts with #"
+	case strings.Contains(msg, "start of key"):
+		return "a key is a name of letters, digits, _ and -, e.g. " + TOML.Setting("voice", "slt")
+	case strings.Contains(msg, "underscore"), strings.Contains(msg, "number"), strings.Contains(msg, "digit"):
+		return "write the number plainly, e.g. " + TOML.Setting(cmp.Or(key, "rate"), 16000)
+	}
+	return `a TOML line is a table name such as [tts], a setting such as voice = "slt" (strings in double quotes), or a comment starting with #`
+}
+
+// lineKey is the key and raw value of a "key = value" line ("" if the
+// line is not one).
+func (r *tomlReader) lineKey(line int) (key, val string) {
+	if line < 1 || line > len(r.lines.starts) {
+		return "", ""
+	}
+	start := r.lines.starts[line-1]
+	end := len(r.data)
+	if line < len(r.lines.starts) {
+		end = r.lines.starts[line] - 1
+	}
+	text := string(r.data[start:end])
+	k, v, ok := strings.Cut(text, "=")
+	if !ok {
+		k, v, ok = strings.Cut(text, ":")
+	}
+	k = strings.TrimSpace(k)
+	if !ok || k == "" || !validKey(k) {
+		return "", ""
+	}
+	v, _, _ = strings.Cut(v, "#")
+	return k, strings.TrimSpace(v)
+}
+
+// validKey tells whether s is a bare key of a setting.
+func validKey(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return len(s) <= 64
 }

@@ -87,6 +87,13 @@ const maxBytes = 1 << 20
 // maxDepth bounds nesting: an agent file nests three levels.
 const maxDepth = 32
 
+// Hints of the tree's own limits, the same in both formats.
+const (
+	nestedHint     = "an agent file nests three levels: write the value flat"
+	intRangeHint   = "an integer is at most 9223372036854775807 (no setting needs more)"
+	floatRangeHint = "write a number within ±1.8e308 (no setting needs more)"
+)
+
 // maxNodes bounds the tree (YAML aliases can multiply a small file).
 const maxNodes = 100_000
 
