@@ -119,6 +119,21 @@ func Build(f *agentfile.File, opts Options) (*Agent, agentfile.Diagnostics) {
 		a.tts = v.(providers.TTS)
 		a.closers = append(a.closers, c)
 	}
+	stages := []struct {
+		stage string
+		w     agentfile.Warm
+	}{{"stt", f.STTWarm}, {"llm", f.LLMWarm}, {"tts", f.TTSWarm}}
+	for _, st := range stages {
+		a.warm[st.stage] = warmSetting{Mode: st.w.Mode.V, Required: st.w.Required.V}
+	}
+	if len(ds) == 0 {
+		_, errs := a.probes()
+		for _, st := range stages {
+			if err := errs[st.stage]; err != nil {
+				ds = append(ds, f.Diag(st.w.Mode.Pos, st.stage+".warm", err.Error(), "this is a bug of brisvox: the file schema and the provider disagree"))
+			}
+		}
+	}
 	if _, err := a.tools.registry(f.Tools.Names(), f.Tools.Confirms, nil); err != nil {
 		ds = append(ds, f.Diag(f.Tools.Pos, "tools", err.Error(), "see docs/TOOLS.md for the catalogue"))
 	}

@@ -13,21 +13,31 @@ import (
 	"github.com/brisvox/brisvox/providers"
 )
 
-// The warm-up probes a stage may choose (its warm setting).
+// The warm-up probes a stage may choose (its warm setting; the file
+// offers each provider its own, the first its default).
 const (
-	// WarmModels is the provider's own warm-up (Warm): for an HTTP LLM a
-	// GET of the model list, for the others a connection or a model load.
+	// WarmModels is an HTTP LLM's Warm: a GET of the model list.
 	WarmModels = "models"
-	// WarmRequest is a minimal real request (providers.RequestWarmer).
+	// WarmRequest is an HTTP LLM's minimal real request
+	// (providers.RequestWarmer).
 	WarmRequest = "request"
+	// WarmConnect is a websocket provider's Warm: a connection opened
+	// ahead of the first session.
+	WarmConnect = "connect"
+	// WarmLoad is a local engine's Warm: its model or voice loaded.
+	WarmLoad = "load"
 	// WarmNone skips the warm-up: the first call opens what it needs.
 	WarmNone = "none"
 )
 
+// warmWhat says what each mode that runs Warm does, for the messages;
+// an HTTP LLM names its model list by its own path (WarmProbes).
+var warmWhat = map[string]string{WarmModels: "GET /models", WarmConnect: "a connection", WarmLoad: "a model load", "": "Warm"}
+
 // warmSetting is a stage's choice of probe and whether its failure stops
 // Open.
 type warmSetting struct {
-	Mode     string // WarmModels ("" too), WarmRequest or WarmNone
+	Mode     string // a Warm* mode; "": the provider's Warm
 	Required bool
 }
 
@@ -35,8 +45,8 @@ type warmSetting struct {
 type probe struct {
 	stage, provider string
 	rate            int    // stt only
-	name            string // the mode: WarmModels or WarmRequest
-	what            string // "GET /models"
+	name            string // the mode ("" when the file says none)
+	what            string // "GET /models", "a connection"
 	required        bool
 	run             func(context.Context) error
 }
@@ -75,27 +85,32 @@ func (e *WarmError) Error() string {
 func (e *WarmError) Unwrap() []error { return []error{ErrWarm, e.Err} }
 
 // probes are the warm-ups of the stages, in order (stt by rate, llm,
-// tts); a stage whose warm setting is WarmNone has none. A WarmRequest
-// for a provider without one is an error (Build reports it).
-func (a *Agent) probes() ([]probe, error) {
+// tts); a stage whose warm setting is WarmNone has none. A mode the
+// provider cannot run (WarmRequest of a provider without one) is an
+// error of its stage (Build reports it at the setting).
+func (a *Agent) probes() ([]probe, map[string]error) {
 	var out []probe
 	add := func(stage string, p agentfile.Provider, rate int, v any, warm func(context.Context) error) error {
 		set := a.warm[stage]
-		pr := probe{stage: stage, provider: p.Name, rate: rate, name: WarmModels, what: "Warm", required: set.Required, run: warm}
-		rw, canRequest := v.(providers.RequestWarmer)
-		if canRequest {
-			pr.what, _ = rw.WarmProbes()
+		pr := probe{stage: stage, provider: p.Name, rate: rate, name: set.Mode, what: warmWhat[set.Mode], required: set.Required, run: warm}
+		rw, isHTTP := v.(providers.RequestWarmer)
+		if isHTTP && set.Mode == "" {
+			pr.name = WarmModels
 		}
-		switch set.Mode {
+		switch pr.name {
 		case WarmNone:
 			return nil
 		case WarmRequest:
-			if !canRequest {
-				return fmt.Errorf("%w: %s %q has no %q probe", ErrWarmMode, stage, p.Name, WarmRequest)
+			if !isHTTP {
+				return fmt.Errorf("%w: %s %q has no %q probe", ErrWarmMode, stage, p.Name, pr.name)
 			}
 			_, pr.what = rw.WarmProbes()
-			pr.name, pr.run = WarmRequest, rw.WarmRequest
-		case WarmModels, "":
+			pr.run = rw.WarmRequest
+		case WarmModels:
+			if isHTTP {
+				pr.what, _ = rw.WarmProbes()
+			}
+		case WarmConnect, WarmLoad, "":
 		default:
 			return fmt.Errorf("%w: %s warm %q", ErrWarmMode, stage, set.Mode)
 		}
@@ -107,22 +122,29 @@ func (a *Agent) probes() ([]probe, error) {
 		rates = append(rates, r)
 	}
 	slices.Sort(rates)
-	var errs []error
-	for _, r := range rates {
-		errs = append(errs, add("stt", a.file.STT, r, a.stt[r], a.stt[r].Warm))
+	errs := map[string]error{}
+	note := func(stage string, err error) {
+		if err != nil {
+			errs[stage] = err
+		}
 	}
-	errs = append(errs, add("llm", a.file.LLM, 0, a.llm, a.llm.Warm))
-	errs = append(errs, add("tts", a.file.TTS, 0, a.tts, a.tts.Warm))
-	return out, errors.Join(errs...)
+	for _, r := range rates {
+		note("stt", add("stt", a.file.STT, r, a.stt[r], a.stt[r].Warm))
+	}
+	note("llm", add("llm", a.file.LLM, 0, a.llm, a.llm.Warm))
+	note("tts", add("tts", a.file.TTS, 0, a.tts, a.tts.Warm))
+	return out, errs
 }
 
 // warmUp runs the probes in order. A failed probe is Open's error when
 // its stage requires it; otherwise it is logged once, counted, and the
 // next probe runs.
 func (a *Agent) warmUp(ctx context.Context) error {
-	probes, err := a.probes()
-	if err != nil {
-		return err
+	probes, errs := a.probes()
+	for _, stage := range []string{"stt", "llm", "tts"} {
+		if err := errs[stage]; err != nil {
+			return err
+		}
 	}
 	for _, p := range probes {
 		err := p.run(ctx)
@@ -152,40 +174,47 @@ func (a *Agent) warmUp(ctx context.Context) error {
 func (a *Agent) WarmFailures() int { return int(a.warmFailures.Load()) }
 
 // warmHint says what to write in the stage's table instead of the probe
-// that failed, in the file's syntax.
+// that failed (the provider's other modes), in the file's syntax.
 func (a *Agent) warmHint(p probe) string {
 	var modes []string
-	if p.name != WarmRequest {
-		if _, ok := a.stageProvider(p.stage).(providers.RequestWarmer); ok {
-			modes = append(modes, WarmRequest)
+	for _, info := range agentfile.Providers() {
+		if info.Stage == p.stage && info.Name == p.provider {
+			for _, m := range info.Warm {
+				if m != p.name {
+					modes = append(modes, m)
+				}
+			}
 		}
 	}
-	if p.name != WarmModels {
-		modes = append(modes, WarmModels)
+	if len(modes) == 0 {
+		return ""
 	}
-	modes = append(modes, WarmNone)
-	if a.file.Format == agentfile.YAML {
-		return fmt.Sprintf("set warm: %s under %s:", strings.Join(modes, " or "), p.stage)
+	f := a.file.Format
+	alts := make([]string, len(modes))
+	alts[0] = f.Setting("warm", modes[0])
+	for i, m := range modes[1:] {
+		alts[i+1] = valueIn(f, m)
 	}
-	quoted := make([]string, len(modes))
-	for i, m := range modes {
-		quoted[i] = fmt.Sprintf("%q", m)
-	}
-	return fmt.Sprintf("set warm = %s in [%s]", strings.Join(quoted, " or "), p.stage)
+	return "set " + strings.Join(alts, " or ") + " " + tableIn(f, p.stage)
 }
 
-// stageProvider is one provider of the stage (any rate's, for stt).
-func (a *Agent) stageProvider(stage string) any {
-	switch stage {
-	case "llm":
-		return a.llm
-	case "tts":
-		return a.tts
+// valueIn is v written as format f writes a value ("none" in TOML, none
+// in YAML).
+func valueIn(f agentfile.Format, v any) string {
+	s := f.Setting("k", v)
+	if f == agentfile.YAML {
+		return strings.TrimPrefix(s, "k: ")
 	}
-	for _, s := range a.stt {
-		return s
+	return strings.TrimPrefix(s, "k = ")
+}
+
+// tableIn says where a setting of table goes: "in [transports.pcm]"
+// (TOML), "under transports: pcm:" (YAML).
+func tableIn(f agentfile.Format, table string) string {
+	if f == agentfile.YAML {
+		return "under " + strings.ReplaceAll(table, ".", ": ") + ":"
 	}
-	return nil
+	return "in [" + table + "]"
 }
 
 // scrub is err's message without the hosts, addresses and URLs (with

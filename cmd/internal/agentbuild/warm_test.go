@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -51,20 +52,31 @@ func noModels(t *testing.T, mock *openaimock.Server) (front *httptest.Server, cl
 }
 
 // openaiAgent is an agent file on the OpenAI-compatible server at base
-// (no key: another endpoint than OpenAI's), pocketsphinx and flite.
-func openaiAgent(base string) string {
+// (no key: another endpoint than OpenAI's), pocketsphinx without its
+// warm-up, and flite; warm is written in [llm] (TOML lines, or YAML
+// "key: value" lines).
+func openaiAgent(base string, format agentfile.Format, warm ...string) string {
+	if format == agentfile.YAML {
+		llm := ""
+		for _, w := range warm {
+			llm += "\n  " + w
+		}
+		return fmt.Sprintf("prompt: p\nstt:\n  provider: pocketsphinx\n  warm: none\nllm:\n  provider: openai\n  base_url: %s\n  model: mock-model%s\ntts:\n  provider: flite\ntransports:\n  webrtc:\n    enabled: true\n", base, llm)
+	}
 	return fmt.Sprintf(`prompt = "p"
 [stt]
 provider = "pocketsphinx"
+warm = "none"
 [llm]
 provider = "openai"
 base_url = %q
 model = "mock-model"
+%s
 [tts]
 provider = "flite"
 [transports.webrtc]
 enabled = true
-`, base)
+`, base, strings.Join(warm, "\n"))
 }
 
 // logLines are the JSON log lines written to buf.
@@ -100,20 +112,23 @@ func TestOpenWarmChoice(t *testing.T) {
 	}
 	cases := []struct {
 		name      string
-		llm       warmSetting
-		streamErr bool // the mock refuses the streaming request
+		format    agentfile.Format
+		warm      []string // the [llm] lines
+		streamErr bool     // the mock refuses the streaming request
 		wantErr   string
 		requests  int // streaming requests Open made
 		failures  int
 	}{
-		{"request", warmSetting{Mode: WarmRequest}, false, "", 1, 0},
-		{"request, required", warmSetting{Mode: WarmRequest, Required: true}, false, "", 1, 0},
-		{"none", warmSetting{Mode: WarmNone, Required: true}, false, "", 0, 0},
-		{"models, not required", warmSetting{Mode: WarmModels}, false, "", 0, 1},
-		{"default, not required", warmSetting{}, false, "", 0, 1},
-		{"models, required", warmSetting{Mode: WarmModels, Required: true}, false,
+		{"request", agentfile.TOML, []string{`warm = "request"`}, false, "", 1, 0},
+		{"request, required", agentfile.TOML, []string{`warm = "request"`, `warm_required = true`}, false, "", 1, 0},
+		{"none", agentfile.TOML, []string{`warm = "none"`}, false, "", 0, 0},
+		{"models, not required", agentfile.TOML, []string{`warm = "models"`}, false, "", 0, 1},
+		{"nothing said", agentfile.TOML, nil, false, "", 0, 1},
+		{"models, required", agentfile.TOML, []string{`warm_required = true`}, false,
 			`llm openai: warm probe "models" (GET /models) failed: provider rejected the request: status 501: not implemented; set warm = "request" or "none" in [llm]`, 0, 0},
-		{"request refused, required", warmSetting{Mode: WarmRequest, Required: true}, true,
+		{"models, required, yaml", agentfile.YAML, []string{`warm: models`, `warm_required: true`}, false,
+			`llm openai: warm probe "models" (GET /models) failed: provider rejected the request: status 501: not implemented; set warm: request or none under llm:`, 0, 0},
+		{"request refused, required", agentfile.TOML, []string{`warm = "request"`, `warm_required = true`}, true,
 			`llm openai: warm probe "request" (POST /chat/completions) failed: provider rejected the request: status 401: bad key; set warm = "models" or "none" in [llm]`, 1, 0},
 	}
 	for _, c := range cases {
@@ -126,7 +141,8 @@ func TestOpenWarmChoice(t *testing.T) {
 			mock := openaimock.New(script...)
 			front, stop := noModels(t, mock)
 
-			f, ds := agentfile.Parse("a.toml", []byte(openaiAgent(front.URL+"/v1")), agentfile.TOML, agentfile.Options{KnownTools: ToolNames()})
+			src := openaiAgent(front.URL+"/v1", c.format, c.warm...)
+			f, ds := agentfile.Parse("a."+c.format.String(), []byte(src), c.format, agentfile.Options{KnownTools: ToolNames()})
 			if len(ds) > 0 {
 				t.Fatal(ds)
 			}
@@ -135,7 +151,6 @@ func TestOpenWarmChoice(t *testing.T) {
 			if len(ds) > 0 {
 				t.Fatal(ds)
 			}
-			a.warm = map[string]warmSetting{"stt": {Mode: WarmNone}, "llm": c.llm}
 			err := a.Open(t.Context())
 			switch {
 			case c.wantErr == "" && err != nil:
@@ -233,5 +248,60 @@ func TestScrub(t *testing.T) {
 				t.Errorf("scrub = %q, want %q", got, c.want)
 			}
 		})
+	}
+}
+
+// TestWarmModesOfExamples: every warm mode the schema offers a provider
+// of the examples is one Open can run (or skip, for none), under its own
+// name. Mutations seen failing: "models" taken for the HTTP LLMs' only
+// (openaispeech offers it too), "connect" not known (Build reports both
+// at the setting); a mode run under another name.
+func TestWarmModesOfExamples(t *testing.T) {
+	keys(t)
+	files, _ := filepath.Glob(filepath.Join(moduleRoot(t), "examples", "agents", "*.*"))
+	infos := agentfile.Providers()
+	modesOf := func(stage, name string) []string {
+		for _, i := range infos {
+			if i.Stage == stage && i.Name == name {
+				return i.Warm
+			}
+		}
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, path := range files {
+		f, ds := agentfile.Load(path, agentfile.Options{KnownTools: ToolNames()})
+		if len(ds) > 0 {
+			t.Fatalf("%s: %s", path, ds)
+		}
+		a := built(t, f)
+		for _, st := range []struct {
+			stage string
+			p     agentfile.Provider
+		}{{"stt", f.STT}, {"llm", f.LLM}, {"tts", f.TTS}} {
+			modes := modesOf(st.stage, st.p.Name)
+			if len(modes) == 0 {
+				t.Errorf("%s %s offers no warm mode", st.stage, st.p.Name)
+			}
+			for _, m := range modes {
+				seen[m] = true
+				a.warm = map[string]warmSetting{st.stage: {Mode: m}}
+				probes, errs := a.probes()
+				if len(errs) > 0 {
+					t.Errorf("%s: %s %s warm %q: %v", filepath.Base(path), st.stage, st.p.Name, m, errs)
+					continue
+				}
+				for _, p := range probes {
+					if p.stage == st.stage && (m == WarmNone || p.name != m || p.what == "") {
+						t.Errorf("%s %s warm %q runs %q (%s)", st.stage, st.p.Name, m, p.name, p.what)
+					}
+				}
+			}
+		}
+	}
+	for _, m := range []string{WarmModels, WarmRequest, WarmConnect, WarmLoad, WarmNone} {
+		if !seen[m] {
+			t.Errorf("no example offers warm %q", m)
+		}
 	}
 }
