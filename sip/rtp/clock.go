@@ -31,10 +31,14 @@ func (s *Session) clock() {
 		}
 		now = time.Now()
 		if !now.Before(nextIn) {
-			ptime, last, theySend := s.in.tick(now)
+			ptime, live := s.in.tick(now)
 			nextIn = s.advance(nextIn, ptime, now)
-			if theySend && s.cfg.MediaTimeout > 0 && now.Sub(last) >= s.cfg.MediaTimeout {
-				s.end(fmt.Errorf("%w: no rtp for %v", ErrMediaTimeout, now.Sub(last).Round(time.Millisecond)))
+			if out, quiet := live.timedOut(now, s.cfg.MediaTimeout); out {
+				what := "rtp"
+				if live.held() {
+					what = "rtp or rtcp on hold"
+				}
+				s.end(fmt.Errorf("%w: no %s for %v", ErrMediaTimeout, what, quiet.Round(time.Millisecond)))
 				return
 			}
 		}

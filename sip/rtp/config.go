@@ -67,8 +67,11 @@ type Config struct {
 	LatchRun int
 	// Candidates bounds the sources being learned at once. Default 8.
 	Candidates int
-	// MediaTimeout ends the session when no RTP came for this long while
-	// the remote may send. Default 30 s; negative disables it.
+	// MediaTimeout ends the session when no RTP came for this long in a
+	// sendrecv call; on hold, when neither RTP nor RTCP came for this long
+	// (at least 25 s: five of the shortest RTCP intervals) from a remote
+	// that sent RTCP before (see liveness). Default 30 s; negative
+	// disables it.
 	MediaTimeout time.Duration
 	// RTCPInterval is the mean interval of our RTCP reports (RFC 3550
 	// 6.2, randomised over 0.5 to 1.5 of it). Default 5 s.
@@ -167,7 +170,7 @@ const (
 	// SendRecv: both send.
 	SendRecv = sdp.SendRecv
 	// SendOnly: we send, the remote does not (it put us on hold with
-	// recvonly): no media timeout.
+	// recvonly): a hold, whose media timeout is RTCP's (see liveness).
 	SendOnly = sdp.SendOnly
 	// RecvOnly: the remote sends, we do not (it put itself on hold with
 	// sendonly): nothing goes out, not even silence.
@@ -176,8 +179,7 @@ const (
 	Inactive = sdp.Inactive
 )
 
-func (p Params) sendAllowed() bool   { return p.Direction.Send() }
-func (p Params) remoteSending() bool { return p.Direction.Receive() }
+func (p Params) sendAllowed() bool { return p.Direction.Send() }
 
 // Params are the remote parameters an offer/answer negotiated (the
 // integrator maps sip/sdp's result onto them). Zero values take the

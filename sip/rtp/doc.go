@@ -36,9 +36,17 @@
 // RFC 3550): a sender report while we send, a receiver report otherwise,
 // with the loss and jitter of what we receive; the remote's reports give
 // what it says about our stream and the round trip. A BYE goes out on
-// Close. No RTP for Config.MediaTimeout while the remote may send ends the
+// Close.
+//
+// Liveness: no RTP for Config.MediaTimeout in a sendrecv call ends the
 // session with ErrMediaTimeout (Done, Err; ReadFrame then returns
-// transport.ErrClosed wrapping it): the integrator hangs up with a BYE.
+// transport.ErrClosed wrapping transport.ErrVanished and it, so the call
+// ends "vanished"): the integrator hangs up with a BYE. A held call
+// (sendonly, recvonly, inactive) is not cut for its missing RTP: RTCP goes
+// on during a hold, so it ends when neither RTP nor RTCP came for the
+// timeout (at least 25 s, five of the shortest report intervals) from a
+// remote that sent RTCP before; one that never sent RTCP is not cut while
+// held (the session timer is the bound then).
 //
 // Stats is a snapshot for Describe and Prometheus. Nothing of the media or
 // the peer's addresses is logged; a log line carries the call id and the

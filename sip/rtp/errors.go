@@ -25,8 +25,9 @@ var (
 	ErrFrameSize = errors.New("rtp: wrong frame size")
 	// ErrQueueFull: Mark found too many marks waiting behind queued audio.
 	ErrQueueFull = errors.New("rtp: queue full")
-	// ErrMediaTimeout ends a session that received no RTP for
-	// Config.MediaTimeout while the remote was allowed to send.
+	// ErrMediaTimeout ends a session whose remote gave no sign of life
+	// for Config.MediaTimeout (no RTP in a sendrecv call; no RTP nor
+	// RTCP on hold). ReadFrame then wraps transport.ErrVanished too.
 	ErrMediaTimeout = errors.New("rtp: media timeout")
 	// ErrClosed ends a session that was closed (Close, the call hung up).
 	ErrClosed = errors.New("rtp: session closed")

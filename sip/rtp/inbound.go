@@ -28,10 +28,8 @@ type inbound struct {
 	ptime   time.Duration
 	samples func([]byte) int
 
-	// lastRTP is when the latched source (or one learning from the
-	// signalled address) last sent.
-	lastRTP  time.Time
-	theySend bool
+	// live is what the media timeout watches.
+	live liveness
 
 	ourSSRC  uint32
 	ourClock int
@@ -66,7 +64,7 @@ func (in *inbound) configure(p Params, base media.JitterConfig, samples func([]b
 	in.samples = samples
 	in.latch.reset(p.RemoteRTP)
 	in.rx.reset(p.ClockRate)
-	in.lastRTP, in.theySend = now, p.remoteSending()
+	in.live.lastRTP, in.live.dir = now, p.Direction
 	return nil
 }
 
@@ -102,7 +100,7 @@ func (in *inbound) receive(b []byte, src netip.AddrPort, now time.Time, rtcpSock
 	if !ok {
 		in.stats.drop(cause)
 		if cause == dropLearning && src == in.latch.signalled {
-			in.lastRTP = now
+			in.live.lastRTP = now
 		}
 		return
 	}
@@ -112,7 +110,7 @@ func (in *inbound) receive(b []byte, src netip.AddrPort, now time.Time, rtcpSock
 			in.detectPtime(p.Payload)
 		}
 	}
-	in.lastRTP = now
+	in.live.lastRTP = now
 	switch {
 	case p.PayloadType == in.pt:
 	case in.events && p.PayloadType == in.eventPT:
@@ -177,6 +175,7 @@ func (in *inbound) receiveRTCP(b []byte, src netip.AddrPort, now time.Time, muxe
 	}
 	in.stats.inc(cRTCPIn)
 	in.rtcpFrom = src
+	in.live.lastRTCP = now
 	for _, pk := range pkts {
 		switch r := pk.(type) {
 		case *rtcp.SenderReport:

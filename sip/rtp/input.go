@@ -100,16 +100,15 @@ func (in *inputPath) receive(b []byte, src netip.AddrPort, now time.Time, rtcpSo
 }
 
 // tick plays out one packet time at now and returns the packet time to
-// the next tick, when the latched source last sent, and whether it may
-// send (no media timeout otherwise).
-func (in *inputPath) tick(now time.Time) (ptime time.Duration, lastRTP time.Time, theySend bool) {
+// the next tick and the remote's liveness (for the media timeout).
+func (in *inputPath) tick(now time.Time) (ptime time.Duration, live liveness) {
 	in.cmu.Lock()
 	defer in.cmu.Unlock()
 	in.mu.Lock()
-	ptime, lastRTP, theySend = in.st.ptime, in.st.lastRTP, in.st.theySend
+	ptime, live = in.st.ptime, in.st.live
 	if in.dec == nil {
 		in.mu.Unlock()
-		return ptime, lastRTP, theySend
+		return ptime, live
 	}
 	p, st := in.st.jb.Pop(now)
 	n := copy(in.payload[:], p)
@@ -140,7 +139,7 @@ func (in *inputPath) tick(now time.Time) (ptime time.Duration, lastRTP time.Time
 		pcm = in.resampled[:m]
 	}
 	in.push(pcm, now)
-	return ptime, lastRTP, theySend
+	return ptime, live
 }
 
 // push appends audio at InputRate that ends at now, dropping the oldest

@@ -269,9 +269,14 @@ func (s *Session) ended() bool {
 	}
 }
 
-// closedErr is what the Conn methods return once the session has ended.
+// closedErr is what the Conn methods return once the session has ended:
+// a media timeout says the caller vanished (transport.ReasonOf names the
+// call's end so).
 func (s *Session) closedErr() error {
 	<-s.done
+	if errors.Is(s.cause, ErrMediaTimeout) {
+		return fmt.Errorf("%w: %w: %w", transport.ErrClosed, transport.ErrVanished, s.cause)
+	}
 	return fmt.Errorf("%w: %w", transport.ErrClosed, s.cause)
 }
 
