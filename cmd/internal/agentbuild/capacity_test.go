@@ -1,10 +1,13 @@
 package agentbuild
 
 import (
+	"path/filepath"
 	"reflect"
 	"testing"
 
+	"github.com/brisvox/brisvox/agent/agentfile"
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/stt/pocketsphinx"
 )
 
 // limitedSTT, limitedLLM and limitedTTS are providers that report limits
@@ -97,6 +100,40 @@ func TestCapacity(t *testing.T) {
 			}
 			if s := got.String(); s != c.printed {
 				t.Errorf("prints %q\n want  %q", s, c.printed)
+			}
+		})
+	}
+}
+
+// TestCapacityOfTheKeylessAgent: the local example's capacity comes from
+// pocketsphinx's decoders (issue 14 defect 2: it admitted 20 calls and
+// could hear 2); a larger pool_size lifts it up to the call limit.
+// Mutation seen failing: the stt not asked (capacity 20 for pool_size 2).
+func TestCapacityOfTheKeylessAgent(t *testing.T) {
+	per := pocketsphinx.CallsPerDecoder
+	cases := []struct {
+		name     string
+		poolSize int // 0: the default
+		maxCalls int
+		want     int
+		bound    string
+	}{
+		{"default pool", 0, 20, min(20, pocketsphinx.DefaultPoolSize*per), "pocketsphinx decoders"},
+		{"one decoder", 1, 20, per, "pocketsphinx decoders"},
+		{"a pool for the call limit", 64, 20, 20, BoundMaxCalls},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f, ds := agentfile.Load(filepath.Join(moduleRoot(t), "examples", "agents", "local.toml"), agentfile.Options{KnownTools: ToolNames()})
+			if len(ds) > 0 {
+				t.Fatal(ds)
+			}
+			if c.poolSize > 0 {
+				f.STT.Options["pool_size"] = agentfile.Option{Kind: agentfile.KindInt, Int: int64(c.poolSize)}
+			}
+			got := built(t, f).Capacity(c.maxCalls)
+			if got.Calls != c.want || got.Bound != c.bound || len(got.Limits) != 1 {
+				t.Errorf("%s, want %d calls bound by %s", got, c.want, c.bound)
 			}
 		})
 	}

@@ -88,7 +88,7 @@ func Exposure(f *agentfile.File, httpAddr string, sipAddrs []string, lookupEnv f
 		default:
 			continue // a keyless agent on loopback stays open
 		}
-		msg := e.what + " accepts any client: " + reason
+		msg := "any client may use " + e.what + ": " + reason
 		hint := e.hint(f)
 		if unset != "" {
 			msg = fmt.Sprintf("%s is not set, so %s", unset, msg)

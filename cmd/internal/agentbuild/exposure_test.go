@@ -64,11 +64,11 @@ func TestExposure(t *testing.T) {
 		{"sip-keyless.toml", loop, sipLoop, keysSet(), nil},
 		{"sip-keyless.toml", loop, []string{"localhost:5060", "[::1]:5060"}, keysSet(), nil},
 		{"sip-keyless.toml", loop, []string{"127.0.0.1:5060", "0.0.0.0:5060"}, keysSet(), []wantDiag{
-			{8, "transports.sip", "the SIP trunk accepts any client: it listens beyond loopback (127.0.0.1:5060, 0.0.0.0:5060)", sipHintTOML},
+			{8, "transports.sip", "any client may use the SIP trunk: it listens beyond loopback (127.0.0.1:5060, 0.0.0.0:5060)", sipHintTOML},
 		}},
 		{"sip-keyless.toml", loop, []string{":5060"}, keysSet(), []wantDiag{{8, "transports.sip", "beyond loopback", ""}}},
 		{"sip-keys-anyone.toml", loop, sipLoop, keysSet(), []wantDiag{
-			{9, "transports.sip", "the SIP trunk accepts any client: the agent spends the keys of llm openai (OPENAI_API_KEY)", sipHintTOML},
+			{9, "transports.sip", "any client may use the SIP trunk: the agent spends the keys of llm openai (OPENAI_API_KEY)", sipHintTOML},
 		}},
 		{"sip-keys-anyone-among.toml", loop, sipLoop, keysSet(), []wantDiag{{9, "transports.sip", "spends the keys", ""}}},
 		{"sip-keys-allowlist.toml", loop, []string{"0.0.0.0:5060"}, keysSet(), nil},
@@ -79,10 +79,10 @@ func TestExposure(t *testing.T) {
 		}},
 		{"pcm-keyless.toml", loop, nil, keysSet(), nil},
 		{"pcm-keyless.toml", open, nil, keysSet(), []wantDiag{
-			{8, "transports.pcm", "the PCM websocket /pcm accepts any client: it listens beyond loopback (0.0.0.0:8080)", pcmHintTOML},
+			{8, "transports.pcm", "any client may use the PCM websocket /pcm: it listens beyond loopback (0.0.0.0:8080)", pcmHintTOML},
 		}},
 		{"pcm-keys.toml", loop, nil, keysSet(), []wantDiag{
-			{9, "transports.pcm", "the PCM websocket /pcm accepts any client: the agent spends the keys of llm openai (OPENAI_API_KEY)", pcmHintTOML},
+			{9, "transports.pcm", "any client may use the PCM websocket /pcm: the agent spends the keys of llm openai (OPENAI_API_KEY)", pcmHintTOML},
 		}},
 		{"pcm-keys-token.toml", open, nil, keysSet(), nil},
 		{"pcm-keys-token.toml", open, nil, short, []wantDiag{
@@ -91,22 +91,22 @@ func TestExposure(t *testing.T) {
 		{"pcm-keys-signed.toml", open, nil, keysSet(), nil},
 		{"pcm-keys-public.toml", open, nil, keysSet(), nil},
 		{"webrtc-keys.yaml", loop, nil, keysSet(), []wantDiag{
-			{10, "transports.webrtc", "the WebRTC page and /offer accepts any client: the agent spends the keys",
+			{10, "transports.webrtc", "any client may use the WebRTC page and /offer: the agent spends the keys",
 				"set token_env: BRISVOX_WEBRTC_TOKEN, or signing_secret_env: BRISVOX_WEBRTC_SIGNING_SECRET, or public: true under transports: webrtc:"},
 		}},
 		{"twilio-keys.toml", loop, nil, keysSet(), nil},
 		{"twilio-keys.toml", loop, nil, noTwilio, []wantDiag{
-			{9, "transports.twilio", "TWILIO_AUTH_TOKEN is not set, so the Twilio stream /twilio accepts any client: the agent spends the keys of stt deepgram (DEEPGRAM_API_KEY), llm openai (OPENAI_API_KEY)",
+			{9, "transports.twilio", "TWILIO_AUTH_TOKEN is not set, so any client may use the Twilio stream /twilio: the agent spends the keys of stt deepgram (DEEPGRAM_API_KEY), llm openai (OPENAI_API_KEY)",
 				`export TWILIO_AUTH_TOKEN=... (never written in the file), or public = true in [transports.twilio]`},
 		}},
 		{"twilio-keys.toml", loop, nil, short, []wantDiag{
 			{10, "transports.twilio.auth_token_env", "TWILIO_AUTH_TOKEN holds 20 characters: too short", ""},
 		}},
 		{"all-keys.toml", loop, sipLoop, noTwilio, []wantDiag{
-			{9, "transports.webrtc", "the WebRTC page and /offer accepts any client", ""},
-			{11, "transports.pcm", "the PCM websocket /pcm accepts any client", ""},
+			{9, "transports.webrtc", "any client may use the WebRTC page and /offer", ""},
+			{11, "transports.pcm", "any client may use the PCM websocket /pcm", ""},
 			{13, "transports.twilio", "TWILIO_AUTH_TOKEN is not set", ""},
-			{15, "transports.sip", "the SIP trunk accepts any client", ""},
+			{15, "transports.sip", "any client may use the SIP trunk", ""},
 		}},
 	}
 	for _, c := range cases {
