@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"testing"
 )
 
@@ -68,4 +69,24 @@ func strictValue(dec *json.Decoder) error {
 		return err
 	}
 	return nil
+}
+
+// LogBuffer is an io.Writer for a test's logger, safe for the
+// concurrent writes of a handler's goroutines.
+type LogBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *LogBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// Bytes copies what was written.
+func (b *LogBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return bytes.Clone(b.buf.Bytes())
 }
