@@ -6,6 +6,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -32,8 +34,9 @@ func rssAnonKB(b *testing.B) int {
 }
 
 // BenchmarkRealTimeFactor streams the en.wav fixture (three sentences, 8.6 s
-// up to the last hangover) through one session in 20 ms chunks with a Finalize after
-// each sentence and waits for each final: x_realtime is decoding time over
+// up to the last hangover) through one session in 20 ms chunks with a
+// SpeechStarted 200 ms into each sentence and a Finalize after it, and
+// waits for each final: x_realtime is decoding time over
 // audio time (below 1: faster than real time). The decoder is loaded
 // before the timer starts.
 func BenchmarkRealTimeFactor(b *testing.B) {
@@ -56,9 +59,7 @@ func BenchmarkRealTimeFactor(b *testing.B) {
 		s := connect(b, e, b.Context())
 		from := 0
 		for _, seg := range fx.segments {
-			to := min(len(fx.pcm), seg.End+hangover)
-			sendFrames(b, s, fx.pcm[from:to])
-			from = to
+			from = sendUtterance(b, s, fx.pcm, from, min(len(fx.pcm), seg.End+hangover), seg)
 			if err := s.Finalize(); err != nil {
 				b.Fatal(err)
 			}
@@ -106,4 +107,108 @@ func BenchmarkLoadDecoder(b *testing.B) {
 		d.free()
 	}
 	b.ReportMetric(float64(grown)/1024, "MB/decoder")
+}
+
+// BenchmarkDecoderMemory loads decoders one after another into a pool, as
+// speech starting on several calls at once would, and reports the growth
+// of RssAnon per decoder (MB/decoder, the mean over them) and for all of
+// them (MB_total). The first iteration's figures are kept: later ones
+// reuse the C heap the first freed. Run it alone in its process (-run XXX
+// -bench DecoderMemory -benchtime 1x) for a clean figure.
+func BenchmarkDecoderMemory(b *testing.B) {
+	needEngine(b)
+	const n = 4
+	cfg := Config{PoolSize: n}.withDefaults()
+	var perDecoder, total float64
+	first := true
+	for b.Loop() {
+		p := newPool(n, func() (recognizer, error) { return loadDecoder(cfg) })
+		before := rssAnonKB(b)
+		held := make([]recognizer, 0, n)
+		for range n {
+			d, err := p.acquire(b.Context(), time.Second)
+			if err != nil {
+				b.Fatal(err)
+			}
+			held = append(held, d)
+		}
+		if first {
+			total = float64(rssAnonKB(b)-before) / 1024
+			perDecoder, first = total/n, false
+		}
+		for _, d := range held {
+			p.release(d, true)
+		}
+		p.close()
+	}
+	b.ReportMetric(perDecoder, "MB/decoder")
+	b.ReportMetric(total, "MB_total")
+}
+
+// BenchmarkConcurrentSpeech is the CPU side of PoolSize: N callers speak
+// at once, each session streaming the en.wav fixture (SpeechStarted,
+// Finalize after each sentence) on its own decoder, all decoders loaded
+// before the timer. x_realtime is the wall time over one stream's audio
+// (under 1: each caller is heard faster than it speaks); cores is the
+// process's CPU time (getrusage) over the wall time, and cpu/audio that
+// CPU time over the audio of all the streams: the cores one caller
+// speaking costs, whatever else the machine runs.
+func BenchmarkConcurrentSpeech(b *testing.B) {
+	needEngine(b)
+	fx := loadFixture(b, "en")
+	sent := min(len(fx.pcm), fx.segments[len(fx.segments)-1].End+hangover)
+	audio := time.Duration(sent) * time.Second / 16000
+	for _, n := range []int{1, 2, 4} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			e, err := New(Config{PoolSize: n})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer e.Close()
+			warm := make([]recognizer, n) // load all n before the timer
+			for i := range warm {
+				if warm[i], err = e.pool.acquire(b.Context(), time.Second); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for _, d := range warm {
+				e.pool.release(d, true)
+			}
+			cpu0 := cpuTime(b)
+			start := time.Now()
+			for b.Loop() {
+				var wg sync.WaitGroup
+				for range n {
+					wg.Go(func() {
+						s := connect(b, e, b.Context())
+						defer s.Close()
+						from := 0
+						for _, seg := range fx.segments {
+							from = sendUtterance(b, s, fx.pcm, from, min(len(fx.pcm), seg.End+hangover), seg)
+							if err := s.Finalize(); err != nil {
+								b.Error(err)
+								return
+							}
+							untilFinal(b, s)
+						}
+					})
+				}
+				wg.Wait()
+			}
+			wall, cpu := time.Since(start), cpuTime(b)-cpu0
+			b.ReportMetric(float64(wall)/float64(audio)/float64(b.N), "x_realtime")
+			b.ReportMetric(float64(cpu)/float64(wall), "cores")
+			b.ReportMetric(float64(cpu)/float64(audio)/float64(n*b.N), "cpu/audio")
+		})
+	}
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime(b *testing.B) time.Duration {
+	b.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Skipf("getrusage: %v", err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -15,7 +15,7 @@ const (
 	DefaultDict            = "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict"
 	DefaultSampleRate      = 16000
 	DefaultInterimInterval = 200 * time.Millisecond
-	DefaultPoolSize        = 2
+	DefaultPoolSize        = 4 // see PoolSize
 	DefaultAcquireTimeout  = 2 * time.Second
 	DefaultPreRoll         = 500 * time.Millisecond
 	DefaultQueue           = 5 * time.Second
@@ -45,9 +45,14 @@ type Config struct {
 	InterimInterval time.Duration
 	// PoolSize bounds the decoders alive at once, so the callers speaking
 	// at once: a session holds one from a speech start to that
-	// utterance's final only. Each decoder holds its own copy of the model
-	// (about 89 MB, see docs/providers/pocketsphinx.md); one is loaded
-	// only when none is idle.
+	// utterance's final only, and one is loaded only when none is idle.
+	// The default, 4, is what a small 2-core host carries at its peak:
+	// each decoder holds its own copy of the model, 89.5 MB of RssAnon
+	// (358 MB for four, BenchmarkDecoderMemory), and decoding costs about
+	// 0.17 core per caller speaking (BenchmarkConcurrentSpeech), so four
+	// callers speaking at once take about 0.7 of 2 cores and leave the
+	// rest to the VAD, the voice and the engine. With CallsPerDecoder it
+	// serves 8 calls.
 	PoolSize int
 	// AcquireTimeout bounds a speech start's wait for a free decoder when
 	// all PoolSize are busy (and Warm's). An utterance whose wait times

@@ -395,3 +395,36 @@ func TestNewWithoutCgo(t *testing.T) {
 		t.Fatalf("New: %v, want ErrNoCgo", err)
 	}
 }
+
+// TestLimits: the engine reports its decoders as a shared limit, PoolSize
+// of them serving CallsPerDecoder calls each, not one per call.
+// Mutation caught: PerCall set (the capacity would be PoolSize calls, the
+// defect's 2 of 20), the pool size not the configured one.
+func TestLimits(t *testing.T) {
+	needEngine(t)
+	for _, c := range []struct {
+		name      string
+		cfg       Config
+		size      int
+		wantCalls int
+	}{
+		{name: "default", cfg: Config{}, size: DefaultPoolSize, wantCalls: DefaultPoolSize * CallsPerDecoder},
+		{name: "one decoder", cfg: Config{PoolSize: 1}, size: 1, wantCalls: CallsPerDecoder},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e, err := New(c.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			ls := e.Limits()
+			if len(ls) != 1 {
+				t.Fatalf("limits %+v, want one", ls)
+			}
+			l := ls[0]
+			if l.PerCall || l.Size != c.size || l.CallsPerUnit != CallsPerDecoder || l.Calls() != c.wantCalls || l.Name == "" {
+				t.Errorf("limit %+v (calls %d), want %d decoders shared by %d calls each (%d calls)", l, l.Calls(), c.size, CallsPerDecoder, c.wantCalls)
+			}
+		})
+	}
+}
