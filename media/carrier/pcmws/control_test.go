@@ -54,8 +54,11 @@ func TestServerMessages(t *testing.T) {
 	}
 }
 
-// FuzzControl: ParseControl never panics, its errors are typed, and a
-// parsed mark re-encoded by the server's encoder parses to itself.
+// FuzzControl: ParseControl never panics, its errors are typed and map
+// to one of the documented mistakes the client is told (never the
+// catch-all), and a parsed mark re-encoded by the server's encoder
+// parses to itself; the error message the client gets is JSON of the
+// documented shape.
 func FuzzControl(f *testing.F) {
 	for _, s := range []string{`{"type":"mark","name":"end-3"}`, `{"type":"hangup"}`, `{"type":"dance"}`,
 		`{"type":"mark","name":"\u00e9\ud83d\ude00"}`, `{"type":null}`, `[]`, "{\"type\":\"mark\",\"name\":\"\xff\"}"} {
@@ -66,6 +69,14 @@ func FuzzControl(f *testing.F) {
 		if err != nil {
 			if !errors.Is(err, ErrBadControl) && !errors.Is(err, ErrUnknownControl) {
 				t.Fatalf("untyped error %v", err)
+			}
+			text := problem(err)
+			if text == errUnexpected.Error() {
+				t.Fatalf("error %v has no text for the client", err)
+			}
+			var m map[string]string
+			if json.Unmarshal(AppendError(nil, text), &m) != nil || len(m) != 2 || m["type"] != "error" || m["error"] != text {
+				t.Fatalf("error message %q", AppendError(nil, text))
 			}
 			return
 		}
