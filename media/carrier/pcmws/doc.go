@@ -27,11 +27,43 @@
 //	client -> server  {"type":"mark","name":"end-3"} the echo of a mark
 //	client -> server  {"type":"hangup"}              end the call
 //
-// A text message that is not such a JSON object is counted and dropped;
-// a control of an unknown type is counted and ignored, so that clients
-// may send newer ones. A run of MaxBadMessages bad messages closes the
-// call (StatusPolicyViolation). The server ends a call with a normal
-// closure whose reason says why.
+//	server -> client  {"type":"error","error":"..."} what was wrong with a message of the client
+//
+// A bad message (not one JSON object with a string "type", a mark
+// without a string "name", audio of odd length, a message over
+// MaxMessageBytes) is counted, dropped and answered with an error
+// message, the shape of the WebRTC websocket's; its text says what was
+// wrong and quotes nothing of the message. A control of an unknown type
+// is answered the same way but does not count towards the bound, so
+// that clients may send newer ones. The answers are bounded: one per bad
+// message at most, a burst of 8, then one per second (the rest counted
+// "errors_unsent"). A run of MaxBadMessages bad messages closes the call
+// (1008). A text message that is not valid UTF-8 breaks the websocket
+// protocol: the call is closed with 1007. The server ends a call with
+// the close code of its transport.EndKind (1000 normal, 1013 try again
+// later, 1011 internal error, 1001 going away) and a reason that says
+// why.
+//
+// # Admission, origins and liveness
+//
+// Before the upgrade a browser's request (it carries Origin) must come
+// from the server's own host or from one of AllowedOrigins, scheme, host
+// and port alike; another origin is answered 403 with a body that names
+// the setting, and takes no slot. Config.Admit then reserves the call's
+// slot: a refusal is answered 503 with Retry-After and a JSON body
+// {"error":..., "cause":"full|draining|resource|rate_limited"} (refusals
+// are logged as a rate-limited tally). A slot is given back exactly
+// once.
+//
+// The server pings every PingInterval (10 s) with a PongTimeout (10 s),
+// bounds the time without any message by IdleTimeout, a write by
+// WriteTimeout (5 s) and the unsent backlog by OutQueue. ReadFrame's
+// error then wraps transport.ErrSilentInput (nothing came for
+// IdleTimeout), ErrStoppedReading (a write or the backlog passed its
+// bound, or no pong while the client's messages kept coming: it sends
+// but does not read) or ErrVanished (no pong and nothing else, or the
+// connection lost). A client that stops reading but keeps streaming is
+// cut at most PingInterval + PongTimeout (20 s) after its last pong.
 //
 // # Marks and clear
 //
@@ -54,8 +86,8 @@
 //
 // # Goroutines and privacy
 //
-// Each call runs on the request's goroutine (the reader) and one writer
-// goroutine it starts and waits for; Handler.Close hangs up every live
+// Each call runs on the request's goroutine (the reader), one writer and
+// one pinger goroutine it starts and waits for; Handler.Close hangs up every live
 // call and waits. Logs carry our call id (Call.ID, "pw-" and 16 hex
 // digits), never the query, mark names or audio.
 package pcmws

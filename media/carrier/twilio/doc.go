@@ -53,6 +53,41 @@
 // also ignores echoes of epochs other than the current one; swallowing
 // them here keeps the echo meaning what its name says.)
 //
+// # Admission and authentication
+//
+// Before the upgrade, with Config.AuthToken set, the request's
+// X-Twilio-Signature must be base64(HMAC-SHA1(auth token, URL)) of the
+// URL Twilio requested: PublicURL followed by the request's path and
+// query when set, else wss:// with the Host header, path and query (a
+// websocket upgrade is a GET: no POST parameters are appended). The URL
+// with or without its port is accepted, as Twilio's own validators do.
+// A missing or wrong signature is answered 403 before admission, takes
+// no slot and is counted ("forbidden"); it is never logged. Then
+// Config.Admit reserves the call's slot: a refusal is answered 503 with
+// Retry-After and a JSON body {"error":..., "cause":"full|draining|
+// resource|rate_limited"}; refusals are logged as a rate-limited tally,
+// not one line each. A slot is given back exactly once: by the handler
+// when the stream never started (a failed upgrade, no start), by the
+// server when the call it started ends.
+//
+// # Liveness
+//
+// The server pings every PingInterval (10 s) and waits PongTimeout
+// (10 s) for the pong; IdleTimeout (10 s) bounds the time without any
+// message after the start; a write must complete within WriteTimeout
+// (5 s) and the unsent backlog stay within OutQueue. ReadFrame's error
+// then wraps transport.ErrSilentInput (no message), ErrStoppedReading (a
+// write or the backlog passed its bound, or no pong while media kept
+// coming) or ErrVanished (no pong and nothing else either, or the
+// connection lost). A peer that vanishes mid-stream is detected by the
+// idle bound after 10 s; one that keeps sending but stops reading by the
+// ping after at most 20 s (PingInterval + PongTimeout). Text that is not
+// valid UTF-8 breaks the websocket protocol: the stream is closed with
+// 1007 and the error wraps ErrProtocol, as for a run of bad messages.
+// The server's own hang-up closes with the code of its
+// transport.EndKind: 1000 normal, 1013 try again later, 1011 internal
+// error, 1001 going away.
+//
 // # Privacy
 //
 // The call, stream and account SIDs, the custom parameters (they may
@@ -62,7 +97,7 @@
 //
 // # Goroutines
 //
-// Each stream runs on the request's goroutine (the reader) and one
-// writer goroutine it starts and waits for; ServeHTTP returns when both
+// Each stream runs on the request's goroutine (the reader), one writer
+// and one pinger goroutine it starts and waits for; ServeHTTP returns when all
 // have ended. Handler.Close hangs up every live stream and waits.
 package twilio
