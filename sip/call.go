@@ -85,9 +85,29 @@ func (c *Call) InputRate() int { return c.sess.InputRate() }
 func (c *Call) OutputRate() int { return c.sess.OutputRate() }
 
 // ReadFrame is the caller's next 20 ms; it fails with transport.ErrClosed
-// once the dialog or the media ended.
+// once the dialog or the media ended, wrapping transport.ErrVanished when
+// the caller is gone without a BYE: the media timeout (the RTP session
+// says so) or the session timer's expiry (RFC 4028: nobody refreshed).
 func (c *Call) ReadFrame(ctx context.Context, f *messages.AudioFrame) error {
-	return c.sess.ReadFrame(ctx, f)
+	err := c.sess.ReadFrame(ctx, f)
+	if err == nil || !errors.Is(err, transport.ErrClosed) || errors.Is(err, transport.ErrVanished) {
+		return err
+	}
+	c.mu.Lock()
+	cause := c.cause
+	c.mu.Unlock()
+	return endError(err, cause)
+}
+
+// endError is ReadFrame's error once the media ended (err) after the
+// dialog ended with cause: a dialog the session timer ended is a caller
+// that vanished. Only our sentinel is added: the cause's chain may quote
+// what the peer sent.
+func endError(err, cause error) error {
+	if errors.Is(cause, signal.ErrSessionExpired) {
+		return fmt.Errorf("%w: %w: %w", transport.ErrClosed, transport.ErrVanished, signal.ErrSessionExpired)
+	}
+	return err
 }
 
 // WriteFrame queues the bot's audio.

@@ -1,0 +1,109 @@
+package sip_test
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/messages"
+	"github.com/brisvox/brisvox/sip"
+	sipmsg "github.com/emiago/sipgo/sip"
+)
+
+// pcmuOfferAt is a PCMU offer whose media is at port of 127.0.0.1.
+func pcmuOfferAt(port int) string {
+	return fmt.Sprintf("v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio %d RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\n", port)
+}
+
+// TestCallerVanishes: a caller that answers, sends a second of RTP and
+// then goes silent, with no BYE: the media timeout (1 s here) ends the
+// call: ReadFrame fails with transport.ErrClosed wrapping
+// transport.ErrVanished (the call's end reason is "vanished"), the
+// server sends the BYE and counts the timeout. Real loopback sockets: it
+// asserts what happened, and logs the detect time. Mutation caught (seen
+// failing): sip/rtp's closedErr without ErrVanished (ReasonOf
+// "hangup").
+func TestCallerVanishes(t *testing.T) {
+	h := newHostile(t, func(c *sip.Config) { c.MediaTimeout = time.Second })
+	p := dial(t, "udp", h.udp.Addr(), h.udp)
+	media, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer media.Close()
+	res := h.answer(t, p, "call-vanish", pcmuOfferAt(media.LocalAddr().(*net.UDPAddr).Port), 200)
+	h.inDialog(t, p, res, "ACK", 1)
+	c := h.took(t)
+	defer c.Close()
+	ours := answerMedia(t, res)
+
+	// A second of 20 ms PCMU packets, then nothing.
+	pkt := make([]byte, 12+160)
+	pkt[0] = 0x80
+	binary.BigEndian.PutUint32(pkt[8:], 0x5eed)
+	for i := range 160 {
+		pkt[12+i] = 0xff
+	}
+	var last time.Time
+	for i := range 50 {
+		binary.BigEndian.PutUint16(pkt[2:], uint16(i))
+		binary.BigEndian.PutUint32(pkt[4:], uint32(i*160))
+		if _, err := media.WriteToUDP(pkt, ours); err != nil {
+			t.Fatal(err)
+		}
+		last = time.Now()
+		time.Sleep(20 * time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	f := messages.NewPooledFrame(c.InputRate(), nil)
+	for err = nil; err == nil; err = c.ReadFrame(ctx, f) {
+	}
+	detect := time.Since(last)
+	if !errors.Is(err, transport.ErrClosed) || !errors.Is(err, transport.ErrVanished) {
+		t.Fatalf("ReadFrame = %v, want ErrClosed and ErrVanished", err)
+	}
+	if got := transport.ReasonOf(err); got != transport.ReasonVanished {
+		t.Errorf("end reason %q", got)
+	}
+	t.Logf("the vanished caller was detected %v after its last packet (media timeout 1 s)", detect.Round(time.Millisecond))
+	bye := false
+	for end := time.Now().Add(5 * time.Second); !bye && time.Now().Before(end); {
+		m := p.next(time.Until(end))
+		if req, ok := m.(*sipmsg.Request); ok && req.Method == sipmsg.BYE {
+			bye = true
+		}
+	}
+	if !bye {
+		t.Error("no BYE to the vanished caller")
+	}
+	if n := h.stat("media_timeouts"); n != 1 {
+		t.Errorf("media_timeouts = %d, want 1", n)
+	}
+}
+
+// answerMedia is the RTP address of our SDP answer in res.
+func answerMedia(t *testing.T, res *sipmsg.Response) *net.UDPAddr {
+	t.Helper()
+	var ip net.IP
+	port := 0
+	for _, line := range strings.Split(strings.ReplaceAll(string(res.Body()), "\r", ""), "\n") {
+		if _, err := fmt.Sscanf(line, "m=audio %d", &port); err == nil {
+			continue
+		}
+		var s string
+		if _, err := fmt.Sscanf(line, "c=IN IP4 %s", &s); err == nil {
+			ip = net.ParseIP(s)
+		}
+	}
+	if ip == nil || port == 0 {
+		t.Fatalf("no media address in the answer:\n%s", res.Body())
+	}
+	return &net.UDPAddr{IP: ip, Port: port}
+}
