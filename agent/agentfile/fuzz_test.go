@@ -6,7 +6,8 @@ import (
 )
 
 // fuzzParse checks the invariants of any input: no panic, a File, and
-// every diagnostic positioned inside the input with a message.
+// every diagnostic positioned inside the input with a message and a hint
+// (testdata/fuzz holds the bad files of testdata/bad as seeds).
 func fuzzParse(t *testing.T, format Format, data []byte) {
 	f, ds := Parse("fuzz", data, format, Options{LookupEnv: envWith("OPENAI_API_KEY"), KnownTools: catalogue})
 	if f == nil && len(data) <= maxBytes {
@@ -16,6 +17,9 @@ func fuzzParse(t *testing.T, format Format, data []byte) {
 	for _, d := range ds {
 		if !lines.inside(d.Pos()) || d.Msg == "" {
 			t.Fatalf("diagnostic outside the input (%d bytes, %d lines): %s", len(data), len(lines.starts), d)
+		}
+		if d.Hint == "" {
+			t.Fatalf("diagnostic without a hint: %s", d)
 		}
 	}
 }

@@ -227,3 +227,25 @@ func TestSetting(t *testing.T) {
 }
 
 func parseDur(s string) (time.Duration, error) { return time.ParseDuration(s) }
+
+// TestYAMLTab: a tab in a YAML file is reported at the tab, whichever
+// line yaml.v3 names, with the hint to indent with spaces.
+// Mutation caught: the tab search dropped (1:1 or the neighbour line,
+// and only yaml.v3's "found character that cannot start any token").
+func TestYAMLTab(t *testing.T) {
+	for _, c := range []struct {
+		name, src string
+		want      Pos
+	}{
+		{"start of a key", "prompt: p\nstt:\n\tprovider: deepgram\n", Pos{3, 1}},
+		{"after spaces", "prompt: p\nvad:\n  engine: energy\n  \tthreshold: 500\n", Pos{4, 3}},
+		{"under a key", "a:\n  b: 1\n\tc: 2\n", Pos{3, 1}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, ds := Parse("a.yaml", []byte(c.src), YAML, Options{LookupEnv: envWith()})
+			if len(ds) == 0 || ds[0].Pos() != c.want || !strings.HasPrefix(ds[0].Msg, "syntax error: a tab") || !strings.Contains(ds[0].Hint, "never tabs") {
+				t.Errorf("got %s, want a tab at %s", ds, c.want)
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -131,4 +132,45 @@ enabled = true
 			t.Errorf("the key is printed:\n%s", errs)
 		}
 	})
+}
+
+// tomlSetting is a TOML assignment, as a YAML file's hint must not show.
+var tomlSetting = regexp.MustCompile(`[a-z_]+ = `)
+
+// TestCheckHints runs check on the broken files of testdata/check and
+// compares what it prints with testdata/check/hints.want: every line has
+// a hint, in the file's own syntax (a YAML file is never told
+// `hangover = "300ms"`).
+// Mutation caught (each seen failing): a YAML tab reported without a
+// hint and away from the tab; a negative duration, an integer duration
+// and a TOML syntax error without a hint; YAML files given hints in TOML
+// syntax.
+func TestCheckHints(t *testing.T) {
+	dir := filepath.Join("testdata", "check")
+	files := []string{"silero.toml", "silero.yaml", "tab.yaml", "unquoted.toml"}
+	args := make([]string, len(files))
+	for i, f := range files {
+		args[i] = filepath.Join(dir, f)
+	}
+	var stdout, stderr bytes.Buffer
+	code := checkCommand(args, &stdout, &stderr, func(string) (string, bool) { return "", false })
+	if code != 1 || stdout.Len() != 0 {
+		t.Errorf("exit %d, stdout %q; want 1 and nothing", code, stdout.String())
+	}
+	want, err := os.ReadFile(filepath.Join(dir, "hints.want"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := stderr.String(); got != string(want) {
+		t.Errorf("stderr:\n%s\nwant:\n%s", got, want)
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n") {
+		if !strings.Contains(line, " (hint: ") {
+			t.Errorf("no hint: %s", line)
+		}
+		_, hint, _ := strings.Cut(line, " (hint: ")
+		if strings.Contains(line, ".yaml:") && tomlSetting.MatchString(hint) {
+			t.Errorf("a YAML file told TOML: %s", line)
+		}
+	}
 }
