@@ -84,18 +84,33 @@ func portVariant(rawURL string) (string, bool) {
 		end = len(rest)
 	}
 	host, tail := rest[:end], rest[end:]
-	if host == "" {
+	if scheme == "" || host == "" {
 		return "", false
 	}
-	if h, _, err := net.SplitHostPort(host); err == nil {
+	if h, p, err := net.SplitHostPort(host); err == nil {
+		if h == "" || p == "" || strings.Trim(p, "0123456789") != "" || strings.ContainsAny(h, "[]") {
+			return "", false // not a host and port: no variant
+		}
 		if strings.Contains(h, ":") {
 			h = "[" + h + "]" // IPv6
 		}
 		return scheme + "://" + h + tail, true
 	}
+	bare := host
+	if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
+		bare = host[1 : len(host)-1]
+		if !strings.Contains(bare, ":") {
+			return "", false // brackets hold an IPv6 address
+		}
+	} else if strings.Contains(host, ":") {
+		return "", false
+	}
+	if bare == "" || strings.ContainsAny(bare, "[]") {
+		return "", false
+	}
 	port := "443"
 	if scheme == "ws" || scheme == "http" {
 		port = "80"
 	}
-	return scheme + "://" + net.JoinHostPort(strings.Trim(host, "[]"), port) + tail, true
+	return scheme + "://" + net.JoinHostPort(bare, port) + tail, true
 }
