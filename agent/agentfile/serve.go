@@ -30,6 +30,12 @@ func (w *walker) serve(t *tbl) Serve {
 			w.format.Setting("gc_percent", -1)+" turns the collector off (with memory_limit), or e.g. "+w.format.Setting("gc_percent", 100))
 		s.GCPercent.V, s.GCPercent.Set = 100, false
 	}
+	if g := s.GCPercent; g.Set && g.V == -1 && s.MemoryLimit.V == 0 {
+		if v, ok := w.opts.LookupEnv("GOMEMLIMIT"); !ok || v == "" || v == "off" {
+			w.at(g.Pos, "serve.gc_percent", "-1 turns the collector off, and no memory limit would ever run it",
+				"add "+w.format.Setting("memory_limit", "512MiB")+" (or set GOMEMLIMIT), or leave gc_percent out")
+		}
+	}
 	t.done("key", "", nil)
 	return s
 }

@@ -241,3 +241,28 @@ func TestParseSize(t *testing.T) {
 	}
 	_ = time.Second
 }
+
+// TestGCOff: gc_percent = -1 needs a memory limit, from the file or
+// GOMEMLIMIT.
+// Mutation caught: the check ignoring memory_limit or the environment
+// (a file refused though bounded), or dropped (the heap unbounded).
+func TestGCOff(t *testing.T) {
+	for _, c := range []struct {
+		name, add string
+		env       []string
+		refused   bool
+	}{
+		{"alone", "gc_percent = -1\n", nil, true},
+		{"with a limit", "gc_percent = -1\nmemory_limit = \"1GiB\"\n", nil, false},
+		{"with GOMEMLIMIT", "gc_percent = -1\n", []string{"GOMEMLIMIT"}, false},
+		{"on", "gc_percent = 50\n", nil, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env := envWith(append([]string{"DEEPGRAM_API_KEY", "OPENAI_API_KEY"}, c.env...)...)
+			_, ds := Parse("a.toml", []byte(base+"[transports.webrtc]\n[serve]\n"+c.add), TOML, Options{LookupEnv: env})
+			if refused := len(ds) > 0; refused != c.refused {
+				t.Errorf("refused=%v, want %v: %s", refused, c.refused, ds)
+			}
+		})
+	}
+}
