@@ -19,6 +19,7 @@ import (
 
 	"github.com/brisvox/brisvox/agent/agentfile"
 	"github.com/brisvox/brisvox/cmd/internal/agentbuild"
+	"github.com/brisvox/brisvox/cmd/internal/gate"
 	"github.com/brisvox/brisvox/cmd/internal/serve"
 	"github.com/brisvox/brisvox/media/carrier/pcmws"
 	"github.com/brisvox/brisvox/media/carrier/twilio"
@@ -56,7 +57,7 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	var f serveFlags
 	fs.StringVar(&f.agent, "agent", "", "the agent file (TOML or YAML; see docs/CONFIG.md)")
 	fs.StringVar(&f.addr, "addr", "localhost:8000", "the address of the page, the signaling and the websockets")
-	fs.IntVar(&f.maxCalls, "max-calls", 20, "calls served at once; more are refused (HTTP 503)")
+	fs.IntVar(&f.maxCalls, "max-calls", 0, "calls served at once; more are refused (HTTP 503); default: the agent's capacity, at most 20")
 	fs.DurationVar(&f.drain, "drain", 30*time.Second, "on SIGTERM, how long live calls may go on before they are ended")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error (JSON lines on stderr)")
 	fs.StringVar(&f.operatorTokenEnv, "operator-token-env", "", "the environment variable holding the operator API's bearer token (at least 16 characters); unset: no operator API")
@@ -163,8 +164,22 @@ func runServe(ctx context.Context, f serveFlags, ln net.Listener, stdout, stderr
 		return 1
 	}
 	defer a.Close()
+	file := a.File()
+	if ds := agentbuild.Exposure(file, ln.Addr().String(), sipListens(file, f.sipAddr), os.LookupEnv); len(ds) > 0 {
+		for _, d := range ds {
+			fmt.Fprintln(stderr, d.String())
+		}
+		fmt.Fprintf(stderr, "brisvox serve: %s would expose %d endpoint(s) without authentication; not serving\n", f.agent, len(ds))
+		return 1
+	}
+	maxCalls, err := callLimit(a, f.maxCalls, stdout)
+	if err != nil {
+		fmt.Fprintf(stderr, "brisvox serve: %v; not serving\n", err)
+		return 1
+	}
+	applyMemory(file.Serve, log)
 	openCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	err := a.Open(openCtx)
+	err = a.Open(openCtx)
 	cancel()
 	if err != nil {
 		fmt.Fprintf(stderr, "brisvox serve: %v\n", err)
@@ -173,7 +188,7 @@ func runServe(ctx context.Context, f serveFlags, ln net.Listener, stdout, stderr
 	if f.logContent {
 		log.Warn().Msg("--log-content: transcripts and tool arguments go to the log; for debugging only")
 	}
-	srv, err := serve.New(serve.Config{MaxCalls: f.maxCalls, DrainTimeout: f.drain, Log: log, LogContent: f.logContent}, a)
+	srv, err := serve.New(serve.Config{MaxCalls: maxCalls, DrainTimeout: f.drain, Log: log, LogContent: f.logContent}, a)
 	if err != nil {
 		fmt.Fprintf(stderr, "brisvox serve: %v\n", err)
 		return 1
@@ -253,6 +268,9 @@ func poolMetrics(srv *serve.Server, a *agentbuild.Agent) error {
 // mountTransports opens the transports the agent file enables.
 func mountTransports(srv *serve.Server, f *agentfile.File, log zerolog.Logger, sipAddr string) (*sip.Server, error) {
 	t := f.Transports
+	gateOf := func(name string, acc agentfile.Access) (*gate.Gate, error) {
+		return endpointGate(srv, name, f.Serve, acc, log)
+	}
 	if t.WebRTC.Enabled.V {
 		cfg := webrtc.Config{
 			IncludeLoopback: t.WebRTC.IncludeLoopback.V,
@@ -270,21 +288,38 @@ func mountTransports(srv *serve.Server, f *agentfile.File, log zerolog.Logger, s
 		if err != nil {
 			return nil, fmt.Errorf("webrtc: %w", err)
 		}
-		srv.Handle("/webrtc/", http.StripPrefix("/webrtc", w.Handler()), "webrtc", w.Stats, func() { _ = w.Close() })
+		g, err := gateOf("webrtc", t.WebRTC.Access)
+		if err != nil {
+			return nil, err
+		}
+		// The offer makes a call (and spends): it passes the gate. The
+		// call's websocket needs the call's unguessable id, which only
+		// the offer's answer carries.
+		h := http.StripPrefix("/webrtc", w.Handler())
+		srv.Handle("/webrtc/", h, "webrtc", w.Stats, func() { _ = w.Close() })
+		srv.Handle("POST /webrtc/offer", g.Wrap(h), "", nil, nil)
 	}
 	if t.Twilio.Enabled.V {
 		h, err := twilio.New(twilio.Config{OnCall: func(c *twilio.Call) { srv.Start(c) }, Admit: srv.Admit, Logger: log})
 		if err != nil {
 			return nil, fmt.Errorf("twilio: %w", err)
 		}
-		srv.Handle(t.Twilio.Path.V, h, "twilio", h.Stats, h.Close)
+		g, err := gateOf("twilio", agentfile.Access{})
+		if err != nil {
+			return nil, err
+		}
+		guard(srv, t.Twilio.Path.V, g, h, "twilio", h.Stats, h.Close)
 	}
 	if t.PCM.Enabled.V {
 		h, err := pcmws.New(pcmws.Config{OnCall: func(c *pcmws.Call) { srv.Start(c) }, Admit: srv.Admit, Logger: log})
 		if err != nil {
 			return nil, fmt.Errorf("pcm: %w", err)
 		}
-		srv.Handle(t.PCM.Path.V, h, "pcm", h.Stats, h.Close)
+		g, err := gateOf("pcm", t.PCM.Access)
+		if err != nil {
+			return nil, err
+		}
+		guard(srv, t.PCM.Path.V, g, h, "pcm", h.Stats, h.Close)
 	}
 	if !t.SIP.Enabled.V {
 		return nil, nil
@@ -298,4 +333,20 @@ func mountTransports(srv *serve.Server, f *agentfile.File, log zerolog.Logger, s
 		return nil, fmt.Errorf("sip: %w", err)
 	}
 	return s, nil
+}
+
+// sipListens are the SIP listen addresses serve will open: the file's, or
+// --sip-addr's for udp and tcp.
+func sipListens(f *agentfile.File, sipAddr string) []string {
+	if !f.Transports.SIP.Enabled.V {
+		return nil
+	}
+	var out []string
+	for network, addr := range f.Transports.SIP.Listens() {
+		if sipAddr != "" && network != "tls" {
+			addr = sipAddr
+		}
+		out = append(out, addr)
+	}
+	return out
 }
