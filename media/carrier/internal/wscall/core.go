@@ -226,11 +226,11 @@ func (c *Core) ReadMessage() (websocket.MessageType, []byte, error) {
 	}
 	c.inMsgs.Add(1)
 	n, err := io.ReadFull(r, c.buf)
-	if (err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)) &&
-		typ == websocket.MessageText && !utf8.Valid(c.buf[:n]) {
-		c.Stats.Inc("invalid_utf8")
-		return typ, nil, &End{Code: websocket.StatusInvalidFramePayloadData,
-			Reason: "invalid UTF-8 in a text message", Cause: transport.ErrProtocol}
+	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		if end := checkText(typ, c.buf[:n]); end != nil {
+			c.Stats.Inc("invalid_utf8")
+			return typ, nil, end
+		}
 	}
 	switch {
 	case err == nil:
@@ -244,6 +244,17 @@ func (c *Core) ReadMessage() (websocket.MessageType, []byte, error) {
 	default:
 		return 0, nil, err
 	}
+}
+
+// checkText is the End of a text message that is not valid UTF-8 (RFC
+// 6455 8.1: the endpoint must fail the connection, 1007), nil for any
+// other. Every inbound message goes through it: no allocation then.
+func checkText(typ websocket.MessageType, b []byte) *End {
+	if typ == websocket.MessageText && !utf8.Valid(b) {
+		return &End{Code: websocket.StatusInvalidFramePayloadData,
+			Reason: "invalid UTF-8 in a text message", Cause: transport.ErrProtocol}
+	}
+	return nil
 }
 
 // Bad counts a bad message under counter. After MaxBadMessages in a row
