@@ -69,3 +69,46 @@ func TestDocs(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsSettings: every key a table of an agent file knows is named in
+// docs/CONFIG.md's Agent files section (the known keys are read from the
+// hint of an unknown one, in each table).
+// Mutation caught: a setting added to the walker without its row in the
+// docs (the new [serve] or transport keys, say).
+func TestDocsSettings(t *testing.T) {
+	documented := settingNames(t)
+	const bogus = "zzzzzzzzzz"
+	for _, table := range []string{"", "stt", "llm", "tts", "vad", "turn", "fillers", "tools", "dtmf", "transports",
+		"transports.webrtc", "transports.twilio", "transports.pcm", "transports.sip", "serve"} {
+		src := "prompt = \"p\"\n"
+		if table != "" {
+			src = "[" + table + "]\n"
+			switch table {
+			case "stt":
+				src += "provider = \"pocketsphinx\"\n"
+			case "llm":
+				src += "provider = \"rules\"\n"
+			case "tts":
+				src += "provider = \"flite\"\n"
+			}
+		}
+		src += bogus + " = 1\n"
+		_, ds := Parse("a.toml", []byte(src), TOML, Options{LookupEnv: envWith()})
+		found := false
+		for _, d := range ds {
+			known, ok := strings.CutPrefix(d.Hint, "known: ")
+			if !ok || !strings.HasSuffix(d.Path, bogus) {
+				continue
+			}
+			found = true
+			for _, k := range strings.Split(known, ", ") {
+				if !documented[k] {
+					t.Errorf("%s: %s is not in docs/CONFIG.md", table, k)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no unknown-key hint listing the known keys: %s", table, ds)
+		}
+	}
+}

@@ -47,8 +47,9 @@ func settingNames(t *testing.T) map[string]bool {
 		}
 		first := strings.Split(line, "|")[1]
 		for _, m := range docNames.FindAllStringSubmatch(first, -1) {
-			parts := strings.Split(m[1], ".")
-			names[parts[len(parts)-1]] = true
+			for _, part := range strings.Split(m[1], ".") {
+				names[part] = true
+			}
 		}
 	}
 	return names
