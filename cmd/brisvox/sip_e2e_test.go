@@ -10,20 +10,24 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/agent/agentfile"
 	"github.com/brisvox/brisvox/cmd/internal/serve"
+	"github.com/brisvox/brisvox/internal/logcheck"
 	"github.com/brisvox/brisvox/sim"
 	"github.com/brisvox/brisvox/sip"
+	sipmsg "github.com/emiago/sipgo/sip"
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
 )
@@ -618,23 +622,49 @@ type loadServer struct {
 	stop          func() error
 }
 
+// loadOpts shape serveLoadWith's server: the call limit (default 4), the
+// operator token, the [transports.sip] table (default loadSIPFile), the
+// log (default none) and --log-content.
+type loadOpts struct {
+	maxCalls   int
+	token      string
+	file       string
+	log        io.Writer
+	logContent bool
+}
+
 func serveLoad(t *testing.T, token string) *loadServer {
 	t.Helper()
-	f, _ := agentfile.Parse("load.toml", []byte(loadSIPFile), agentfile.TOML, agentfile.Options{})
+	return serveLoadWith(t, loadOpts{token: token})
+}
+
+func serveLoadWith(t *testing.T, o loadOpts) *loadServer {
+	t.Helper()
+	if o.maxCalls == 0 {
+		o.maxCalls = 4
+	}
+	if o.file == "" {
+		o.file = loadSIPFile
+	}
+	log := zerolog.Nop()
+	if o.log != nil {
+		log = zerolog.New(o.log).Level(zerolog.DebugLevel)
+	}
+	f, _ := agentfile.Parse("load.toml", []byte(o.file), agentfile.TOML, agentfile.Options{})
 	if f == nil {
 		t.Fatal("the load agent's file did not parse")
 	}
 	words := strings.TrimSpace(strings.Repeat("load ", 300))
-	srv, err := serve.New(serve.Config{MaxCalls: 4, DrainTimeout: time.Second, ClosingTimeout: time.Second, Log: zerolog.Nop()}, sipLoad{greeting: words})
+	srv, err := serve.New(serve.Config{MaxCalls: o.maxCalls, DrainTimeout: time.Second, ClosingTimeout: time.Second, Log: log, LogContent: o.logContent}, sipLoad{greeting: words})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := mountSIP(srv, f.Transports.SIP, zerolog.Nop())
+	s, err := mountSIP(srv, f.Transports.SIP, log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if token != "" {
-		if err := srv.EnableOperator(token); err != nil {
+	if o.token != "" {
+		if err := srv.EnableOperator(o.token); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -776,5 +806,446 @@ func TestServeSIPByeFromUs(t *testing.T) {
 	}
 	if stats["rtp_sent"] < 25 {
 		t.Errorf("%d RTP packets sent in the call's second", stats["rtp_sent"])
+	}
+}
+
+// ---- careless and hostile callers (issue 14) ----
+
+// uac is a raw SIP caller written for these tests: one UDP socket on an
+// address of its own (the trunk policy's rate limits are per source, and
+// a burst is many callers, not one), a media socket whose address its
+// offers give (what the bot sends it is read and dropped), one call.
+type uac struct {
+	t      *testing.T
+	conn   *net.UDPConn
+	media  *net.UDPConn
+	server *net.UDPAddr
+	callID string
+	cseq   int
+	// ok is the INVITE's 2xx, once it came.
+	ok   *sipmsg.Response
+	wg   sync.WaitGroup
+	stop chan struct{}
+}
+
+func newUAC(t *testing.T, local netip.Addr, server, callID string) *uac {
+	t.Helper()
+	srv, err := net.ResolveUDPAddr("udp", server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.AddrPortFrom(local, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	media, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.AddrPortFrom(local, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &uac{t: t, conn: conn, media: media, server: srv, callID: callID, stop: make(chan struct{})}
+	u.wg.Go(func() {
+		buf := make([]byte, 2048)
+		for {
+			if _, _, err := media.ReadFromUDP(buf); err != nil {
+				return
+			}
+		}
+	})
+	t.Cleanup(u.close)
+	return u
+}
+
+// callers are the uacs of a test, closed together before its leak check.
+type callers []*uac
+
+func (cs *callers) add(u *uac) *uac { *cs = append(*cs, u); return u }
+
+func (cs callers) close() {
+	for _, u := range cs {
+		u.close()
+	}
+}
+
+func (u *uac) close() {
+	select {
+	case <-u.stop:
+		return
+	default:
+		close(u.stop)
+	}
+	_ = u.conn.Close()
+	_ = u.media.Close()
+	u.wg.Wait()
+}
+
+func (u *uac) local() string { return u.conn.LocalAddr().String() }
+
+// request is a request of the call with a fresh branch; body is an SDP
+// body or, with contentType, another.
+func (u *uac) request(method string, cseq int, toTag, contentType, body string) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s sip:agent@%s SIP/2.0\r\n", method, u.server)
+	fmt.Fprintf(&b, "Via: SIP/2.0/UDP %s;branch=z9hG4bK-%s-%d-%s\r\n", u.local(), u.callID, cseq, method)
+	fmt.Fprintf(&b, "From: <sip:caller@%s>;tag=from-%s\r\n", u.conn.LocalAddr().(*net.UDPAddr).IP, u.callID)
+	to := fmt.Sprintf("<sip:agent@%s>", u.server)
+	if toTag != "" {
+		to += ";tag=" + toTag
+	}
+	fmt.Fprintf(&b, "To: %s\r\nCall-ID: %s\r\nCSeq: %d %s\r\nContact: <sip:caller@%s>\r\nMax-Forwards: 70\r\n", to, u.callID, cseq, method, u.local())
+	if body == "" {
+		b.WriteString("Content-Length: 0\r\n\r\n")
+	} else {
+		fmt.Fprintf(&b, "Content-Type: %s\r\nContent-Length: %d\r\n\r\n%s", contentType, len(body), body)
+	}
+	return []byte(b.String())
+}
+
+func (u *uac) send(b []byte) {
+	u.t.Helper()
+	if _, err := u.conn.WriteToUDP(b, u.server); err != nil {
+		u.t.Error(err)
+	}
+}
+
+// offer is a PCMA offer (what the load agent takes) at the media socket.
+func (u *uac) offer() string {
+	a := u.media.LocalAddr().(*net.UDPAddr)
+	return fmt.Sprintf("v=0\r\no=- 1 1 IN IP4 %s\r\ns=-\r\nc=IN IP4 %s\r\nt=0 0\r\nm=audio %d RTP/AVP 8\r\na=rtpmap:8 PCMA/8000\r\n", a.IP, a.IP, a.Port)
+}
+
+// invite sends the INVITE with body (an SDP offer; "" for none).
+func (u *uac) invite(body string) {
+	u.cseq = 1
+	u.send(u.request("INVITE", 1, "", "application/sdp", body))
+}
+
+// next reads the next message within d; nil when none came.
+func (u *uac) next(d time.Duration) sipmsg.Message {
+	buf := make([]byte, 65536)
+	_ = u.conn.SetReadDeadline(time.Now().Add(d))
+	for {
+		n, _, err := u.conn.ReadFromUDP(buf)
+		if err != nil {
+			return nil
+		}
+		if m, err := sipmsg.ParseMessage(buf[:n]); err == nil {
+			return m
+		}
+	}
+}
+
+// final reads until the final response to method (a request of the
+// server's on the way is left unanswered); nil after d.
+func (u *uac) final(method sipmsg.RequestMethod, d time.Duration) *sipmsg.Response {
+	end := time.Now().Add(d)
+	for time.Now().Before(end) {
+		res, ok := u.next(time.Until(end)).(*sipmsg.Response)
+		if ok && res.StatusCode >= 200 && res.CSeq() != nil && res.CSeq().MethodName == method {
+			return res
+		}
+	}
+	return nil
+}
+
+// answered sends the INVITE and ACKs its final response (a 2xx in a
+// transaction of its own, another in the INVITE's).
+func (u *uac) answered(body string) *sipmsg.Response {
+	u.t.Helper()
+	u.invite(body)
+	res := u.final(sipmsg.INVITE, 10*time.Second)
+	if res == nil {
+		u.t.Errorf("%s: no final answer to the INVITE", u.callID)
+		return nil
+	}
+	u.ackFor(res)
+	return res
+}
+
+// ackFor ACKs the INVITE's final response res.
+func (u *uac) ackFor(res *sipmsg.Response) {
+	tag, _ := res.To().Params.Get("tag")
+	if res.StatusCode < 300 {
+		u.ok = res
+		u.send(u.request("ACK", 1, tag, "", ""))
+		return
+	}
+	// A non-2xx is ACKed in the INVITE's transaction: its branch.
+	ack := u.request("ACK", 1, tag, "", "")
+	ack = bytes.Replace(ack, []byte("-1-ACK"), []byte("-1-INVITE"), 1)
+	u.send(ack)
+}
+
+// inDialog sends a request in the call's dialog and returns its final
+// answer (nil after 5 s).
+func (u *uac) inDialog(method sipmsg.RequestMethod, contentType, body string) *sipmsg.Response {
+	u.t.Helper()
+	tag, _ := u.ok.To().Params.Get("tag")
+	u.cseq++
+	u.send(u.request(string(method), u.cseq, tag, contentType, body))
+	return u.final(method, 5*time.Second)
+}
+
+// hangup sends the BYE and wants its 200.
+func (u *uac) hangup() {
+	u.t.Helper()
+	if res := u.inDialog(sipmsg.BYE, "", ""); res == nil || res.StatusCode != 200 {
+		u.t.Errorf("%s: the BYE was answered %v", u.callID, res)
+	}
+}
+
+// sendRTP sends n 20 ms PCMA packets of silence to the answer's media
+// address, in real time.
+func (u *uac) sendRTP(n int) {
+	u.t.Helper()
+	to := sdpMedia(u.t, u.ok.Body())
+	pkt := make([]byte, 12+160)
+	pkt[0], pkt[1] = 0x80, 8
+	binary.BigEndian.PutUint32(pkt[8:], 0x5eed)
+	for i := 12; i < len(pkt); i++ {
+		pkt[i] = 0xd5 // A-law silence
+	}
+	for i := range n {
+		binary.BigEndian.PutUint16(pkt[2:], uint16(i))
+		binary.BigEndian.PutUint32(pkt[4:], uint32(i*160))
+		if _, err := u.media.WriteToUDP(pkt, to); err != nil {
+			u.t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+var (
+	sdpConn = regexp.MustCompile(`(?m)^c=IN IP4 (\S+)`)
+	sdpPort = regexp.MustCompile(`(?m)^m=audio (\d+) `)
+)
+
+// sdpMedia is the RTP address of an SDP body.
+func sdpMedia(t *testing.T, body []byte) *net.UDPAddr {
+	t.Helper()
+	c, m := sdpConn.FindSubmatch(body), sdpPort.FindSubmatch(body)
+	if c == nil || m == nil {
+		t.Fatalf("no media address in\n%s", body)
+	}
+	port, _ := strconv.Atoi(string(m[1]))
+	return &net.UDPAddr{IP: net.ParseIP(string(c[1])), Port: port}
+}
+
+// inviteBurst makes n callers on addresses 127.0.<net>.1 onwards that all send
+// their INVITE at once (a start barrier) and ACK the answer; it returns
+// them and their final answers.
+func inviteBurst(t *testing.T, cs *callers, sipAddr string, subnet byte, n int, prefix string) ([]*uac, []*sipmsg.Response) {
+	t.Helper()
+	uacs := make([]*uac, n)
+	for i := range uacs {
+		uacs[i] = cs.add(newUAC(t, netip.AddrFrom4([4]byte{127, 0, subnet, byte(i + 1)}), sipAddr, fmt.Sprintf("%s-%d", prefix, i)))
+	}
+	answers := make([]*sipmsg.Response, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i, u := range uacs {
+		body := u.offer()
+		wg.Go(func() {
+			<-start
+			answers[i] = u.answered(body)
+		})
+	}
+	close(start)
+	wg.Wait()
+	return uacs, answers
+}
+
+// tally counts answers by code, and the 503s that carry a Retry-After.
+func tally(answers []*sipmsg.Response) (codes map[int]int, retryAfter int) {
+	codes = map[int]int{}
+	for _, a := range answers {
+		if a == nil {
+			codes[0]++
+			continue
+		}
+		codes[a.StatusCode]++
+		if h := a.GetHeader("Retry-After"); a.StatusCode == 503 && h != nil {
+			if v, err := strconv.Atoi(strings.TrimSpace(h.Value())); err == nil && v > 0 {
+				retryAfter++
+			}
+		}
+	}
+	return codes, retryAfter
+}
+
+// liveCalls is /stats' live_calls.
+func liveCalls(t *testing.T, base string) int {
+	t.Helper()
+	_, body := fetch(t, "GET", base+"/stats", "")
+	var st struct {
+		Live int `json:"live_calls"`
+	}
+	if err := json.Unmarshal([]byte(body), &st); err != nil {
+		t.Fatalf("/stats: %v", err)
+	}
+	return st.Live
+}
+
+// waitLive waits (up to 20 s, a bound, not a timing) until /stats shows n
+// live calls.
+func waitLive(t *testing.T, base string, n int) {
+	t.Helper()
+	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if liveCalls(t, base) == n {
+			return
+		}
+	}
+	t.Fatalf("/stats: %d live calls, want %d", liveCalls(t, base), n)
+}
+
+// checkLogs fails on a log line that is not one JSON object or holds a
+// key twice.
+func checkLogs(t *testing.T, logs *syncBuffer) {
+	t.Helper()
+	if err := logcheck.Check([]byte(logs.String()), nil); err != nil {
+		t.Errorf("the server's log: %v", err)
+	}
+}
+
+// TestServeSIPAdmissionBurst: 60 callers (distinct Call-IDs and sources,
+// loopback UDP) send their INVITE at once to the load server with
+// --max-calls 20: exactly 20 are answered 200 (and ACKed) and 40 get a
+// 503 with a Retry-After. Once the 20 hang up, 20 slots are free again
+// (21 at once: 20 answered, one refused). Then the ways an INVITE fails
+// after its slot was reserved, against the real server: an offer refused
+// (488), a BYE before the ACK, a CANCEL racing the answer; after them 21
+// callers at once again get exactly 20 answers, so no slot leaked. Every
+// log line of the run is strict JSON. Mutations caught (each seen
+// failing): sip.Server.Invite reserving nothing (answers up to the
+// RTP range: 49 answered), Invite's deferred Release removed (the last
+// burst gets 19 answers after the 488 kept its slot).
+func TestServeSIPAdmissionBurst(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real sockets on loopback")
+	}
+	check := noLeaks(t)
+	logs := &syncBuffer{}
+	ls := serveLoadWith(t, loadOpts{maxCalls: 20, log: logs})
+	var cs callers
+
+	uacs, answers := inviteBurst(t, &cs, ls.sipAddr, 1, 60, "burst")
+	codes, retry := tally(answers)
+	t.Logf("60 INVITEs at once against 20 slots: %v, %d 503s with Retry-After", codes, retry)
+	if codes[200] != 20 || codes[503] != 40 || retry != 40 {
+		t.Errorf("answers %v (%d with Retry-After), want 20 200 and 40 503 with Retry-After", codes, retry)
+	}
+	waitLive(t, ls.base, codes[200])
+	for i, u := range uacs {
+		if answers[i] != nil && answers[i].StatusCode == 200 {
+			u.hangup()
+		}
+	}
+	waitLive(t, ls.base, 0)
+
+	round := func(subnet byte, prefix string) {
+		t.Helper()
+		uacs, answers := inviteBurst(t, &cs, ls.sipAddr, subnet, 21, prefix)
+		codes, retry := tally(answers)
+		t.Logf("%s: 21 INVITEs at once: %v", prefix, codes)
+		if codes[200] != 20 || codes[503] != 1 || retry != 1 {
+			t.Errorf("%s: answers %v, want 20 200 and one 503 with Retry-After", prefix, codes)
+		}
+		waitLive(t, ls.base, codes[200])
+		for i, u := range uacs {
+			if answers[i] != nil && answers[i].StatusCode == 200 {
+				u.hangup()
+			}
+		}
+		waitLive(t, ls.base, 0)
+	}
+	round(2, "again")
+
+	// An offer the agent refuses: 488, its slot given back.
+	g729 := cs.add(newUAC(t, netip.MustParseAddr("127.0.3.1"), ls.sipAddr, "refused-488"))
+	a := g729.media.LocalAddr().(*net.UDPAddr)
+	if res := g729.answered(fmt.Sprintf("v=0\r\no=- 1 1 IN IP4 %s\r\ns=-\r\nc=IN IP4 %s\r\nt=0 0\r\nm=audio %d RTP/AVP 18\r\na=rtpmap:18 G729/8000\r\n", a.IP, a.IP, a.Port)); res == nil || res.StatusCode != 488 {
+		t.Errorf("the G.729 offer was answered %v, want 488", res)
+	}
+	// A BYE before the ACK: the dialog ends before the server had the call.
+	early := cs.add(newUAC(t, netip.MustParseAddr("127.0.3.2"), ls.sipAddr, "bye-before-ack"))
+	early.invite(early.offer())
+	if res := early.final(sipmsg.INVITE, 10*time.Second); res == nil || res.StatusCode != 200 {
+		t.Errorf("the INVITE was answered %v", res)
+	} else {
+		early.ok = res
+		early.hangup()
+	}
+	// A CANCEL right behind the INVITE: whichever wins, no slot is kept.
+	cancelled := cs.add(newUAC(t, netip.MustParseAddr("127.0.3.3"), ls.sipAddr, "cancel"))
+	inv := cancelled.request("INVITE", 1, "", "application/sdp", cancelled.offer())
+	cancelled.send(inv)
+	// The CANCEL is in the INVITE's transaction: its branch.
+	cancelled.send(bytes.Replace(cancelled.request("CANCEL", 1, "", "", ""), []byte("-1-CANCEL"), []byte("-1-INVITE"), 1))
+	if res := cancelled.final(sipmsg.INVITE, 10*time.Second); res == nil {
+		t.Error("the cancelled INVITE got no final answer")
+	} else {
+		cancelled.ackFor(res)
+		t.Logf("the CANCEL race: the INVITE was answered %d", res.StatusCode)
+		if res.StatusCode == 200 {
+			cancelled.hangup()
+		}
+	}
+	waitLive(t, ls.base, 0)
+	round(4, "after")
+
+	stats := ls.sip.Stats()
+	if err := ls.stop(); err != nil {
+		t.Error(err)
+	}
+	cs.close()
+	check()
+	checkLogs(t, logs)
+	t.Logf("sip: refused_sdp %d, INVITE 503 %d, INVITE 200 %d", stats["refused_sdp"], stats["responses_INVITE_503"], stats["responses_INVITE_200"])
+	if stats["refused_sdp"] != 1 {
+		t.Errorf("refused_sdp = %d, want 1", stats["refused_sdp"])
+	}
+}
+
+// TestServeSIPCallerVanishes: a caller answers, sends a second of RTP
+// and vanishes (no BYE, no RTP): the media timeout (5 s, the shortest
+// the file takes) ends the call, the server logs it ended "vanished" and
+// counts the timeout; the detect time is logged. Every log line is
+// strict JSON. Mutation caught (seen failing): sip/rtp's closedErr
+// without transport.ErrVanished (the call ended "hangup").
+func TestServeSIPCallerVanishes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real sockets on loopback")
+	}
+	check := noLeaks(t)
+	logs := &syncBuffer{}
+	ls := serveLoadWith(t, loadOpts{log: logs, file: loadSIPFile + "media_timeout = \"5s\"\n"})
+	u := newUAC(t, netip.MustParseAddr("127.0.5.1"), ls.sipAddr, "vanish")
+	if res := u.answered(u.offer()); res == nil || res.StatusCode != 200 {
+		t.Fatalf("the INVITE was answered %v", res)
+	}
+	waitLive(t, ls.base, 1)
+	u.sendRTP(50)
+	last := time.Now()
+	waitLive(t, ls.base, 0)
+	detect := time.Since(last)
+	stats := ls.sip.Stats()
+	if err := ls.stop(); err != nil {
+		t.Error(err)
+	}
+	u.close()
+	check()
+	checkLogs(t, logs)
+	t.Logf("the vanished caller's call ended %v after its last RTP packet (media timeout 5 s)", detect.Round(10*time.Millisecond))
+	var ended map[string]any
+	for line := range strings.Lines(logs.String()) {
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) == nil && m["message"] == "call ended" {
+			ended = m
+		}
+	}
+	if ended == nil || ended["reason"] != "vanished" {
+		t.Errorf("the call ended %v, want reason vanished", ended)
+	}
+	if stats["media_timeouts"] != 1 {
+		t.Errorf("media_timeouts = %d, want 1", stats["media_timeouts"])
 	}
 }
