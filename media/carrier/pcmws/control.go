@@ -27,18 +27,6 @@ type Control struct {
 	Name string
 }
 
-// The client's mistakes, as the error message tells them (they quote
-// nothing of the message). ParseControl wraps one of them.
-var (
-	errNotJSON    = errors.New("invalid JSON: a text message is one JSON object")
-	errNoType     = errors.New(`a control message needs a string "type"`)
-	errNoName     = errors.New(`a mark needs a string "name"`)
-	errUnknown    = errors.New(`unknown type: the controls are "mark" and "hangup"`)
-	errOddLength  = errors.New("odd-length audio: a binary message is 16-bit samples, an even number of bytes")
-	errOversized  = errors.New("message too large: it was skipped")
-	errUnexpected = errors.New("bad message")
-)
-
 // ParseControl parses a client's text message. Not one JSON object with a
 // string "type" (and, for a mark, a string "name"): ErrBadControl. A type
 // we do not know: ErrUnknownControl (answered with an error message but

@@ -18,3 +18,16 @@ var (
 	// ErrPublish: an event that does not encode as JSON.
 	ErrPublish = errors.New("pcmws: event does not encode")
 )
+
+// The client's mistakes, as the error message ({"type":"error"}) tells
+// them: they quote nothing of the message. ParseControl wraps one of
+// them in ErrBadControl or ErrUnknownControl; the call reader the others.
+var (
+	errNotJSON    = errors.New("invalid JSON: a text message is one JSON object")
+	errNoType     = errors.New(`a control message needs a string "type"`)
+	errNoName     = errors.New(`a mark needs a string "name"`)
+	errUnknown    = errors.New(`unknown type: the controls are "mark" and "hangup"`)
+	errOddLength  = errors.New("odd-length audio: a binary message is 16-bit samples, an even number of bytes")
+	errOversized  = errors.New("message too large: it was skipped")
+	errUnexpected = errors.New("bad message")
+)
