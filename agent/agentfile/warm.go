@@ -32,6 +32,7 @@ func (k warmKeys) check(p Provider, specs []provSpec) Warm {
 		out.Mode.Pos = p.Pos
 	}
 	if k.mode == nil {
+		k.requiredNothing(out, spec)
 		return out
 	}
 	v, path := k.mode.val, k.stage+".warm"
@@ -54,9 +55,19 @@ func (k warmKeys) check(p Provider, specs []provSpec) Warm {
 		return out
 	}
 	out.Mode.V, out.Mode.Set = v.str, true
-	if out.Required.V && v.str == "none" {
-		w.at(out.Required.Pos, k.stage+".warm_required", "warm_required with no warm-up: nothing can fail",
-			"remove warm_required, or choose a probe: "+w.format.Setting("warm", spec.warm[0]))
-	}
+	k.requiredNothing(out, spec)
 	return out
+}
+
+// requiredNothing reports warm_required where no probe runs.
+func (k warmKeys) requiredNothing(out Warm, spec *provSpec) {
+	if !out.Required.V || out.Mode.V != "none" || spec == nil {
+		return
+	}
+	w := k.t.w
+	hint := "remove warm_required (" + spec.name + " has no probe)"
+	if spec.warm[0] != "none" {
+		hint = "remove warm_required, or choose a probe: " + w.format.Setting("warm", spec.warm[0])
+	}
+	w.at(out.Required.Pos, k.stage+".warm_required", "warm_required with no warm-up: nothing can fail", hint)
 }
