@@ -218,6 +218,7 @@ func (c *Call) media() {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	next := time.Now()
+	c.in.lastRTP.Store(next.UnixNano())
 	for {
 		select {
 		case <-timer.C:
@@ -239,6 +240,10 @@ func (c *Call) media() {
 // one of the bot's sent.
 func (c *Call) tick(now time.Time) {
 	if c.ended() {
+		return
+	}
+	if now.UnixNano()-c.in.lastRTP.Load() > int64(c.cfg.MediaTimeout) {
+		c.end(fmt.Errorf("%w: none for %v", ErrNoMedia, c.cfg.MediaTimeout))
 		return
 	}
 	c.inputTick(now)
@@ -341,7 +346,7 @@ func (c *Call) teardown() {
 		<-c.ws.byeDone
 	}
 	if err := c.pc.GracefulClose(); err != nil {
-		c.log.Warn().Err(err).Str("call_id", c.id).Msg("webrtc peer connection close failed")
+		c.log.Warn().Err(err).Msg("webrtc peer connection close failed")
 	}
 	c.wg.Wait()
 	c.countEnd()
@@ -362,6 +367,12 @@ func (c *Call) countEnd() {
 		k = cEndDTLSFailed
 	case errors.Is(cause, ErrClientGone):
 		k = cEndClientGone
+	case errors.Is(cause, ErrNoMedia):
+		k = cEndNoMedia
+	case errors.Is(cause, ErrStalled):
+		k = cEndStalled
+	case errors.Is(cause, ErrInvalidUTF8):
+		k = cEndProtocol
 	case errors.Is(cause, ErrPeerClosed):
 		k, quiet = cEndPeerClosed, true
 	default:
@@ -372,5 +383,5 @@ func (c *Call) countEnd() {
 	if quiet {
 		ev = c.log.Info()
 	}
-	ev.Err(cause).Str("call_id", c.id).Msg("webrtc call ended")
+	ev.Err(cause).Msg("webrtc call ended")
 }

@@ -30,6 +30,8 @@ const (
 	DefaultMaxWSMessageBytes = 16 << 10
 	DefaultMaxBadWSMessages  = 10
 	DefaultWSWriteTimeout    = 5 * time.Second
+	DefaultMediaTimeout      = 30 * time.Second
+	DefaultRetryAfter        = 5 * time.Second
 )
 
 // Limits of Config.
@@ -91,10 +93,22 @@ type Config struct {
 	// to complete; later candidates go over the websocket (default 1 s).
 	GatherTimeout time.Duration
 	// ICEDisconnectedTimeout and ICEFailedTimeout: after this long without
-	// anything from the client a connected call is disconnected, and this
-	// much longer it has failed and ends with ErrClientGone (defaults 5 s
-	// and 5 s). ICEKeepalive is the consent check interval (default 2 s).
+	// anything from the client (pion counts every packet: STUN consent
+	// answers, RTP, RTCP, DTLS) a connected call is disconnected, and this
+	// much longer it has failed and ends with ErrClientGone, which wraps
+	// transport.ErrVanished (defaults 5 s and 5 s: a vanished browser is
+	// detected 10 to 12 s after its last packet). ICEKeepalive is the
+	// interval of the server's consent checks (default 2 s), which a live
+	// browser answers even with nothing else to send.
 	ICEDisconnectedTimeout, ICEFailedTimeout, ICEKeepalive time.Duration
+	// MediaTimeout ends a connected call whose client sent no RTP for this
+	// long with ErrNoMedia (wraps transport.ErrVanished); default 30 s. A
+	// muted browser still sends RTP (a disabled track sends silence, 50
+	// packets a second: the answer does not offer Opus DTX), so only a
+	// client that stopped its track (replaceTrack(null), a stopped
+	// sender) or one that answers consent checks and sends nothing is
+	// ended by it.
+	MediaTimeout time.Duration
 
 	// EventBuffer bounds the events (Publish) queued for the websocket of
 	// one call; beyond it the oldest is dropped and counted (default 256).
@@ -116,18 +130,32 @@ type Config struct {
 	// unparsable, a refused candidate) the websocket is closed; the call
 	// goes on (default 10).
 	MaxBadWSMessages int
-	// WSWriteTimeout bounds one websocket write (default 5 s).
+	// WSWriteTimeout bounds one websocket write (default 5 s): a client
+	// that stops reading its websocket while events are sent blocks the
+	// write once the socket buffers are full, and the call ends with
+	// ErrStalled (wraps transport.ErrStoppedReading) after this long.
 	WSWriteTimeout time.Duration
-	// OriginPatterns are the origins (host patterns, as
-	// websocket.AcceptOptions) allowed to open a websocket besides the
-	// page's own host. Default none: same origin only.
-	OriginPatterns []string
+	// AllowedOrigins are the origins ("https://host[:port]", as a browser
+	// sends them in the Origin header) of pages served elsewhere that may
+	// call: POST /offer answers their CORS preflight and the websocket
+	// accepts them. A request from the server's own host is always
+	// allowed, one without an Origin (not a browser) too; any other
+	// origin gets 403. Default none: same origin only.
+	AllowedOrigins []string
+
+	// RetryAfter is the Retry-After of the refusals the server makes
+	// itself (closed: cause draining); default 5 s. Admit's refusals carry
+	// their own.
+	RetryAfter time.Duration
 
 	// OnCall is called once per accepted offer with the new call, before
 	// the answer is sent. It must only hand the call on (required).
 	OnCall func(*Call)
-	// Admit, when set, is asked before an offer is processed; an error
-	// refuses it with 503 and the error's text as reason.
+	// Admit, when set, reserves a slot before an offer is read; a refusal
+	// (a *transport.Refusal; another error counts as "full") answers 503
+	// with Retry-After and {"error", "cause"}. The slot is released when
+	// no call comes of the offer, and handed on with the call otherwise
+	// (Call.Admission).
 	Admit transport.Admitter
 	// Logger receives the package's and pion's log lines (default Nop).
 	Logger zerolog.Logger
@@ -185,6 +213,12 @@ func (c Config) withDefaults() Config {
 	if c.WSWriteTimeout == 0 {
 		c.WSWriteTimeout = DefaultWSWriteTimeout
 	}
+	if c.MediaTimeout == 0 {
+		c.MediaTimeout = DefaultMediaTimeout
+	}
+	if c.RetryAfter == 0 {
+		c.RetryAfter = DefaultRetryAfter
+	}
 	return c
 }
 
@@ -240,7 +274,7 @@ func (c Config) Validate() error {
 	switch {
 	case c.MaxOfferBytes < 0 || c.MaxOfferBytes > maxOfferBytes:
 		return fmt.Errorf("%w: max offer bytes %d not in [1, %d]", ErrInvalidConfig, c.MaxOfferBytes, maxOfferBytes)
-	case c.ConnectTimeout < 0 || c.GatherTimeout < 0 || c.WSWriteTimeout < 0:
+	case c.ConnectTimeout < 0 || c.GatherTimeout < 0 || c.WSWriteTimeout < 0 || c.MediaTimeout < 0 || c.RetryAfter < 0:
 		return fmt.Errorf("%w: negative timeout", ErrInvalidConfig)
 	case c.ICEDisconnectedTimeout < 0 || c.ICEFailedTimeout < 0 || c.ICEKeepalive < 0:
 		return fmt.Errorf("%w: negative ice timeout", ErrInvalidConfig)
@@ -251,6 +285,11 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: max websocket message bytes %d not in [1, %d]", ErrInvalidConfig, c.MaxWSMessageBytes, maxOfferBytes)
 	case c.MaxBadWSMessages < 0:
 		return fmt.Errorf("%w: max bad websocket messages %d", ErrInvalidConfig, c.MaxBadWSMessages)
+	}
+	for _, o := range c.AllowedOrigins {
+		if _, err := normalOrigin(o); err != nil {
+			return fmt.Errorf("%w: allowed origin %q: %w", ErrInvalidConfig, o, err)
+		}
 	}
 	jc := c.Jitter
 	jc.ClockRate, jc.SamplesPerFrame, jc.PayloadTypes = opus.DefaultSampleRate, opus.DefaultSampleRate/50, []uint8{111}

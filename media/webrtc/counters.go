@@ -11,6 +11,12 @@ const (
 	cOffers counter = iota
 	cCalls
 	cRefused
+	cRefusedFull
+	cRefusedDraining
+	cRefusedResource
+	cRefusedRateLimited
+	cOriginRefused
+	cOfferAbandoned
 	cBadOfferTooLarge
 	cBadOfferContentType
 	cBadOfferJSON
@@ -25,11 +31,15 @@ const (
 	cWSBinary
 	cWSClosedForAbuse
 	cWSCandidates
+	cWSInvalidUTF8
 	cEndConnectTimeout
 	cEndICEFailed
 	cEndDTLSFailed
 	cEndClientGone
 	cEndPeerClosed
+	cEndNoMedia
+	cEndStalled
+	cEndProtocol
 	cEndHangup
 	cEventsDropped
 	cOutputDropped
@@ -48,6 +58,12 @@ var counterNames = [nCounters]string{
 	cOffers:                "offers",
 	cCalls:                 "calls",
 	cRefused:               "offers_refused",
+	cRefusedFull:           "offers_refused_full",
+	cRefusedDraining:       "offers_refused_draining",
+	cRefusedResource:       "offers_refused_resource",
+	cRefusedRateLimited:    "offers_refused_rate_limited",
+	cOriginRefused:         "origin_refused",
+	cOfferAbandoned:        "offers_abandoned",
 	cBadOfferTooLarge:      "bad_offer_too_large",
 	cBadOfferContentType:   "bad_offer_content_type",
 	cBadOfferJSON:          "bad_offer_json",
@@ -62,11 +78,15 @@ var counterNames = [nCounters]string{
 	cWSBinary:              "ws_binary_messages",
 	cWSClosedForAbuse:      "ws_closed_for_bad_messages",
 	cWSCandidates:          "ws_candidates",
+	cWSInvalidUTF8:         "ws_invalid_utf8",
 	cEndConnectTimeout:     "end_connect_timeout",
 	cEndICEFailed:          "end_ice_failed",
 	cEndDTLSFailed:         "end_dtls_failed",
 	cEndClientGone:         "end_client_vanished",
 	cEndPeerClosed:         "end_peer_closed",
+	cEndNoMedia:            "end_no_media",
+	cEndStalled:            "end_websocket_not_read",
+	cEndProtocol:           "end_protocol_error",
 	cEndHangup:             "end_hangup",
 	cEventsDropped:         "events_dropped",
 	cOutputDropped:         "output_frames_dropped",

@@ -1,6 +1,11 @@
 package webrtc
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/brisvox/brisvox/actors/transport"
+)
 
 // The sentinel errors of the package. Every error it returns wraps one of
 // them; the signaling handlers map them to HTTP statuses (see statusOf), and
@@ -25,10 +30,11 @@ var (
 	ErrNoOpus = errors.New("webrtc: offer has no opus")
 	// ErrContentType: the offer is not sent as application/json (415).
 	ErrContentType = errors.New("webrtc: offer is not json")
-	// ErrRefused: the admission hook refused the call (503).
-	ErrRefused = errors.New("webrtc: call refused")
-	// ErrServerClosed: the server is closed (503).
+	// ErrServerClosed: the server is closed (503, cause draining).
 	ErrServerClosed = errors.New("webrtc: server closed")
+	// ErrOrigin: the request comes from a page of an origin that is not
+	// the server's and not in Config.AllowedOrigins (403).
+	ErrOrigin = errors.New("webrtc: origin not allowed")
 	// ErrUnknownCall: no live call has the id a websocket asked for (404).
 	ErrUnknownCall = errors.New("webrtc: unknown call")
 	// ErrWSTaken: the call already had its websocket (409).
@@ -37,15 +43,29 @@ var (
 	ErrBadMessage = errors.New("webrtc: bad websocket message")
 
 	// ErrConnectTimeout ends a call whose ICE and DTLS were not both
-	// connected within Config.ConnectTimeout.
-	ErrConnectTimeout = errors.New("webrtc: connect timeout")
-	// ErrICEFailed ends a call whose ICE checks failed before it connected.
-	ErrICEFailed = errors.New("webrtc: ice failed")
+	// connected within Config.ConnectTimeout: the client went (or never
+	// could come) before connecting. It wraps transport.ErrVanished.
+	ErrConnectTimeout = fmt.Errorf("webrtc: connect timeout: %w", transport.ErrVanished)
+	// ErrICEFailed ends a call whose ICE checks failed before it
+	// connected: no path to the client. It wraps transport.ErrVanished.
+	ErrICEFailed = fmt.Errorf("webrtc: ice failed: %w", transport.ErrVanished)
 	// ErrDTLSFailed ends a call whose DTLS handshake or transport failed.
 	ErrDTLSFailed = errors.New("webrtc: dtls failed")
 	// ErrClientGone ends a connected call whose client stopped answering
-	// (ICE consent lost: disconnected, then failed).
-	ErrClientGone = errors.New("webrtc: client vanished")
+	// (ICE consent lost: disconnected, then failed). It wraps
+	// transport.ErrVanished.
+	ErrClientGone = fmt.Errorf("webrtc: client gone: %w", transport.ErrVanished)
+	// ErrNoMedia ends a connected call whose client sent no RTP for
+	// Config.MediaTimeout. It wraps transport.ErrVanished.
+	ErrNoMedia = fmt.Errorf("webrtc: no media from the client: %w", transport.ErrVanished)
+	// ErrStalled ends a call whose client stopped reading its websocket:
+	// a write was blocked for Config.WSWriteTimeout. It wraps
+	// transport.ErrStoppedReading.
+	ErrStalled = fmt.Errorf("webrtc: websocket not read: %w", transport.ErrStoppedReading)
+	// ErrInvalidUTF8 ends a call whose client sent a websocket text
+	// message that is not UTF-8 (the websocket closes with 1007; a
+	// browser cannot send one). It wraps transport.ErrProtocol.
+	ErrInvalidUTF8 = fmt.Errorf("webrtc: websocket text is not utf-8: %w", transport.ErrProtocol)
 	// ErrPeerClosed ends a call the client hung up: a DTLS close, the peer
 	// connection closed from the far side, or a "bye" on the websocket.
 	ErrPeerClosed = errors.New("webrtc: caller hung up")

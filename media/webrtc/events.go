@@ -99,7 +99,7 @@ func (c *Call) signal(v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		// Only the package's own message types come here.
-		c.log.Error().Err(err).Str("call_id", c.id).Msg("webrtc signal did not encode")
+		c.log.Error().Err(err).Msg("webrtc signal did not encode")
 		return
 	}
 	if !c.sig.pushSignal(b) {

@@ -1,15 +1,18 @@
 package webrtc
 
 import (
+	"bytes"
 	"context"
 	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/brisvox/brisvox/messages"
+	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
 )
 
@@ -29,17 +32,52 @@ type testServer struct {
 	http  *httptest.Server
 	calls chan *Call
 	base  string
+	// logs holds every line the server wrote (debug and up, pion's too);
+	// they are checked as strict JSON when the test ends.
+	logs *logSink
 }
 
-// startServer starts a server for cfg (OnCall is set here) and registers
-// its shutdown and a goroutine leak check with t.Cleanup (the leak check
-// runs last).
+// logSink is a concurrency-safe log buffer that pokes on every line.
+type logSink struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	wake chan struct{}
+}
+
+func newLogSink() *logSink { return &logSink{wake: make(chan struct{}, 1)} }
+
+func (s *logSink) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	return s.buf.Write(p)
+}
+
+func (s *logSink) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+func (s *logSink) Bytes() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return bytes.Clone(s.buf.Bytes())
+}
+
+// startServer starts a server for cfg (OnCall and Logger are set here)
+// and registers with t.Cleanup its shutdown, the strict JSON check of
+// every line it logged, and a goroutine leak check (last).
 func startServer(t *testing.T, cfg Config, opts ...Option) *testServer {
 	t.Helper()
 	ignore := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
-	ts := &testServer{calls: make(chan *Call, 16)}
+	ts := &testServer{calls: make(chan *Call, 16), logs: newLogSink()}
 	cfg.OnCall = func(c *Call) { ts.calls <- c }
+	cfg.Logger = zerolog.New(ts.logs).Level(zerolog.DebugLevel)
 	srv, err := New(cfg, opts...)
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -57,6 +95,9 @@ func startServer(t *testing.T, cfg Config, opts ...Option) *testServer {
 			t.Errorf("server Close: %v", err)
 		}
 		ts.http.Close()
+		if err := checkLogLines(ts.logs.Bytes()); err != nil {
+			t.Errorf("the server's log does not parse as strict JSON: %v", err)
+		}
 	})
 	return ts
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/brisvox/brisvox/media"
@@ -30,6 +31,10 @@ type inputPath struct {
 	// (Pop).
 	mu sync.Mutex
 	jb *media.JitterBuffer
+	// lastRTP is when the last RTP packet of the caller came (unix ns;
+	// the connection's time until the first): the media clock ends the
+	// call after MediaTimeout without one.
+	lastRTP atomic.Int64
 
 	// Owned by the playout clock.
 	dec     *opus.Decoder
@@ -82,8 +87,10 @@ func (c *Call) readTrack(t *pion.TrackRemote) {
 		if err != nil {
 			return
 		}
+		now := time.Now()
+		c.in.lastRTP.Store(now.UnixNano())
 		c.in.mu.Lock()
-		err = c.in.jb.Push(buf[:n], time.Now())
+		err = c.in.jb.Push(buf[:n], now)
 		c.in.mu.Unlock()
 		if err != nil {
 			c.inc(cRTPErrors)

@@ -1,10 +1,11 @@
 package webrtc
 
 import (
-	"github.com/brisvox/brisvox/actors/transport"
 	"net/http"
 	"sync"
 
+	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/internal/ratelog"
 	"github.com/rs/zerolog"
 )
 
@@ -15,6 +16,12 @@ type Server struct {
 	opts  options
 	log   zerolog.Logger
 	stats counters
+	// origins are Config.AllowedOrigins, normalized.
+	origins []string
+	// refusals and rejects tally the offers refused (by cause) and the
+	// offers that failed after admission (by reason): a flood writes a
+	// line per interval, not one per request.
+	refusals, rejects *ratelog.Tally
 
 	mu     sync.Mutex
 	calls  map[string]*Call
@@ -28,7 +35,11 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg.withDefaults(), log: cfg.Logger, calls: map[string]*Call{}}
+	s := &Server{cfg: cfg.withDefaults(), log: cfg.Logger, calls: map[string]*Call{},
+		origins:  normalOrigins(cfg.AllowedOrigins),
+		refusals: ratelog.New(cfg.Logger, "webrtc offers refused", 0),
+		rejects:  ratelog.New(cfg.Logger, "webrtc offers failed", 0),
+	}
 	for _, o := range opts {
 		o(&s.opts)
 	}
@@ -36,10 +47,12 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 }
 
 // Handler serves the signaling under the prefix the caller mounts it at:
-// POST /offer and GET /ws?call=<id> (see the package doc).
+// POST /offer (and its CORS preflight) and GET /ws?call=<id> (see the
+// package doc).
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /offer", s.serveOffer)
+	mux.HandleFunc("OPTIONS /offer", s.servePreflight)
 	mux.HandleFunc("GET /ws", s.serveWS)
 	return mux
 }
@@ -76,6 +89,8 @@ func (s *Server) Close() error {
 		c.Hangup(transport.EndGoingAway, "server closed")
 	}
 	s.live.Wait()
+	s.refusals.Close()
+	s.rejects.Close()
 	return nil
 }
 

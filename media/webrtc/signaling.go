@@ -8,7 +8,9 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/media"
@@ -33,8 +35,8 @@ func statusOf(err error) (int, counter) {
 		return http.StatusBadRequest, cBadOfferSDP
 	case errors.Is(err, ErrBadOffer):
 		return http.StatusBadRequest, cBadOfferJSON
-	case errors.Is(err, ErrRefused), errors.Is(err, ErrServerClosed):
-		return http.StatusServiceUnavailable, cRefused
+	case errors.Is(err, ErrOrigin):
+		return http.StatusForbidden, cOriginRefused
 	case errors.Is(err, ErrUnknownCall):
 		return http.StatusNotFound, cWSUnknownCall
 	case errors.Is(err, ErrWSTaken):
@@ -42,6 +44,10 @@ func statusOf(err error) (int, counter) {
 	}
 	return http.StatusInternalServerError, cRefused
 }
+
+// errClientLeft: the offer's request ended (the client went) before the
+// answer was ready.
+var errClientLeft = errors.New("webrtc: the client left before the answer")
 
 // errPeerRefused: the SDP parsed but pion could not take it as an offer
 // (no ICE credentials, no fingerprint, ...).
@@ -63,18 +69,66 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 	writeJSON(w, status, map[string]string{"error": err.Error()})
 }
 
-// serveOffer handles POST /offer.
+// refusedCounter is the counter of a refusal's cause.
+func refusedCounter(c transport.RefusalCause) (counter, bool) {
+	switch c {
+	case transport.RefusedFull:
+		return cRefusedFull, true
+	case transport.RefusedDraining:
+		return cRefusedDraining, true
+	case transport.RefusedResource:
+		return cRefusedResource, true
+	case transport.RefusedRateLimited:
+		return cRefusedRateLimited, true
+	}
+	return 0, false
+}
+
+// refuse answers an offer that was not admitted: 503 with Retry-After and
+// {"error": reason, "cause": cause}. It is counted and tallied, never
+// logged on its own: a flood of refusals writes a line per interval.
+func (s *Server) refuse(w http.ResponseWriter, r *transport.Refusal) {
+	s.stats.inc(cRefused)
+	if k, ok := refusedCounter(r.Cause); ok {
+		s.stats.inc(k)
+	}
+	s.refusals.Add(string(r.Cause))
+	w.Header().Set("Retry-After", strconv.Itoa(r.RetryAfterSeconds()))
+	writeJSON(w, http.StatusServiceUnavailable, refusalBody{Error: r.Error(), Cause: string(r.Cause)})
+}
+
+// refusalBody is the JSON of a 503.
+type refusalBody struct {
+	Error string `json:"error"`
+	Cause string `json:"cause"`
+}
+
+// closedRefusal is the refusal of a closed server.
+func (s *Server) closedRefusal() *transport.Refusal {
+	return &transport.Refusal{Cause: transport.RefusedDraining, Detail: "server closed", RetryAfter: s.cfg.RetryAfter}
+}
+
+// serveOffer handles POST /offer: the origin is checked, then a slot is
+// reserved before the body is read; every path that makes no call of the
+// offer releases it.
 func (s *Server) serveOffer(w http.ResponseWriter, r *http.Request) {
 	s.stats.inc(cOffers)
+	w.Header().Add("Vary", "Origin")
+	cross, err := s.checkOrigin(r)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	allowCORS(w, cross)
 	if s.isClosed() {
-		s.fail(w, ErrServerClosed)
+		s.refuse(w, s.closedRefusal())
 		return
 	}
 	var adm transport.Admission = noAdmission{}
 	if s.cfg.Admit != nil {
 		a, err := s.cfg.Admit()
 		if err != nil {
-			s.fail(w, fmt.Errorf("%w: %w", ErrRefused, err))
+			s.refuse(w, transport.RefusalOf(err))
 			return
 		}
 		adm = a
@@ -103,8 +157,22 @@ func (s *Server) serveOffer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c, answer, err := s.newCall(r.Context(), offer)
-	if err != nil {
-		s.log.Warn().Err(err).Msg("webrtc offer not answered")
+	switch {
+	case errors.Is(err, ErrServerClosed):
+		s.refuse(w, s.closedRefusal())
+		return
+	case errors.Is(err, errClientLeft):
+		// Nobody reads the answer: no status to write.
+		s.stats.inc(cOfferAbandoned)
+		s.rejects.Add(counterNames[cOfferAbandoned])
+		return
+	case err != nil:
+		status, k := statusOf(err)
+		if status == http.StatusInternalServerError {
+			s.log.Warn().Err(err).Msg("webrtc offer not answered")
+		} else {
+			s.rejects.Add(counterNames[k])
+		}
 		s.fail(w, err)
 		return
 	}
@@ -137,7 +205,7 @@ func (s *Server) newCall(ctx context.Context, offer Offer) (*Call, string, error
 	}
 	fail := func(err error) (*Call, string, error) {
 		if cerr := pc.GracefulClose(); cerr != nil {
-			log.Warn().Err(cerr).Str("call_id", id).Msg("webrtc peer connection close failed")
+			log.Warn().Err(cerr).Msg("webrtc peer connection close failed")
 		}
 		return nil, "", err
 	}
@@ -155,7 +223,7 @@ func (s *Server) newCall(ctx context.Context, offer Offer) (*Call, string, error
 	pc.OnConnectionStateChange(func(pion.PeerConnectionState) { c.pokeState() })
 	pc.OnTrack(c.onTrack)
 	if err := pc.SetRemoteDescription(pion.SessionDescription{Type: pion.SDPTypeOffer, SDP: offer.SDP}); err != nil {
-		log.Debug().Err(err).Str("call_id", id).Msg("webrtc offer refused by pion")
+		log.Debug().Err(err).Msg("webrtc offer refused by pion")
 		return fail(errPeerRefused)
 	}
 	if c.sender, err = pc.AddTrack(c.track); err != nil {
@@ -190,6 +258,11 @@ func (s *Server) newCall(ctx context.Context, offer Offer) (*Call, string, error
 	case <-ctx.Done():
 	}
 	wait.Stop()
+	if ctx.Err() != nil {
+		// The client went while the answer waited: no call of it, so its
+		// slot is free at once, not after ConnectTimeout.
+		return fail(errClientLeft)
+	}
 	local := c.answered()
 	if local == nil {
 		return fail(fmt.Errorf("webrtc: no local description"))
@@ -263,7 +336,7 @@ func (c *Call) onTrack(t *pion.TrackRemote, _ *pion.RTPReceiver) {
 	jb, err := media.NewJitterBuffer(jc)
 	if err != nil {
 		// Validate checked this configuration with another payload type.
-		c.log.Error().Err(err).Str("call_id", c.id).Msg("webrtc jitter buffer")
+		c.log.Error().Err(err).Msg("webrtc jitter buffer")
 		return
 	}
 	c.in.mu.Lock()
@@ -272,8 +345,14 @@ func (c *Call) onTrack(t *pion.TrackRemote, _ *pion.RTPReceiver) {
 	c.goLocked(func() { c.readTrack(t) })
 }
 
-// serveWS handles GET /ws?call=<id>.
+// serveWS handles GET /ws?call=<id>. The origin is checked first, as for
+// the offer (Accept's own check is then skipped: it knows host patterns,
+// not origins).
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
+	if _, err := s.checkOrigin(r); err != nil {
+		s.fail(w, err)
+		return
+	}
 	c := s.lookup(r.URL.Query().Get("call"))
 	if c == nil {
 		s.fail(w, fmt.Errorf("%w: no live call has this id", ErrUnknownCall))
@@ -283,10 +362,10 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.cfg.OriginPatterns})
+	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
 		// Accept has answered the request; the call keeps no websocket.
-		c.log.Debug().Err(err).Str("call_id", c.id).Msg("webrtc websocket not accepted")
+		c.log.Debug().Err(err).Msg("webrtc websocket not accepted")
 		c.wsGone()
 		c.wg.Done()
 		return
@@ -340,12 +419,22 @@ func (c *Call) runWS(conn *websocket.Conn) {
 		if err != nil {
 			break
 		}
+		if typ == websocket.MessageText && !utf8.Valid(data) {
+			// RFC 6455 8.1: invalid UTF-8 in a text message fails the
+			// connection (1007). A browser cannot send one, so this is
+			// not a page's mistake: the call ends. Closed first, so that
+			// the writer's bye and normal close do not come before it.
+			c.inc(cWSInvalidUTF8)
+			_ = conn.Close(websocket.StatusInvalidFramePayloadData, "text message is not utf-8")
+			c.end(ErrInvalidUTF8)
+			break
+		}
 		if err := c.handleWS(typ, data); err != nil {
 			bad++
 			c.signal(wsError{Type: MsgError, Error: err.Error()})
 			if bad > c.cfg.MaxBadWSMessages {
 				c.inc(cWSClosedForAbuse)
-				c.log.Warn().Err(err).Str("call_id", c.id).Int("bad_messages", bad).Msg("webrtc websocket closed for bad messages")
+				c.log.Warn().Err(err).Int("bad_messages", bad).Msg("webrtc websocket closed for bad messages")
 				_ = conn.Close(websocket.StatusPolicyViolation, "too many bad messages")
 				break
 			}
@@ -377,7 +466,7 @@ func (c *Call) handleWS(typ websocket.MessageType, data []byte) error {
 		}
 		if err := c.pc.AddICECandidate(init); err != nil {
 			c.inc(cWSBadMessages)
-			c.log.Debug().Err(err).Str("call_id", c.id).Msg("webrtc candidate refused")
+			c.log.Debug().Err(err).Msg("webrtc candidate refused")
 			return fmt.Errorf("%w: candidate refused", ErrBadMessage)
 		}
 		c.inc(cWSCandidates)
@@ -393,7 +482,15 @@ func (c *Call) writeWS(ctx context.Context, conn *websocket.Conn) {
 	write := func(b []byte) bool {
 		wctx, cancel := context.WithTimeout(ctx, c.cfg.WSWriteTimeout)
 		defer cancel()
-		return conn.Write(wctx, websocket.MessageText, b) == nil
+		err := conn.Write(wctx, websocket.MessageText, b)
+		if err != nil && ctx.Err() == nil && errors.Is(wctx.Err(), context.DeadlineExceeded) {
+			// Blocked for the whole timeout: the socket's buffers are
+			// full, the client reads nothing. The backlog is bounded
+			// (EventBuffer), but a client that stopped reading is not
+			// listening to the call either.
+			c.end(fmt.Errorf("%w: a write blocked for %v", ErrStalled, c.cfg.WSWriteTimeout))
+		}
+		return err == nil
 	}
 	for {
 		batch = c.sig.take(batch[:0])

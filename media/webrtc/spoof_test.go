@@ -1,40 +1,14 @@
 package webrtc
 
 import (
-	"bytes"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/brisvox/brisvox/media/webrtc/webrtctest"
 	"github.com/pion/rtp"
-	"github.com/rs/zerolog"
 )
-
-// logSink is a concurrency-safe log buffer that pokes on every line.
-type logSink struct {
-	mu   sync.Mutex
-	buf  bytes.Buffer
-	wake chan struct{}
-}
-
-func (s *logSink) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
-	return s.buf.Write(p)
-}
-
-func (s *logSink) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.String()
-}
 
 // TestMediaOnlyFromTheValidatedAddress: an RTP packet sent to the call's
 // port from another socket is dropped by pion's ICE layer (logged through
@@ -46,10 +20,8 @@ func TestMediaOnlyFromTheValidatedAddress(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real sockets")
 	}
-	sink := &logSink{wake: make(chan struct{}, 1)}
-	cfg := testConfig()
-	cfg.Logger = zerolog.New(sink).Level(zerolog.WarnLevel)
-	ts := startServer(t, cfg)
+	ts := startServer(t, testConfig())
+	sink := ts.logs
 	ctx := testCtx(t, 15*time.Second)
 	cl, err := webrtctest.Dial(ctx, ts.base, webrtctest.Options{})
 	if err != nil {
