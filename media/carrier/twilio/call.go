@@ -145,8 +145,9 @@ func (c *Call) OnDTMF(fn func(messages.DTMF)) {
 	c.onDTMF.Store(&fn)
 }
 
-// Hangup closes the websocket with a normal closure and reason (ours,
-// sent to Twilio; it must not hold personal data). Twilio then goes on
+// Hangup closes the websocket with the close code of kind (1000, 1013
+// try later, 1011 internal, 1001 going away) and reason (ours, sent to
+// Twilio; it must not hold personal data). Twilio then goes on
 // with the TwiML after <Connect>, or ends the call. It does not wait: see
 // Done.
 func (c *Call) Hangup(kind transport.EndKind, reason string) {

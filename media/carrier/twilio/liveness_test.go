@@ -75,13 +75,17 @@ func runLiveness(t *testing.T, r *rig, tc livenessCase, virtual bool) {
 	}
 	call := <-r.calls
 	stop := tc.client(c)
+	botDone := make(chan struct{})
 	if tc.bot {
-		go func() {
+		go func() { // ends at the first refused frame: the call ended
+			defer close(botDone)
 			pcm := make([]int16, 160)
 			for call.WriteFrame(&messages.OutputAudio{Epoch: 1, Rate: 8000, PCM: pcm}) == nil {
 				time.Sleep(20 * time.Millisecond)
 			}
 		}()
+	} else {
+		close(botDone)
 	}
 	fr := messages.NewPooledFrame(8000, nil)
 	for {
@@ -92,6 +96,7 @@ func runLiveness(t *testing.T, r *rig, tc livenessCase, virtual bool) {
 	took := time.Since(began)
 	t.Logf("%s after %v", transport.ReasonOf(err), took)
 	<-call.Done()
+	<-botDone
 	if stop != nil {
 		stop()
 	}
