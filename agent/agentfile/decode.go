@@ -267,7 +267,7 @@ func (t *tbl) list(key string, check func(string) (msg, hint string)) []Value[st
 func (t *tbl) oneOf(key, def string, vals ...string) Value[string] {
 	v := t.str(key, def)
 	if v.Set && !contains(vals, v.V) {
-		t.w.at(v.Pos, join(t.path, key), showValue(v.V)+" is not one of "+strings.Join(vals, ", "), closestHint(v.V, vals))
+		t.w.at(v.Pos, join(t.path, key), showValue(v.V)+" is not one of "+listOf(vals), closestHint(v.V, vals))
 		v.V, v.Set = def, false
 	}
 	return v

@@ -25,9 +25,24 @@ func closest(s string, known []string) string {
 // closestHint proposes the closest name, or lists them all.
 func closestHint(s string, known []string) string {
 	if best := closest(s, known); best != "" {
-		return fmt.Sprintf("did you mean %q? known: %s", best, strings.Join(known, ", "))
+		return fmt.Sprintf("did you mean %q? known: %s", best, listOf(known))
 	}
-	return "known: " + strings.Join(known, ", ")
+	return "known: " + listOf(known)
+}
+
+// listOf joins names with commas, each quoted when one of them is empty
+// or not a plain word.
+func listOf(names []string) string {
+	for _, n := range names {
+		if n == "" || !validKey(strings.ToLower(n)) {
+			quoted := make([]string, len(names))
+			for i, n := range names {
+				quoted[i] = strconv.Quote(n)
+			}
+			return strings.Join(quoted, ", ")
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // distance is the Levenshtein distance of a and b in bytes (names are

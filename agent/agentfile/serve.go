@@ -16,11 +16,7 @@ const (
 // serve reads [serve].
 func (w *walker) serve(t *tbl) Serve {
 	s := Serve{Pos: t.pos}
-	s.RateLimit = t.number("rate_limit", 5, 0, 100_000)
-	if r := s.RateLimit; r.Set && r.V <= 0 {
-		w.at(r.Pos, "serve.rate_limit", "want more than 0 new connections a second", "e.g. "+w.format.Setting("rate_limit", 5.0)+" (the default)")
-		s.RateLimit.V, s.RateLimit.Set = 5, false
-	}
+	s.RateLimit = w.rate(t, "rate_limit", 5, 100_000)
 	s.Burst = t.integer("burst", 20, 1, 1_000_000)
 	s.OverCapacity = t.boolean("over_capacity", false)
 	s.MemoryLimit = w.memoryLimit(t)
@@ -40,6 +36,25 @@ func (w *walker) serve(t *tbl) Serve {
 	return s
 }
 
+// rate reads a number of events a second: more than 0, at most hi.
+func (w *walker) rate(t *tbl, key string, def, hi float64) Value[float64] {
+	e := t.take(key)
+	if e == nil {
+		return Value[float64]{V: def, Pos: t.pos}
+	}
+	f, ok := asFloat(e.val)
+	if !ok {
+		t.typeErr(e, "a number", def)
+		return Value[float64]{V: def, Pos: e.val.pos}
+	}
+	if !(f > 0 && f <= hi) {
+		w.at(e.val.pos, join(t.path, key), fmt.Sprintf("%s is out of range: want more than 0, at most %s a second", fnum(f), fnum(hi)),
+			"e.g. "+w.format.Setting(key, def)+" (the default)")
+		return Value[float64]{V: def, Pos: e.val.pos}
+	}
+	return Value[float64]{V: f, Pos: e.val.pos, Set: true}
+}
+
 // memoryLimit reads serve.memory_limit: a size with a unit, or 0.
 func (w *walker) memoryLimit(t *tbl) Value[int64] {
 	e := t.take("memory_limit")
@@ -53,7 +68,7 @@ func (w *walker) memoryLimit(t *tbl) Value[int64] {
 	switch {
 	case v.kind == kInt && v.i == 0:
 	case v.kind == kInt:
-		w.at(v.pos, path, "a size needs a unit", "e.g. "+sample+" or \"2GiB\" (B, KB, MB, GB, KiB, MiB, GiB)")
+		w.at(v.pos, path, "a size needs a unit", "e.g. "+sample+" or "+w.format.Setting("memory_limit", "2GiB")+" (B, KB, MB, GB, KiB, MiB, GiB)")
 		return out
 	case v.kind == kString:
 		var err error

@@ -160,7 +160,7 @@ func TestSettingDiagnostics(t *testing.T) {
 		{"public and token", "[transports.pcm]\npublic = true\ntoken_env = \"T\"\n", "10:10 transports.pcm.public: public and a token", "remove public = true"},
 		{"twilio public and token", "[transports.twilio]\npublic = true\nauth_token_env = \"T\"\n", "10:10 transports.twilio.public: public and auth_token_env", "remove public = true"},
 		{"twilio url", "[transports.twilio]\npublic_url = \"http://a.example/twilio\"\n", "10:14 transports.twilio.public_url: want a wss:// or https:// URL", `public_url = "wss://`},
-		{"rate zero", "[transports.webrtc]\n[serve]\nrate_limit = 0\n", "11:14 serve.rate_limit: want more than 0", "rate_limit = 5"},
+		{"rate zero", "[transports.webrtc]\n[serve]\nrate_limit = 0\n", "11:14 serve.rate_limit: 0 is out of range: want more than 0", "rate_limit = 5"},
 		{"burst zero", "[transports.webrtc]\n[serve]\nburst = 0\n", "11:9 serve.burst: 0 is out of range 1..1000000", "burst = 1"},
 		{"size no unit", "[transports.webrtc]\n[serve]\nmemory_limit = 512\n", "11:16 serve.memory_limit: a size needs a unit", `memory_limit = "512MiB"`},
 		{"size fraction", "[transports.webrtc]\n[serve]\nmemory_limit = \"1.5GiB\"\n", `11:16 serve.memory_limit: "1.5GiB" is not a size: a whole number`, `memory_limit = "512MiB"`},
