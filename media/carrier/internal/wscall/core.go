@@ -125,8 +125,6 @@ type Core struct {
 	failed atomic.Pointer[failure]
 	inMsgs atomic.Uint64 // inbound messages read so far
 
-	pingCtx    context.Context // ended by Run when the read loop is over
-	pingCancel context.CancelFunc
 	pingerDone chan struct{}
 
 	echo atomic.Pointer[func(string)]
@@ -153,7 +151,6 @@ func NewCore(ws *websocket.Conn, cfg Config, stats *Counters, log zerolog.Logger
 		pingerDone: make(chan struct{}),
 		done:       make(chan struct{}),
 	}
-	c.pingCtx, c.pingCancel = context.WithCancel(context.Background())
 	c.timer = time.AfterFunc(time.Hour, c.timerFired)
 	c.timer.Stop()
 	c.wtimer = time.AfterFunc(time.Hour, func() {
@@ -339,8 +336,11 @@ func (c *Core) Err() error {
 // wrapped transport.ErrClosed.
 func (c *Core) Run(loop func() error) error {
 	go c.writer()
+	// The pinger's context ends when the read loop is over.
+	pingCtx, stopPings := context.WithCancel(context.Background())
+	defer stopPings()
 	if c.cfg.PingInterval > 0 {
-		go c.pinger()
+		go c.pinger(pingCtx)
 	} else {
 		close(c.pingerDone)
 	}
@@ -354,7 +354,7 @@ func (c *Core) Run(loop func() error) error {
 	}
 	// A ping that failed as the connection went down says why: wait for
 	// the pinger before naming the reason.
-	c.pingCancel()
+	stopPings()
 	<-c.pingerDone
 	var endErr error
 	if cause, detail := c.reason(err); cause != nil {
@@ -405,19 +405,19 @@ func (c *Core) reason(err error) (error, string) {
 // answered within PongTimeout (or whose frame could not be written in
 // that time) ends the call: stopped reading when the peer's messages kept
 // coming meanwhile, vanished when nothing came.
-func (c *Core) pinger() {
+func (c *Core) pinger(ctx context.Context) {
 	defer close(c.pingerDone)
 	t := time.NewTimer(c.cfg.PingInterval)
 	defer t.Stop()
 	for {
 		select {
-		case <-c.pingCtx.Done():
+		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
 		before := c.inMsgs.Load()
-		ctx, cancel := context.WithTimeout(c.pingCtx, c.cfg.PongTimeout)
-		err := c.WS.Ping(ctx)
+		pctx, cancel := context.WithTimeout(ctx, c.cfg.PongTimeout)
+		err := c.WS.Ping(pctx)
 		cancel()
 		if err != nil {
 			// The library's own write bound of a control frame is a
