@@ -148,7 +148,7 @@ func (t *tbl) boolean(key string, def bool) Value[bool] {
 		return Value[bool]{V: def, Pos: t.pos}
 	}
 	if e.val.kind != kBool {
-		t.typeErr(e, "true or false", !def)
+		t.typeErr(e, "true or false", true)
 		return Value[bool]{V: def, Pos: e.val.pos}
 	}
 	return Value[bool]{V: e.val.b, Pos: e.val.pos, Set: true}
