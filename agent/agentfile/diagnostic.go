@@ -24,7 +24,9 @@ type Diagnostic struct {
 	// "tools.enabled[1]"; empty for the file as a whole.
 	Path string
 	Msg  string
-	// Hint says what to do; may be empty.
+	// Hint says what to do, showing a setting in the file's own syntax
+	// (Format.Setting). Every diagnostic of this package has one; one
+	// made with File.Diag may not.
 	Hint string
 }
 

@@ -4,8 +4,15 @@
 // `brisvox check` and `brisvox serve --agent`: Parse turns a file into a
 // typed File whose every value carries its line and column, and reports
 // every problem it finds (not only the first) as a Diagnostic with a
-// position and a hint. Building providers from a File is the command's
-// job; its errors can be reported at the File's positions (File.Diag).
+// position and a hint that writes settings in the file's own syntax (TOML
+// `hangover = "300ms"`, YAML `hangover: 300ms`; Format.Setting does it for
+// the command's hints too). Building providers from a File is the
+// command's job; its errors can be reported at the File's positions
+// (File.Diag). The File also carries what `serve` needs beyond the call:
+// who may use each endpoint (public, token and secret variable names,
+// allowed origins, Twilio's auth token variable), the [serve] table
+// (connection rate limits, capacity override, memory limit, GC target)
+// and each stage's warm-up probe.
 //
 // Both formats are first read into one small tree of positioned nodes
 // (tree.go: TOML through go-toml's unstable parser, YAML through yaml.v3's
