@@ -49,9 +49,14 @@ type Call struct {
 	negotiate sdp.Negotiated
 	cause     error
 
-	onDTMF  atomic.Pointer[func(messages.DTMF)]
-	dropped atomic.Uint64 // presses with no receiver
-	info    atomic.Uint64 // presses by SIP INFO
+	// dmu orders the presses: it is held while one is handed over, so
+	// the ones that came before the receiver go first.
+	dmu     sync.Mutex
+	onDTMF  func(messages.DTMF)
+	dtmfSet bool            // a receiver was registered once
+	early   []messages.DTMF // presses before the first receiver (bounded)
+	dropped atomic.Uint64   // presses with no receiver
+	info    atomic.Uint64   // presses by SIP INFO
 
 	closeOnce sync.Once
 	stop      chan struct{}
@@ -127,13 +132,27 @@ func (c *Call) OnMarkEcho(fn func(name string)) { c.sess.OnMarkEcho(fn) }
 // start (two frames).
 func (c *Call) OutputLead() time.Duration { return 2 * messages.FrameDuration }
 
-// OnDTMF registers the receiver of the caller's key presses.
+// maxEarlyPresses bounds the key presses kept for a receiver not
+// registered yet.
+const maxEarlyPresses = 16
+
+// OnDTMF registers the receiver of the caller's key presses. The first
+// receiver gets at once the presses that came before it (a caller may
+// press keys as soon as it sent the ACK, before the call's stages are
+// up): up to maxEarlyPresses, the rest counted undelivered. nil stops
+// the delivery.
 func (c *Call) OnDTMF(fn func(messages.DTMF)) {
+	c.dmu.Lock()
+	defer c.dmu.Unlock()
+	c.onDTMF = fn
 	if fn == nil {
-		c.onDTMF.Store(nil)
 		return
 	}
-	c.onDTMF.Store(&fn)
+	c.dtmfSet = true
+	for _, p := range c.early {
+		fn(p)
+	}
+	c.early = nil
 }
 
 // Hangup ends the call from our side: a BYE (or, before the answer, a
@@ -266,13 +285,19 @@ func (c *Call) expire() {
 	}
 }
 
-// deliver hands a press to the call's receiver.
+// deliver hands a press to the call's receiver, or keeps it for the
+// first one.
 func (c *Call) deliver(p messages.DTMF) {
-	if fn := c.onDTMF.Load(); fn != nil {
-		(*fn)(p)
-		return
+	c.dmu.Lock()
+	defer c.dmu.Unlock()
+	switch {
+	case c.onDTMF != nil:
+		c.onDTMF(p)
+	case !c.dtmfSet && len(c.early) < maxEarlyPresses:
+		c.early = append(c.early, p)
+	default:
+		c.dropped.Add(1)
 	}
-	c.dropped.Add(1)
 }
 
 // rtpStats are the call's RTP counters, flat, for the server's totals.
@@ -290,7 +315,10 @@ func (c *Call) rtpStats() map[string]uint64 {
 
 // dtmfStats are the call's key-press counters.
 func (c *Call) dtmfStats() map[string]uint64 {
-	out := map[string]uint64{"rfc4733": 0, "sip_info": c.info.Load(), "undelivered": c.dropped.Load()}
+	c.dmu.Lock()
+	waiting := uint64(len(c.early)) // never delivered if the call ends now
+	c.dmu.Unlock()
+	out := map[string]uint64{"rfc4733": 0, "sip_info": c.info.Load(), "undelivered": c.dropped.Load() + waiting}
 	c.mu.Lock()
 	if c.det != nil {
 		out["rfc4733"] = c.det.Stats().Presses

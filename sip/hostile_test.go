@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/brisvox/brisvox/internal/logcheck"
 	"github.com/brisvox/brisvox/sip"
 	"github.com/brisvox/brisvox/sip/rtp"
 	"github.com/brisvox/brisvox/sip/signal"
@@ -128,6 +129,13 @@ func newHostile(t *testing.T, edit func(*sip.Config)) *hostile {
 					t.Log(l)
 				}
 			}
+		}
+		// Every line is one JSON object with no key twice (strict log
+		// pipelines reject duplicates; encoding/json would not see them).
+		// Mutation caught (seen failing): "dialog ended" given its "call"
+		// twice (TestAdmissionReleasedOnEveryPath/no_ack).
+		if err := logcheck.Check([]byte(h.log.String()), nil); err != nil {
+			t.Errorf("the server's log: %v", err)
 		}
 		for _, secret := range []string{"5551234567", "example.com", "example.net", "sipp@", "brisvox-secret"} {
 			if strings.Contains(h.log.String(), secret) {
