@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -25,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/brisvox/brisvox/media"
 	"github.com/brisvox/brisvox/media/g722"
 	"github.com/brisvox/brisvox/media/webrtc/webrtctest"
 	"github.com/coder/websocket"
@@ -55,6 +57,13 @@ type burstConfig struct {
 	// one's settle samples: a pool that grew to its bound in the first
 	// does not grow again, a leak does.
 	Rounds int
+	// OverCapacity serves a copy of the agent with [serve] over_capacity
+	// = true, for a --max-calls above the agent's capacity.
+	OverCapacity bool
+	// Speech, when set, is a WAV file every PCM caller says at the start
+	// of its hold instead of silence (a recognizer decoder is taken at
+	// speech start).
+	Speech string
 }
 
 // burstReport is one burst's result.
@@ -90,6 +99,8 @@ type burstReport struct {
 	Logs map[string]int `json:"child_log_lines,omitempty"`
 	// WallS is the burst from the barrier to the last connection's end.
 	WallS float64 `json:"burst_wall_s"`
+	// Error says why the run did not finish (the child did not serve).
+	Error string `json:"error,omitempty"`
 }
 
 // memSample is the child's memory at one moment, in MB (2^20 bytes).
@@ -145,6 +156,8 @@ func burst(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&cfg.Hold, "hold", 10*time.Second, "how long an admitted connection holds, streaming silence")
 	fs.IntVar(&cfg.Sources, "sources", 200, "loopback source addresses the connections come from (127.0.0.2 and up, at most 250)")
 	fs.IntVar(&cfg.Rounds, "rounds", 1, "bursts in a row on the same child (each followed by the settle samples)")
+	fs.BoolVar(&cfg.OverCapacity, "over-capacity", false, "serve a copy of the agent with over_capacity = true in [serve] (a --max-calls above its capacity)")
+	fs.StringVar(&cfg.Speech, "speech", "", "pcm only: a WAV file each admitted caller says first (then silence), to load the recognizer's decoders")
 	settle := fs.String("settle", "5s,30s,60s", "memory samples after the burst ended, comma-separated")
 	childLog := fs.String("child-log", "", "append the child's log lines to this file")
 	fs.StringVar(&cfg.SmapsDir, "smaps-dir", "", "copy the child's /proc/PID/smaps here at each memory sample (TRANSPORT-AT.smaps)")
@@ -171,6 +184,9 @@ func burst(args []string, stdout, stderr io.Writer) int {
 	case cfg.Conns <= 0 || cfg.MaxCalls <= 0 || cfg.Hold <= 0 || cfg.Sources <= 0 || cfg.Sources > 250 || cfg.Rounds <= 0:
 		fmt.Fprintln(stderr, "brisvox-bench: burst: --conns, --max-calls, --hold, --rounds and --sources must be positive (--sources at most 250)")
 		return 2
+	case cfg.Speech != "" && cfg.Transport != "pcm":
+		fmt.Fprintln(stderr, "brisvox-bench: burst: --speech is for --transport pcm")
+		return 2
 	case !slices.Contains(burstTransports, cfg.Transport) && cfg.Transport != "all":
 		fmt.Fprintf(stderr, "brisvox-bench: burst: --transport %q: want pcm, twilio, webrtc, sip or all\n", cfg.Transport)
 		return 2
@@ -185,16 +201,19 @@ func burst(args []string, stdout, stderr io.Writer) int {
 		cfg.Log = f
 	}
 	var reps []burstReport
+	code := 0
 	for _, tr := range transports {
 		c := cfg
 		c.Transport = tr
 		rep, err := runBurst(context.Background(), c)
 		if err != nil {
+			// The next transport still runs (the keyless agent cannot
+			// serve Twilio's 8 kHz): the report says why this one did not.
 			fmt.Fprintf(stderr, "brisvox-bench: burst %s: %v\n", tr, err)
-			return 1
+			rep.Error, code = err.Error(), 1
 		}
 		reps = append(reps, rep)
-		if !*asJSON {
+		if !*asJSON && err == nil {
 			printBurst(stdout, rep)
 		}
 	}
@@ -202,7 +221,7 @@ func burst(args []string, stdout, stderr io.Writer) int {
 		b, _ := json.MarshalIndent(reps, "", "  ")
 		fmt.Fprintln(stdout, string(b))
 	}
-	return 0
+	return code
 }
 
 func printBurst(w io.Writer, r burstReport) {
@@ -228,13 +247,13 @@ func runBurst(ctx context.Context, cfg burstConfig) (burstReport, error) {
 	rep := burstReport{Date: time.Now().UTC().Format("2006-01-02"), Transport: cfg.Transport, Conns: cfg.Conns, Rounds: cfg.Rounds, MaxCalls: cfg.MaxCalls, HoldS: cfg.Hold.Seconds(),
 		Causes: map[string]int{}, CloseCodes: map[string]int{}, Failures: map[string]int{}}
 	agent := cfg.Agent
-	if cfg.Transport == "twilio" {
+	if cfg.Transport == "twilio" || cfg.OverCapacity {
 		dir, err := os.MkdirTemp("", "burst-agent")
 		if err != nil {
 			return rep, err
 		}
 		defer os.RemoveAll(dir)
-		if agent, err = twilioAgent(cfg.Agent, dir); err != nil {
+		if agent, err = agentCopy(cfg.Agent, dir, cfg.Transport == "twilio", cfg.OverCapacity); err != nil {
 			return rep, err
 		}
 	}
@@ -254,6 +273,11 @@ func runBurst(ctx context.Context, cfg burstConfig) (burstReport, error) {
 	ch.logs.reset() // the start-up's lines are not the burst's
 
 	b := &burster{cfg: cfg, base: ch.base, sipAddr: ch.sipAddr, silence: g722Silence()}
+	if cfg.Speech != "" {
+		if b.speech, err = loadSpeech(cfg.Speech); err != nil {
+			return rep, err
+		}
+	}
 	for round := range cfg.Rounds {
 		prefix := ""
 		if cfg.Rounds > 1 {
@@ -348,21 +372,43 @@ func maxSample(a, b memSample) memSample {
 		Goroutines: max(a.Goroutines, b.Goroutines), LiveCalls: max(a.LiveCalls, b.LiveCalls)}
 }
 
-// twilioAgent writes a copy of the agent file into dir with the Twilio
-// transport enabled. The agent's STT must hear 8 kHz: the keyless
-// agent's pocketsphinx does not, and the child refuses to serve it (the
-// report says so).
-func twilioAgent(path, dir string) (string, error) {
-	src, err := os.ReadFile(path)
+// agentCopy writes a copy of the agent file into dir with the Twilio
+// transport enabled (twilio) and the call limit allowed above the agent's
+// capacity (overCapacity). The agent's STT must hear 8 kHz for Twilio:
+// the keyless agent's pocketsphinx does not, and the child refuses to
+// serve it (the report says so).
+func agentCopy(path, dir string, twilio, overCapacity bool) (string, error) {
+	if ext := filepath.Ext(path); ext != ".toml" {
+		return "", fmt.Errorf("%s: only a TOML agent file can be edited for --transport twilio or --over-capacity", path)
+	}
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return "", err
 	}
-	out, ok := enableTwilio(string(src))
-	if !ok {
-		return "", fmt.Errorf("%s: no [transports.twilio] table with enabled = false to turn on", path)
+	src := string(b)
+	if twilio {
+		var ok bool
+		if src, ok = enableTwilio(src); !ok {
+			return "", fmt.Errorf("%s: no [transports.twilio] table with enabled = false to turn on", path)
+		}
 	}
-	name := filepath.Join(dir, "twilio-"+filepath.Base(path))
-	return name, os.WriteFile(name, []byte(out), 0o600)
+	if overCapacity {
+		src = allowOverCapacity(src)
+	}
+	name := filepath.Join(dir, "burst-"+filepath.Base(path))
+	return name, os.WriteFile(name, []byte(src), 0o600)
+}
+
+// allowOverCapacity sets over_capacity = true in [serve], adding the
+// table at the end when there is none.
+func allowOverCapacity(src string) string {
+	lines := strings.Split(src, "\n")
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "[serve]" {
+			return strings.Join(slices.Insert(lines, i+1, "over_capacity = true"), "\n")
+		}
+	}
+	return strings.TrimRight(src, "\n") + "\n\n[serve]\nover_capacity = true\n"
 }
 
 // enableTwilio turns `enabled = false` in [transports.twilio] on.
@@ -596,6 +642,7 @@ type burster struct {
 	base    string
 	sipAddr string
 	silence []byte // 20 ms of G.722 silence
+	speech  []byte // what each PCM caller says first (16 kHz PCM16), or nil
 }
 
 // source is connection i's loopback address.
@@ -609,7 +656,7 @@ func (b *burster) conn(ctx context.Context, i int, start <-chan struct{}) outcom
 	defer cancel()
 	switch b.cfg.Transport {
 	case "pcm":
-		return b.websocketConn(ctx, i, start, "/pcm?rate=16000", pcmStreamer{})
+		return b.websocketConn(ctx, i, start, "/pcm?rate=16000", &pcmStreamer{speech: b.speech})
 	case "twilio":
 		return b.websocketConn(ctx, i, start, "/twilio", &twilioStreamer{})
 	case "webrtc":
@@ -635,6 +682,18 @@ func refusedOrFailed(resp *http.Response, body []byte, err error) outcome {
 		return outcome{kind: outFailed, detail: "status " + strconv.Itoa(resp.StatusCode)}
 	}
 	cause := strings.TrimSpace(string(body))
+	var refusal struct {
+		Error string `json:"error"`
+		Cause string `json:"cause"`
+	}
+	if json.Unmarshal(body, &refusal) == nil { // the JSON bodies: the cause, else the error
+		switch {
+		case refusal.Cause != "":
+			cause = "cause " + refusal.Cause
+		case refusal.Error != "":
+			cause = refusal.Error
+		}
+	}
 	if len(cause) > 120 {
 		cause = cause[:120]
 	}
@@ -656,6 +715,9 @@ func errClass(err error) string {
 		return "EOF"
 	}
 	s := err.Error()
+	if _, code, ok := strings.Cut(s, "handshake response status code 101 but got "); ok && len(strings.Fields(code)) > 0 {
+		return "websocket: status " + strings.Fields(code)[0] // coder/websocket's words
+	}
 	if len(s) > 100 {
 		s = s[:100]
 	}
@@ -676,14 +738,48 @@ type streamer interface {
 	hangup() []byte
 }
 
-// pcmStreamer speaks media/carrier/pcmws: 20 ms of 16 kHz PCM16 silence.
-type pcmStreamer struct{}
-
-func (pcmStreamer) open() [][]byte { return nil }
-func (pcmStreamer) frame() (websocket.MessageType, []byte) {
-	return websocket.MessageBinary, make([]byte, 640)
+// pcmStreamer speaks media/carrier/pcmws: 20 ms frames of 16 kHz PCM16,
+// the speech first when there is one (shared, read only), then silence.
+type pcmStreamer struct {
+	speech []byte
+	at     int
 }
-func (pcmStreamer) hangup() []byte { return []byte(`{"type":"hangup"}`) }
+
+func (*pcmStreamer) open() [][]byte { return nil }
+func (p *pcmStreamer) frame() (websocket.MessageType, []byte) {
+	f := make([]byte, 640)
+	p.at += copy(f, p.speech[min(p.at, len(p.speech)):])
+	return websocket.MessageBinary, f
+}
+func (*pcmStreamer) hangup() []byte { return []byte(`{"type":"hangup"}`) }
+
+// loadSpeech reads a WAV file as 16 kHz PCM16 little-endian.
+func loadSpeech(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	w, err := media.ReadWAV(f, 64<<20)
+	if err != nil {
+		return nil, err
+	}
+	pcm := w.Samples
+	if w.Rate != 16000 {
+		r, err := media.NewResampler(w.Rate, 16000, media.ResamplerConfig{})
+		if err != nil {
+			return nil, err
+		}
+		out := make([]int16, r.MaxOutLen(len(pcm)))
+		n, _ := r.Process(out, pcm)
+		pcm = out[:n]
+	}
+	b := make([]byte, 2*len(pcm))
+	for i, v := range pcm {
+		binary.LittleEndian.PutUint16(b[2*i:], uint16(v))
+	}
+	return b, nil
+}
 
 // twilioStreamer speaks Twilio Media Streams: connected, start, then a
 // media message of 160 mu-law bytes of silence every 20 ms, then stop.
@@ -830,14 +926,20 @@ func (b *burster) webrtcConn(ctx context.Context, i int, start <-chan struct{}) 
 	rec.mu.Lock()
 	resp, body := rec.resp, rec.body
 	rec.mu.Unlock()
-	if err != nil {
-		if resp != nil && resp.StatusCode != http.StatusOK {
-			return refusedOrFailed(resp, body, err)
-		}
+	switch {
+	case err != nil && resp != nil && resp.StatusCode == http.StatusOK:
+		// Answered, then its websocket refused: the call was not started.
+		return outcome{kind: outClosed, detail: "answered, then " + errClass(err)}
+	case err != nil && resp != nil:
+		return refusedOrFailed(resp, body, err)
+	case err != nil:
 		return outcome{kind: outFailed, detail: errClass(err)}
 	}
 	defer c.Close()
-	if err := c.WaitConnected(ctx); err != nil {
+	connect, cancel := context.WithTimeout(ctx, 20*time.Second)
+	err = c.WaitConnected(connect)
+	cancel()
+	if err != nil {
 		return outcome{kind: outClosed, detail: "answered, never connected: " + errClass(err)}
 	}
 	end := time.After(b.cfg.Hold)

@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -124,6 +128,7 @@ func TestBurstFlags(t *testing.T) {
 		{"settle not increasing", []string{"burst", "--brisvox", "x", "--settle", "30s,5s"}},
 		{"settle not a duration", []string{"burst", "--brisvox", "x", "--settle", "soon"}},
 		{"an argument", []string{"burst", "--brisvox", "x", "extra"}},
+		{"speech on sip", []string{"burst", "--brisvox", "x", "--transport", "sip", "--speech", "a.wav"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -253,6 +258,20 @@ func TestProcKB(t *testing.T) {
 	}
 }
 
+func TestAllowOverCapacity(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"no table", "name = \"a\"\n", "name = \"a\"\n\n[serve]\nover_capacity = true\n"},
+		{"a table", "[serve]\nrate_limit = 5\n[vad]\n", "[serve]\nover_capacity = true\nrate_limit = 5\n[vad]\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := allowOverCapacity(tt.in); got != tt.want {
+				t.Errorf("got %q", got)
+			}
+		})
+	}
+}
+
 func TestEnableTwilio(t *testing.T) {
 	tests := []struct {
 		name, in string
@@ -269,6 +288,45 @@ func TestEnableTwilio(t *testing.T) {
 			got, ok := enableTwilio(tt.in)
 			if ok != tt.ok || (ok && got != tt.want) {
 				t.Errorf("got %q %v", got, ok)
+			}
+		})
+	}
+}
+
+// TestRefusedOrFailed: a 503 is a refusal whatever its body (the JSON
+// cause preferred), anything else a failure named without addresses.
+// Mutation: Retry-After not read -> retry false on the first row (seen
+// failing when the header name was misspelt).
+func TestRefusedOrFailed(t *testing.T) {
+	header := func(kv ...string) http.Header {
+		h := http.Header{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			h.Set(kv[i], kv[i+1])
+		}
+		return h
+	}
+	tests := []struct {
+		name   string
+		resp   *http.Response
+		body   string
+		err    error
+		kind   outcomeKind
+		detail string
+		retry  bool
+	}{
+		{"503 with a cause", &http.Response{StatusCode: 503, Header: header("Retry-After", "5")}, `{"error":"full: 20 calls","cause":"full"}`, nil, outRefused, "cause full", true},
+		{"503 with an error only", &http.Response{StatusCode: 503, Header: header()}, `{"error":"serve: at capacity"}`, nil, outRefused, "serve: at capacity", false},
+		{"503 in text", &http.Response{StatusCode: 503, Header: header()}, "not admitted\n", nil, outRefused, "not admitted", false},
+		{"403", &http.Response{StatusCode: 403, Header: header()}, "", nil, outFailed, "status 403", false},
+		{"refused connection", nil, "", fmt.Errorf("dial: %w", syscall.ECONNREFUSED), outFailed, "connection refused", false},
+		{"websocket status", nil, "", errors.New("failed to WebSocket dial: expected handshake response status code 101 but got 404"), outFailed, "websocket: status 404", false},
+		{"digits hidden", nil, "", errors.New("dial tcp 127.0.0.1:4000: odd"), outFailed, "dial tcp NNN.N.N.N:NNNN: odd", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := refusedOrFailed(tt.resp, []byte(tt.body), tt.err)
+			if o.kind != tt.kind || o.detail != tt.detail || o.retry != tt.retry {
+				t.Errorf("got %+v", o)
 			}
 		})
 	}
