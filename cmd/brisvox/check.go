@@ -18,7 +18,16 @@ func loadAgent(path string, lookupEnv func(string) (string, bool), opts agentbui
 		diags.Sort()
 		return nil, diags
 	}
-	return agentbuild.Build(f, opts)
+	a, diags := agentbuild.Build(f, opts)
+	for i, d := range diags {
+		if d.Hint == "" {
+			// A provider constructor's refusal says what is wrong, not
+			// where its options are told: every line check prints has a
+			// hint.
+			diags[i].Hint = "the provider's options, their ranges and defaults are in docs/CONFIG.md, Providers and their options"
+		}
+	}
+	return a, diags
 }
 
 // checkCommand checks agent files offline: each diagnostic on stderr, one

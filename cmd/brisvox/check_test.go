@@ -144,16 +144,18 @@ var tomlSetting = regexp.MustCompile(`[a-z_]+ = `)
 // Mutation caught (each seen failing): a YAML tab reported without a
 // hint and away from the tab; a negative duration, an integer duration
 // and a TOML syntax error without a hint; YAML files given hints in TOML
-// syntax.
+// syntax; a provider constructor's refusal printed without a hint.
 func TestCheckHints(t *testing.T) {
 	dir := filepath.Join("testdata", "check")
-	files := []string{"silero.toml", "silero.yaml", "tab.yaml", "unquoted.toml"}
+	files := []string{"silero.toml", "silero.yaml", "tab.yaml", "unquoted.toml", "thinking.toml"}
 	args := make([]string, len(files))
 	for i, f := range files {
 		args[i] = filepath.Join(dir, f)
 	}
 	var stdout, stderr bytes.Buffer
-	code := checkCommand(args, &stdout, &stderr, func(string) (string, bool) { return "", false })
+	// thinking.toml is clean for the file's check, refused by the
+	// provider's constructor (no hint of its own).
+	code := checkCommand(args, &stdout, &stderr, func(name string) (string, bool) { return "set", name == "CHECK_TEST_KEY" })
 	if code != 1 || stdout.Len() != 0 {
 		t.Errorf("exit %d, stdout %q; want 1 and nothing", code, stdout.String())
 	}
