@@ -27,3 +27,7 @@ var (
 	// session keeps (MaxPendingFinalizes).
 	ErrTooManyFinalizes = errors.New("pocketsphinx: too many pending Finalize calls")
 )
+
+// errStop ends a session's pre-roll drain after a decoder failure that was
+// already sent as the session's Err event; it never leaves the package.
+var errStop = errors.New("pocketsphinx: stop")

@@ -228,9 +228,6 @@ func (w *worker) acquire(ctx context.Context) bool {
 	}) == nil
 }
 
-// errStop ends a pre-roll drain after a decoder failure (already sent).
-var errStop = errors.New("pocketsphinx: stop")
-
 // final ends the utterance, gives the decoder back and sends the final;
 // fromFinalize: asked by Finalize (else cut at MaxUtterance). Without a
 // decoder a Finalize still gets its final, empty. false: stop.
