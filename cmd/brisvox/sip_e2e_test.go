@@ -374,6 +374,9 @@ func TestServeSIPBaresipAnswers(t *testing.T) {
 		t.Errorf("serve exited with %d:\n%s", code, stderr)
 	}
 	check()
+	if err := logcheck.Check([]byte(stderr.String()), logcheck.JSONLines); err != nil {
+		t.Errorf("serve's log: %v", err)
+	}
 
 	ws := windows(heard)
 	// Voice to voice as the caller hears it: from the question's end to
@@ -447,6 +450,9 @@ func TestServeSIPBaresipBargeIn(t *testing.T) {
 		t.Errorf("serve exited with %d:\n%s", code, stderr)
 	}
 	check()
+	if err := logcheck.Check([]byte(stderr.String()), logcheck.JSONLines); err != nil {
+		t.Errorf("serve's log: %v", err)
+	}
 
 	ws := windows(heard)
 	// The bound: barge_in_delay 150 ms, Silero's windows and hangover,
@@ -561,6 +567,9 @@ func TestServeSIPSippNarrowbandRefused(t *testing.T) {
 		t.Errorf("serve exited with %d:\n%s", code, stderr)
 	}
 	check()
+	if err := logcheck.Check([]byte(stderr.String()), logcheck.JSONLines); err != nil {
+		t.Errorf("serve's log: %v", err)
+	}
 
 	if err != nil {
 		t.Fatalf("sipp uac_488: %v\n%s\n%s", err, out, msgs)
@@ -1247,5 +1256,59 @@ func TestServeSIPCallerVanishes(t *testing.T) {
 	}
 	if stats["media_timeouts"] != 1 {
 		t.Errorf("media_timeouts = %d, want 1", stats["media_timeouts"])
+	}
+}
+
+// TestServeSIPLogContentNoDigits: with --log-content and the debug level
+// (the operator's switch to see what callers said), a SIP caller presses
+// keys (SIP INFO, dtmf-relay) that become its turn: no log line carries
+// the keys, which may be a PIN. Every log line is strict JSON. It fails
+// today, seen: actors/session's logContent writes the turn's text, and
+// actors/turn makes the keys that text ("caller said", "The caller
+// pressed 9 7 3 1"); neither is the SIP transport's to change, so the
+// test is skipped until they are (issue 14, defect 4 of the SIP part).
+func TestServeSIPLogContentNoDigits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real sockets on loopback")
+	}
+	if os.Getenv("BRISVOX_KEYS_LEAK_FIXED") == "" {
+		t.Skip("actors/session logs the keys of a turn with --log-content (issue 14): set BRISVOX_KEYS_LEAK_FIXED=1 to run")
+	}
+	check := noLeaks(t)
+	logs := &syncBuffer{}
+	ls := serveLoadWith(t, loadOpts{log: logs, logContent: true})
+	u := newUAC(t, netip.MustParseAddr("127.0.6.1"), ls.sipAddr, "keys")
+	if res := u.answered(u.offer()); res == nil || res.StatusCode != 200 {
+		t.Fatalf("the INVITE was answered %v", res)
+	}
+	const pin = "9731"
+	for _, k := range pin {
+		if res := u.inDialog(sipmsg.INFO, "application/dtmf-relay", fmt.Sprintf("Signal=%c\r\nDuration=160\r\n", k)); res == nil || res.StatusCode != 200 {
+			t.Fatalf("the INFO was answered %v", res)
+		}
+	}
+	// The keys make a turn after the inter-digit timeout (2 s).
+	turns := 0.0
+	for end := time.Now().Add(15 * time.Second); turns < 1 && time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		_, m := fetch(t, "GET", ls.base+"/metrics", "")
+		turns = metric(m, `brisvox_turns_total{agent="load"}`)
+	}
+	u.hangup()
+	stats := ls.sip.Stats()
+	t.Logf("dtmf: %d by SIP INFO, %d undelivered", stats["dtmf_sip_info"], stats["dtmf_undelivered"])
+	if err := ls.stop(); err != nil {
+		t.Error(err)
+	}
+	u.close()
+	check()
+	checkLogs(t, logs)
+	if turns < 1 {
+		t.Fatal("the keys made no turn")
+	}
+	spaced := strings.Join(strings.Split(pin, ""), " ")
+	for line := range strings.Lines(logs.String()) {
+		if strings.Contains(line, pin) || strings.Contains(line, spaced) || strings.Contains(line, "pressed") {
+			t.Errorf("a log line carries the caller's keys: %s", line)
+		}
 	}
 }
