@@ -329,40 +329,6 @@ func TestEventsAndHangup(t *testing.T) {
 	}
 }
 
-// TestVanishedClient: a connected caller that disappears from the network
-// (no DTLS close, no bye) ends the call with ErrClientGone once ICE
-// consent is lost. Mutation caught: the Failed state mapped to nothing
-// (the call would never end) or to ErrICEFailed.
-func TestVanishedClient(t *testing.T) {
-	if testing.Short() {
-		t.Skip("real sockets, a few seconds")
-	}
-	cfg := testConfig()
-	cfg.ICEDisconnectedTimeout, cfg.ICEFailedTimeout, cfg.ICEKeepalive = time.Second, time.Second, 200*time.Millisecond
-	ts := startServer(t, cfg)
-	ctx := testCtx(t, 30*time.Second)
-	cl, err := webrtctest.Dial(ctx, ts.base, webrtctest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	c := ts.nextCall(t, ctx)
-	defer c.Close()
-	if err := cl.WaitConnected(ctx); err != nil {
-		t.Fatal(err)
-	}
-	readFrames(t, ctx, c, 5)
-	cl.Vanish()
-	err = drainUntilEnd(ctx, c)
-	if !errors.Is(err, ErrClientGone) {
-		t.Fatalf("ReadFrame ended with %v, want ErrClosed wrapping ErrClientGone", err)
-	}
-	c.Close()
-	if ts.srv.Stats()["end_client_vanished"] != 1 {
-		t.Fatalf("not counted: %v", ts.srv.Stats())
-	}
-}
-
 // TestConnectTimeout: an offer whose candidates go nowhere (the caller's
 // socket drops everything) ends at ConnectTimeout with ErrConnectTimeout.
 // Mutation caught: the connect timer not armed (the call would wait for

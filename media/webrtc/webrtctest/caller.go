@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/brisvox/brisvox/media"
@@ -98,6 +99,8 @@ type Caller struct {
 	candWake  chan struct{}
 	notify    chan struct{}
 	closeOnce sync.Once
+	// mute stops the RTP the caller sends; ICE and DTLS go on.
+	mute atomic.Bool
 }
 
 // Dial places a call: it makes the offer, posts it to baseURL+"/offer",
@@ -462,6 +465,9 @@ func (c *Caller) sendLoop() {
 		case <-c.ctx.Done():
 			return
 		}
+		if c.mute.Load() {
+			continue
+		}
 		c.mu.Lock()
 		n := copy(pcm, c.play)
 		c.play = c.play[n:]
@@ -597,6 +603,11 @@ func JitterOf(arrivals []time.Time) Jitter {
 	j.P50, j.P99, j.Max = pick(0.50), pick(0.99), dev[len(dev)-1]
 	return j
 }
+
+// StopMedia stops the caller's RTP for good while its ICE agent goes on
+// answering consent checks: a client that stopped its track
+// (replaceTrack(null)), or a hostile one that holds a call with nothing.
+func (c *Caller) StopMedia() { c.mute.Store(true) }
 
 // Vanish makes the caller disappear from the network at once: its socket
 // drops everything, with no DTLS close and no bye.
