@@ -174,6 +174,12 @@ func (c *Call) Close() error {
 			c.expiry.Stop()
 		}
 		c.mu.Unlock()
+		// No press is handed over after Close, not even by an expiry
+		// callback already running (time.AfterFunc's goroutine is not
+		// ours to wait for): it is counted undelivered.
+		c.dmu.Lock()
+		c.onDTMF, c.dtmfSet, c.early = nil, true, nil
+		c.dmu.Unlock()
 		_ = c.sess.Close()
 		c.wg.Wait()
 		c.srv.forget(c)
