@@ -107,3 +107,58 @@ func answerMedia(t *testing.T, res *sipmsg.Response) *net.UDPAddr {
 	}
 	return &net.UDPAddr{IP: ip, Port: port}
 }
+
+// TestHeldCallNotCut: the caller puts the call on hold (a re-INVITE with
+// a=sendonly, the usual hold) and sends nothing, RTP nor RTCP, for more
+// than the media timeout (1 s here): the call lives on (a held phone owes
+// no RTP); once it resumes (sendrecv) and still sends nothing, the media
+// timeout ends it, "vanished". Mutation caught (seen failing): sip/rtp
+// before this change, which timed a sendonly hold out on RTP alone (the
+// call was cut 1 s into the hold).
+func TestHeldCallNotCut(t *testing.T) {
+	h := newHostile(t, func(c *sip.Config) { c.MediaTimeout = time.Second })
+	p := dial(t, "udp", h.udp.Addr(), h.udp)
+	res := h.answer(t, p, "call-hold", pcmuOfferAt(40100), 200)
+	h.inDialog(t, p, res, "ACK", 1)
+	c := h.took(t)
+	defer c.Close()
+	ended := make(chan error, 1)
+	go func() {
+		f := messages.NewPooledFrame(c.InputRate(), nil)
+		var err error
+		for err == nil {
+			err = c.ReadFrame(context.Background(), f)
+		}
+		ended <- err
+	}()
+	reinvite := func(cseq int, dir string) {
+		t.Helper()
+		body := strings.Replace(pcmuOfferAt(40100), "o=- 1 1", fmt.Sprintf("o=- 1 %d", cseq), 1) + "a=" + dir + "\r\n"
+		msg := request(p, "INVITE", "sip:bot@"+h.udp.String(), "call-hold", cseq,
+			"From: "+res.From().Value(), "To: "+res.To().Value(), "Contact: <sip:caller@"+p.local().String()+">")
+		msg = msg[:len(msg)-len("Content-Length: 0\r\n\r\n")] +
+			fmt.Sprintf("Content-Type: application/sdp\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+		if err := p.send([]byte(msg)); err != nil {
+			t.Fatal(err)
+		}
+		if r := p.response("call-hold", 5*time.Second); r == nil || r.StatusCode != 200 {
+			t.Fatalf("the re-INVITE (%s) was answered %v", dir, r)
+		}
+		h.inDialog(t, p, res, "ACK", cseq)
+	}
+	reinvite(2, "sendonly")
+	select {
+	case err := <-ended:
+		t.Fatalf("the held call ended: %v", err)
+	case <-time.After(2500 * time.Millisecond):
+	}
+	reinvite(3, "sendrecv")
+	select {
+	case err := <-ended:
+		if got := transport.ReasonOf(err); got != transport.ReasonVanished {
+			t.Errorf("the resumed silent call ended %q (%v), want vanished", got, err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the resumed call that sends nothing was not ended")
+	}
+}
