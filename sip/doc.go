@@ -21,4 +21,12 @@
 //
 // This package ties them together: its Call is a served call's
 // connection (transport.Conn), made from one answered INVITE.
+//
+// Admission is a reservation: Invite asks Config.Admit for a slot before
+// any media is set up (a refusal is 503 with Retry-After) and the slot
+// ends exactly once: released when the INVITE fails or the dialog ends
+// before the ACK (Call.Close), taken by the server when the ACK starts
+// the call. A caller gone without a BYE (the media timeout, the session
+// timer's expiry) ends its call "vanished": ReadFrame wraps
+// transport.ErrVanished.
 package sip
