@@ -44,6 +44,10 @@ func TestConfigValidate(t *testing.T) {
 		{"negative event buffer", func(c *Config) { c.EventBuffer = -1 }, false},
 		{"huge output queue", func(c *Config) { c.OutputQueue = 1 << 20 }, false},
 		{"negative bad message bound", func(c *Config) { c.MaxBadWSMessages = -1 }, false},
+		{"negative media timeout", func(c *Config) { c.MediaTimeout = -time.Second }, false},
+		{"negative retry after", func(c *Config) { c.RetryAfter = -time.Second }, false},
+		{"allowed origins", func(c *Config) { c.AllowedOrigins = []string{"https://app.example", "http://127.0.0.1:8080"} }, true},
+		{"an origin pattern", func(c *Config) { c.AllowedOrigins = []string{"https://*.example"} }, false},
 		{"jitter delays out of order", func(c *Config) { c.Jitter = media.JitterConfig{MinDelay: 5, MaxDelay: 2} }, false},
 	}
 	for _, tc := range cases {
@@ -71,7 +75,9 @@ func TestConfigDefaults(t *testing.T) {
 	d := Config{}.withDefaults()
 	if d.InputRate != 16000 || d.OutputRate != 16000 || d.OpusComplexity != 5 || d.OpusBitrate != 32000 ||
 		d.MaxOfferBytes != 64<<10 || d.ConnectTimeout != 10*time.Second || d.EventBuffer != 256 ||
-		d.OutputQueue != 250 || d.InputQueue != 50 || d.MaxBadWSMessages != 10 || len(d.STUNServers) != 0 || d.MDNS {
+		d.OutputQueue != 250 || d.InputQueue != 50 || d.MaxBadWSMessages != 10 || len(d.STUNServers) != 0 || d.MDNS ||
+		d.MediaTimeout != 30*time.Second || d.RetryAfter != 5*time.Second || d.ICEDisconnectedTimeout != 5*time.Second ||
+		d.ICEFailedTimeout != 5*time.Second || d.ICEKeepalive != 2*time.Second || len(d.AllowedOrigins) != 0 {
 		t.Fatalf("defaults %+v", d)
 	}
 }

@@ -51,6 +51,7 @@ const (
 	cSendGaps
 	cTickLag
 	cSilenceCached
+	cPionLinesDropped
 	nCounters
 )
 
@@ -98,6 +99,7 @@ var counterNames = [nCounters]string{
 	cSendGaps:              "send_underruns",
 	cTickLag:               "media_tick_lag_skips",
 	cSilenceCached:         "silence_cached_packets",
+	cPionLinesDropped:      "pion_lines_dropped",
 }
 
 // counters is a fixed set of atomic counters.

@@ -71,6 +71,9 @@ func (s *logSink) Bytes() []byte {
 // startServer starts a server for cfg (OnCall and Logger are set here)
 // and registers with t.Cleanup its shutdown, the strict JSON check of
 // every line it logged, and a goroutine leak check (last).
+// Mutation caught by the log check (issue 14, defect 7): countEnd adding
+// .Str("call_id", ...) to the call's logger, which has it already (every
+// serving test fails with a duplicate key).
 func startServer(t *testing.T, cfg Config, opts ...Option) *testServer {
 	t.Helper()
 	ignore := goleak.IgnoreCurrent()

@@ -11,6 +11,13 @@ import (
 	pion "github.com/pion/webrtc/v4"
 )
 
+// maxRemoteCandidates bounds the candidates a client may give one call,
+// in its offer and trickled: each is paired with every local candidate and
+// checked by the ICE agent, so an unbounded list costs memory and makes
+// the server send checks wherever the client says. A browser gives a few
+// per interface (host, server-reflexive, relay; UDP and TCP).
+const maxRemoteCandidates = 50
+
 // Offer is a validated offer: its SDP, the payload type the offer gives
 // Opus, and whether the audio m-line says the client sends.
 type Offer struct {
@@ -55,6 +62,20 @@ func ParseOffer(body []byte, maxBytes int64) (Offer, error) {
 	parsed, err := (&pion.SessionDescription{Type: pion.SDPTypeOffer, SDP: desc.SDP}).Unmarshal()
 	if err != nil {
 		return Offer{}, fmt.Errorf("%w: sdp does not parse", ErrBadSDP)
+	}
+	cands := 0
+	for _, md := range parsed.MediaDescriptions {
+		if md == nil {
+			continue
+		}
+		for _, a := range md.Attributes {
+			if a.Key == "candidate" {
+				cands++
+			}
+		}
+	}
+	if cands > maxRemoteCandidates {
+		return Offer{}, fmt.Errorf("%w: %d candidates, at most %d", ErrBadSDP, cands, maxRemoteCandidates)
 	}
 	audio := false
 	for _, md := range parsed.MediaDescriptions {

@@ -23,7 +23,7 @@ func normalOrigin(o string) (string, error) {
 		return "", errors.New("want https://host[:port]")
 	case u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "":
 		return "", errors.New("want scheme://host[:port] and nothing more")
-	case strings.ContainsAny(u.Host, "*?["):
+	case strings.ContainsAny(u.Hostname(), "*?[]"):
 		return "", errors.New("patterns are not accepted: list each origin")
 	}
 	host := strings.ToLower(u.Host)

@@ -188,7 +188,7 @@ func (s *Server) serveOffer(w http.ResponseWriter, r *http.Request) {
 func (s *Server) newCall(ctx context.Context, offer Offer) (*Call, string, error) {
 	id := newCallID()
 	log := s.log.With().Str("call_id", id).Logger()
-	api, err := s.newAPI(pionLoggers{log: log})
+	api, err := s.newAPI(pionLoggers{log: log, budget: newLineBudget(func() { s.stats.inc(cPionLinesDropped) })})
 	if err != nil {
 		return nil, "", fmt.Errorf("webrtc: pion api: %w", err)
 	}
@@ -463,6 +463,10 @@ func (c *Call) handleWS(typ websocket.MessageType, data []byte) error {
 		init := pion.ICECandidateInit{}
 		if msg.Candidate != nil {
 			init = *msg.Candidate
+			if c.stats[cWSCandidates].Load() >= maxRemoteCandidates {
+				c.inc(cWSBadMessages)
+				return fmt.Errorf("%w: more than %d candidates", ErrBadMessage, maxRemoteCandidates)
+			}
 		}
 		if err := c.pc.AddICECandidate(init); err != nil {
 			c.inc(cWSBadMessages)
