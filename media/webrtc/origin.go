@@ -61,10 +61,13 @@ func (s *Server) checkOrigin(r *http.Request) (cross string, err error) {
 	return "", fmt.Errorf("%w: a page from another origin may call only when the webrtc transport's AllowedOrigins lists it", ErrOrigin)
 }
 
-// allowCORS adds the headers of a cross-origin answer for origin.
+// allowCORS adds the headers of a cross-origin answer for origin: the
+// page may read it, Retry-After of a refusal included (not a header a
+// browser shows a script unless told).
 func allowCORS(w http.ResponseWriter, origin string) {
 	if origin != "" {
 		w.Header().Set("Access-Control-Allow-Origin", origin)
+		w.Header().Set("Access-Control-Expose-Headers", "Retry-After")
 	}
 }
 

@@ -209,7 +209,8 @@ var _ transport.Admission = (*testSlot)(nil)
 // Mutations caught: the origin check skipped on /offer or /ws (503 or 404
 // instead of 403), a listed origin not echoed (the page cannot read the
 // answer), default ports not normalized (a listed "https://app.example:443"
-// refused), the check after Admit (a refused origin holds a slot).
+// refused), the check after Admit (a refused origin holds a slot),
+// Retry-After not exposed to a listed page.
 func TestAllowedOrigins(t *testing.T) {
 	cases := []struct {
 		name, method, path, origin string
@@ -253,6 +254,9 @@ func TestAllowedOrigins(t *testing.T) {
 			}
 			if got := rec.Header().Get("Access-Control-Allow-Origin"); got != tc.allow {
 				t.Fatalf("Access-Control-Allow-Origin %q, want %q", got, tc.allow)
+			}
+			if tc.method == http.MethodPost && tc.allow != "" && rec.Header().Get("Access-Control-Expose-Headers") != "Retry-After" {
+				t.Fatal("a listed page cannot read the refusal's Retry-After")
 			}
 			if tc.path == "/offer" && rec.Header().Get("Vary") != "Origin" {
 				t.Fatalf("Vary %q, want Origin", rec.Header().Get("Vary"))

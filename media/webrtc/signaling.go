@@ -487,11 +487,13 @@ func (c *Call) writeWS(ctx context.Context, conn *websocket.Conn) {
 		wctx, cancel := context.WithTimeout(ctx, c.cfg.WSWriteTimeout)
 		defer cancel()
 		err := conn.Write(wctx, websocket.MessageText, b)
-		if err != nil && ctx.Err() == nil && errors.Is(wctx.Err(), context.DeadlineExceeded) {
+		if err != nil && errors.Is(wctx.Err(), context.DeadlineExceeded) {
 			// Blocked for the whole timeout: the socket's buffers are
 			// full, the client reads nothing. The backlog is bounded
 			// (EventBuffer), but a client that stopped reading is not
-			// listening to the call either.
+			// listening to the call either. Not ctx.Err(): the timed-out
+			// write closes the connection, so the reader may have
+			// cancelled ctx already (wctx keeps its first error).
 			c.end(fmt.Errorf("%w: a write blocked for %v", ErrStalled, c.cfg.WSWriteTimeout))
 		}
 		return err == nil
