@@ -314,3 +314,25 @@ func TestAllowedOriginsValidate(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkRefusal: one refused offer through the handler (recorder, no
+// socket): what a flood costs per request beyond HTTP itself.
+func BenchmarkRefusal(b *testing.B) {
+	cfg := testConfig()
+	cfg.OnCall = func(*Call) {}
+	cfg.Admit = func() (transport.Admission, error) {
+		return nil, &transport.Refusal{Cause: transport.RefusedFull, RetryAfter: time.Second}
+	}
+	srv, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	h := srv.Handler()
+	b.ReportAllocs()
+	for b.Loop() {
+		if rec := serve(h, http.MethodPost, "/offer", "", `{}`); rec.Code != http.StatusServiceUnavailable {
+			b.Fatal(rec.Code)
+		}
+	}
+}
