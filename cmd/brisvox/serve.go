@@ -300,7 +300,11 @@ func mountTransports(srv *serve.Server, f *agentfile.File, log zerolog.Logger, s
 		srv.Handle("POST /webrtc/offer", g.Wrap(h), "", nil, nil)
 	}
 	if t.Twilio.Enabled.V {
-		h, err := twilio.New(twilio.Config{OnCall: func(c *twilio.Call) { srv.Start(c) }, Admit: srv.Admit, Logger: log})
+		tc := twilio.Config{OnCall: func(c *twilio.Call) { srv.Start(c) }, Admit: srv.Admit, Logger: log, PublicURL: t.Twilio.PublicURL.V}
+		if n := t.Twilio.AuthTokenEnv.V; n != "" {
+			tc.AuthToken = os.Getenv(n) // Exposure checked it is set
+		}
+		h, err := twilio.New(tc)
 		if err != nil {
 			return nil, fmt.Errorf("twilio: %w", err)
 		}
@@ -311,7 +315,11 @@ func mountTransports(srv *serve.Server, f *agentfile.File, log zerolog.Logger, s
 		guard(srv, t.Twilio.Path.V, g, h, "twilio", h.Stats, h.Close)
 	}
 	if t.PCM.Enabled.V {
-		h, err := pcmws.New(pcmws.Config{OnCall: func(c *pcmws.Call) { srv.Start(c) }, Admit: srv.Admit, Logger: log})
+		pc := pcmws.Config{OnCall: func(c *pcmws.Call) { srv.Start(c) }, Admit: srv.Admit, Logger: log}
+		for _, o := range t.PCM.AllowedOrigins {
+			pc.AllowedOrigins = append(pc.AllowedOrigins, o.V)
+		}
+		h, err := pcmws.New(pc)
 		if err != nil {
 			return nil, fmt.Errorf("pcm: %w", err)
 		}

@@ -104,12 +104,18 @@ func served(t *testing.T, agent string) (base string, stop func() int, stderr *s
 // servedWith is served with the flags given.
 func servedWith(t *testing.T, f serveFlags) (base string, stop func() int, stderr *syncBuffer) {
 	t.Helper()
+	return servedOut(t, f, &syncBuffer{})
+}
+
+// servedOut is servedWith writing serve's standard output to stdout.
+func servedOut(t *testing.T, f serveFlags, stdout *syncBuffer) (base string, stop func() int, stderr *syncBuffer) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	stderr = &syncBuffer{}
 	done := make(chan int, 1)
 	go func() {
 		done <- runServe(ctx, f, ln, stdout, stderr, zerolog.New(stderr).Level(zerolog.InfoLevel).With().Timestamp().Logger())
