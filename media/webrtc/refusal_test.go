@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/internal/logcheck"
 	"github.com/rs/zerolog"
 )
 
@@ -96,7 +97,7 @@ func TestRefusals(t *testing.T) {
 				synctest.Wait()
 				time.Sleep(3 * time.Second)
 				srv.Close()
-				if err := checkLogLines(logs.Bytes()); err != nil {
+				if err := logcheck.Check(logs.Bytes(), nil); err != nil {
 					t.Fatal(err)
 				}
 				lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
