@@ -193,6 +193,7 @@ var sttProviders = []provSpec{
 		dur("acquire_timeout", 0, maxTimeout),
 		dur("queue", 100*time.Millisecond, time.Minute),
 		dur("max_utterance", time.Second, 10*time.Minute),
+		dur("pre_roll", 0, 5*time.Second),
 		integer("event_buffer", 1, maxBuffer),
 	}},
 }

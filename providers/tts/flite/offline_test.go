@@ -64,6 +64,13 @@ func hear(t *testing.T, ctx context.Context, stt providers.STT, pcm []int16) str
 		t.Fatal(err)
 	}
 	defer s.Close()
+	// The VAD's speech start, as the stt actor passes it on: pocketsphinx
+	// takes its decoder then.
+	if m, ok := s.(providers.SpeechMarker); ok {
+		if err := m.SpeechStarted(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	const chunk = 320 // 20 ms at 16 kHz
 	for i := 0; i < len(pcm); i += chunk {
 		if err := s.SendAudio(pcm[i:min(i+chunk, len(pcm))]); err != nil {
