@@ -43,6 +43,9 @@ type Call struct {
 	done    chan struct{}
 	endOnce sync.Once
 	cause   error
+	// kind is how the server ended the call (Hangup's kind; EndNormal
+	// for any other end): the websocket's close code. Written with cause.
+	kind transport.EndKind
 	// connected closes when ICE and DTLS are both connected.
 	connected chan struct{}
 	// stateWake is poked by pion's state callback.
@@ -104,11 +107,13 @@ func (c *Call) Err() error {
 }
 
 // Hangup ends the call from the server's side: a "bye" event with reason
-// goes to the websocket if one is open, then the peer connection closes.
+// goes to the websocket if one is open, which then closes with kind's code
+// (wsCloseStatus: 1000, 1013 try again later, 1011, 1001 going away),
+// then the peer connection closes.
 // It does not wait; Close does. reason goes to the client: say why, never
 // what was said.
-func (c *Call) Hangup(_ transport.EndKind, reason string) {
-	c.end(fmt.Errorf("%w: %s", ErrHangup, reason))
+func (c *Call) Hangup(kind transport.EndKind, reason string) {
+	c.endAs(kind, fmt.Errorf("%w: %s", ErrHangup, reason))
 }
 
 // Admission is the slot the call was admitted into (transport.Admitted).
@@ -153,9 +158,12 @@ func (c *Call) inc(k counter) {
 
 // end records why the call ends and wakes everything that waits on it.
 // Only the first reason counts.
-func (c *Call) end(cause error) {
+func (c *Call) end(cause error) { c.endAs(transport.EndNormal, cause) }
+
+// endAs is end with the kind the websocket's close says.
+func (c *Call) endAs(kind transport.EndKind, cause error) {
 	c.endOnce.Do(func() {
-		c.cause = cause
+		c.cause, c.kind = cause, kind
 		close(c.done)
 	})
 }

@@ -38,7 +38,10 @@
 //     candidates; after MaxBadWSMessages of them the websocket closes with
 //     1008, the call goes on), the live events given to Call.Publish as they were
 //     encoded, and {"type":"bye","reason":...} just before it closes at
-//     the end of the call.
+//     the end of the call: with 1000, or with the code of Hangup's kind
+//     (1013 try again later, never 1000, for a call the server did not
+//     take or keep for capacity or a drain; 1011 internal; 1001 going
+//     away when the server closes).
 //
 // Trickle is optional for the client. The answer waits for the server's
 // candidate gathering to complete, up to GatherTimeout (1 s; host

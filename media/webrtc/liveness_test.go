@@ -205,3 +205,62 @@ func TestWebsocketErrorsAndUTF8(t *testing.T) {
 		t.Fatalf("not counted: %v", st)
 	}
 }
+
+// TestHangupCloseCodes: the websocket of a call the server ends closes
+// with the code of Hangup's kind, after the bye: a call not taken for
+// capacity says try again later, never a normal closure; the server
+// closing says going away.
+// Mutation caught: Hangup's kind ignored (every websocket closes with
+// 1000, as before issue 14).
+func TestHangupCloseCodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real sockets")
+	}
+	cases := []struct {
+		name  string
+		kind  transport.EndKind
+		close bool // Server.Close instead of Hangup
+		want  websocket.StatusCode
+	}{
+		{"normal", transport.EndNormal, false, websocket.StatusNormalClosure},
+		{"try later", transport.EndTryLater, false, websocket.StatusTryAgainLater},
+		{"internal", transport.EndInternal, false, websocket.StatusInternalError},
+		{"server closes", 0, true, websocket.StatusGoingAway},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := startServer(t, testConfig())
+			ctx := testCtx(t, 20*time.Second)
+			_, c := dialCall(t, ctx, ts, webrtctest.Options{NoWebsocket: true})
+			ws := openWS(t, ctx, ts, c)
+			// The websocket is served once a message round-trips.
+			if err := ws.Write(ctx, websocket.MessageText, []byte(`{}`)); err != nil {
+				t.Fatal(err)
+			}
+			readUntil(t, ctx, ws, "error")
+			closed := make(chan struct{})
+			if tc.close {
+				go func() {
+					defer close(closed)
+					ts.srv.Close()
+				}()
+			} else {
+				close(closed)
+				c.Hangup(tc.kind, "test")
+			}
+			readUntil(t, ctx, ws, "bye")
+			for {
+				_, _, err := ws.Read(ctx)
+				if err == nil {
+					continue
+				}
+				if got := websocket.CloseStatus(err); got != tc.want {
+					t.Fatalf("closed with %v (%d), want %d", err, got, tc.want)
+				}
+				break
+			}
+			c.Close()
+			<-closed
+		})
+	}
+}

@@ -478,6 +478,21 @@ func (c *Call) handleWS(typ websocket.MessageType, data []byte) error {
 	return nil
 }
 
+// wsCloseStatus is the websocket close code of a call ended as kind: a
+// call the server could not take or keep for capacity or a drain says
+// try again later (1013), never a normal closure.
+func wsCloseStatus(kind transport.EndKind) websocket.StatusCode {
+	switch kind {
+	case transport.EndTryLater:
+		return websocket.StatusTryAgainLater
+	case transport.EndInternal:
+		return websocket.StatusInternalError
+	case transport.EndGoingAway:
+		return websocket.StatusGoingAway
+	}
+	return websocket.StatusNormalClosure
+}
+
 // writeWS sends what the queue holds until the call ends (then the rest,
 // the bye, and a normal close) or the websocket fails.
 func (c *Call) writeWS(ctx context.Context, conn *websocket.Conn) {
@@ -525,7 +540,7 @@ func (c *Call) writeWS(ctx context.Context, conn *websocket.Conn) {
 			return
 		}
 		c.wsGone()
-		_ = conn.Close(websocket.StatusNormalClosure, "call ended")
+		_ = conn.Close(wsCloseStatus(c.kind), "call ended")
 		return
 	}
 }
