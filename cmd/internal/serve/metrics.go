@@ -2,8 +2,10 @@ package serve
 
 import (
 	"net/http"
+	"strings"
 	"sync"
 
+	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -23,7 +25,7 @@ type metrics struct {
 	wrapped  prometheus.Registerer  // reg, with the agent label
 	calls    *prometheus.CounterVec // result: started, start_failed
 	refused  *prometheus.CounterVec // reason: full, draining, duplicate
-	ended    *prometheus.CounterVec // outcome: ok, error, gave_up
+	ended    *prometheus.CounterVec // outcome: ok, error, gave_up; reason: endReasons
 	turns    prometheus.Counter
 	bargeIns prometheus.Counter
 	latency  prometheus.Histogram
@@ -55,8 +57,8 @@ func newMetrics(agent string, live func() int) *metrics {
 			Name: "brisvox_calls_refused_total", Help: "Calls refused before they started, by reason: full, draining, duplicate.",
 		}, []string{"reason"}),
 		ended: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "brisvox_calls_ended_total", Help: "Calls ended, by outcome: ok, error (ended by a failure), gave_up (a stage failed too often).",
-		}, []string{"outcome"}),
+			Name: "brisvox_calls_ended_total", Help: "Calls ended, by outcome: ok, error (ended by a failure), gave_up (a stage failed too often); and by reason: hangup, vanished, stopped_reading, no_input, protocol_error (the caller's side), agent (end_call), server (a hang-up by the server or an operator), stage_failed, other.",
+		}, []string{"outcome", "reason"}),
 		turns: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "brisvox_turns_total", Help: "The callers' turns (utterances taken as a turn).",
 		}),
@@ -94,7 +96,7 @@ func newMetrics(agent string, live func() int) *metrics {
 		m.refused.WithLabelValues(r)
 	}
 	for _, o := range []string{"ok", "error", "gave_up"} {
-		m.ended.WithLabelValues(o)
+		m.ended.WithLabelValues(o, "hangup")
 	}
 	return m
 }
@@ -153,14 +155,15 @@ func (m *metrics) toolLabel(name string) string {
 
 // callEnded counts a call's end and its stages' restarts.
 func (m *metrics) callEnded(e messages.CallEnded) {
+	reason := endReason(e.Reason)
 	switch {
 	case e.GaveUp != "":
-		m.ended.WithLabelValues("gave_up").Inc()
+		m.ended.WithLabelValues("gave_up", reason).Inc()
 		m.gaveUp.WithLabelValues(string(e.GaveUp)).Inc()
 	case e.Err != nil:
-		m.ended.WithLabelValues("error").Inc()
+		m.ended.WithLabelValues("error", reason).Inc()
 	default:
-		m.ended.WithLabelValues("ok").Inc()
+		m.ended.WithLabelValues("ok", reason).Inc()
 	}
 	for stage, n := range e.Restarts {
 		if n > 0 {
@@ -172,4 +175,30 @@ func (m *metrics) callEnded(e messages.CallEnded) {
 			m.failures.WithLabelValues(string(stage), kind).Add(float64(n))
 		}
 	}
+}
+
+// endReason is a call's end reason as a bounded label value: the
+// caller's side (transport.ReasonOf's), the agent's end_call, a hang-up
+// by the server or an operator ("hangup: why"), a stage's failure, or
+// other. Never the free text of a reason.
+func endReason(r string) string {
+	switch {
+	case r == transport.ReasonHangup:
+		return "hangup"
+	case r == transport.ReasonVanished:
+		return "vanished"
+	case r == transport.ReasonStoppedReading:
+		return "stopped_reading"
+	case r == transport.ReasonSilentInput:
+		return "no_input"
+	case r == transport.ReasonProtocol:
+		return "protocol_error"
+	case r == "ended by the agent":
+		return "agent"
+	case strings.HasPrefix(r, "hangup: "):
+		return "server"
+	case strings.HasPrefix(r, "stage "):
+		return "stage_failed"
+	}
+	return "other"
 }

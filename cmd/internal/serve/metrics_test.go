@@ -48,7 +48,7 @@ func TestServeMetrics(t *testing.T) {
 		}
 		c.HangUp()
 		time.Sleep(time.Second)
-		if got := testutil.ToFloat64(s.metrics.ended.WithLabelValues("ok")); got != 1 {
+		if got := testutil.ToFloat64(s.metrics.ended.WithLabelValues("ok", "hangup")); got != 1 {
 			t.Errorf("ended ok %v, want 1", got)
 		}
 		_, body = get(t, ln, "/metrics")
@@ -82,8 +82,8 @@ func TestMetricsOfEventsAndEnds(t *testing.T) {
 		got  float64
 		want float64
 	}{
-		{"gave_up", testutil.ToFloat64(m.ended.WithLabelValues("gave_up")), 1},
-		{"error", testutil.ToFloat64(m.ended.WithLabelValues("error")), 1},
+		{"gave_up", testutil.ToFloat64(m.ended.WithLabelValues("gave_up", "other")), 1},
+		{"error", testutil.ToFloat64(m.ended.WithLabelValues("error", "other")), 1},
 		{"gave_up stt", testutil.ToFloat64(m.gaveUp.WithLabelValues(string(messages.StageSTT))), 1},
 		{"restarts stt", testutil.ToFloat64(m.restarts.WithLabelValues(string(messages.StageSTT))), 3},
 		{"restarts tts", testutil.ToFloat64(m.restarts.WithLabelValues(string(messages.StageTTS))), 1},
@@ -138,4 +138,21 @@ func TestMetricFuncs(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestEndReasonLabel: the end reason becomes a bounded label; a vanished
+// caller is told from one that hung up (SIP counted a vanished call as a
+// plain "ok" before). Mutation caught: the free text passed as the label
+// (unbounded series), or vanished mapped to hangup.
+func TestEndReasonLabel(t *testing.T) {
+	for in, want := range map[string]string{
+		"hangup": "hangup", "vanished": "vanished", "stopped reading": "stopped_reading",
+		"no input": "no_input", "protocol error": "protocol_error", "ended by the agent": "agent",
+		"hangup: server shutdown": "server", "stage stt failed": "stage_failed", "stopped": "other",
+		"anything a caller could make up": "other",
+	} {
+		if got := endReason(in); got != want {
+			t.Errorf("endReason(%q) = %q, want %q", in, got, want)
+		}
+	}
 }
