@@ -257,7 +257,7 @@ func runBurst(ctx context.Context, cfg burstConfig) (burstReport, error) {
 			return rep, err
 		}
 	}
-	ch, err := startChild(ctx, cfg.Brisvox, agent, cfg.MaxCalls, cfg.Log)
+	ch, err := startChild(ctx, cfg.Brisvox, agent, cfg.MaxCalls, cfg.Transport == "sip", cfg.Log)
 	if err != nil {
 		return rep, err
 	}
@@ -438,15 +438,15 @@ func enableTwilio(src string) (string, bool) {
 type child struct {
 	cmd     *exec.Cmd
 	base    string // http://127.0.0.1:PORT
-	sipAddr string // its SIP UDP address, when it serves SIP
+	sipAddr string // its SIP UDP address, when asked for
 	logs    *logTally
 	readers sync.WaitGroup
 	stopped sync.Once
 }
 
 // startChild runs brisvox serve on loopback ports and waits until it
-// serves.
-func startChild(ctx context.Context, bin, agent string, maxCalls int, logTo io.Writer) (*child, error) {
+// serves (and, with wantSIP, until it said its SIP address).
+func startChild(ctx context.Context, bin, agent string, maxCalls int, wantSIP bool, logTo io.Writer) (*child, error) {
 	cmd := exec.CommandContext(ctx, bin, "serve", "--agent", agent, "--addr", "127.0.0.1:0", "--sip-addr", "127.0.0.1:0",
 		"--max-calls", strconv.Itoa(maxCalls), "--drain", "5s", "--log-level", "info")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // never outlives the bench
@@ -464,7 +464,9 @@ func startChild(ctx context.Context, bin, agent string, maxCalls int, logTo io.W
 		return nil, err
 	}
 	c := &child{cmd: cmd, logs: &logTally{counts: map[string]int{}}}
-	serving := make(chan string, 4)
+	// The addresses come as lines after the start: the HTTP one, then
+	// the SIP ones when the agent serves SIP.
+	serving, sip := make(chan string, 4), make(chan string, 4)
 	c.readers.Go(func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
@@ -473,7 +475,10 @@ func startChild(ctx context.Context, bin, agent string, maxCalls int, logTo io.W
 				serving <- "http://" + strings.TrimSuffix(strings.Fields(rest)[0], "/")
 			}
 			if rest, ok := strings.CutPrefix(line, "brisvox: SIP on udp "); ok {
-				c.sipAddr = strings.TrimSpace(rest) // written before the serving line's reader is woken
+				select {
+				case sip <- strings.TrimSpace(rest):
+				default:
+				}
 			}
 		}
 		close(serving)
@@ -489,6 +494,14 @@ func startChild(ctx context.Context, bin, agent string, maxCalls int, logTo io.W
 	case <-time.After(3 * time.Minute):
 		c.stop()
 		return nil, errors.New("the child did not serve within 3 minutes")
+	}
+	if wantSIP {
+		select {
+		case c.sipAddr = <-sip:
+		case <-time.After(10 * time.Second): // its lines follow the serving line at once
+			c.stop()
+			return nil, errors.New("the child serves no SIP over UDP (the agent's [transports.sip])")
+		}
 	}
 	return c, nil
 }

@@ -20,12 +20,12 @@ import (
 )
 
 // TestBurstRuns builds brisvox, serves the keyless agent with
-// --max-calls 5 as a child and opens 30 PCM websockets at once for a 1 s
-// hold: no more than 5 are held, every other one is refused or closed (no
-// other failure), and the memory rows are read. Counts only, never
-// timings. Real sockets and a child process: skipped with -short.
-// Mutations: a 503 classified as admitted -> admitted 29 (seen); the
-// settle samples not taken -> 2 memory rows.
+// --max-calls 5 as a child and opens 30 connections at once for a 1 s
+// hold on each transport the agent serves: no more than 5 are held, every
+// other one is refused or closed (no other failure), and the memory rows
+// are read. Counts only, never timings. Real sockets and a child process:
+// skipped with -short. Mutations: a 503 classified as admitted ->
+// admitted 29 (seen); the settle samples not taken -> 2 memory rows.
 func TestBurstRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real sockets and a child process")
@@ -37,34 +37,38 @@ func TestBurstRuns(t *testing.T) {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	agent := keylessAgent(t, dir)
-	var stdout, stderr bytes.Buffer
-	code := run([]string{"burst", "--brisvox", bin, "--agent", agent, "--conns", "30", "--max-calls", "5",
-		"--hold", "1s", "--settle", "1s", "--json"}, &stdout, &stderr)
-	if code != 0 {
-		t.Fatalf("burst: exit %d\n%s", code, stderr.String())
-	}
-	var reps []burstReport
-	if err := json.Unmarshal(stdout.Bytes(), &reps); err != nil || len(reps) != 1 {
-		t.Fatalf("report: %v\n%s", err, stdout.String())
-	}
-	r := reps[0]
-	if r.Admitted > 5 || r.Admitted == 0 || r.Admitted+r.Refused+r.Closed != 30 || r.Failed != 0 {
-		t.Errorf("admitted %d, refused %d, closed %d, failed %d (%v): want at most 5 admitted and every other refused or closed",
-			r.Admitted, r.Refused, r.Closed, r.Failed, r.Failures)
-	}
-	if r.Upgraded != r.Admitted+r.Closed {
-		t.Errorf("upgraded %d, admitted %d + closed %d", r.Upgraded, r.Admitted, r.Closed)
-	}
-	if len(r.Memory) != 3 || r.Memory[0].At != "before" || r.Memory[1].At != "peak" || r.Memory[2].At != "+1s" {
-		t.Fatalf("memory rows %+v", r.Memory)
-	}
-	for _, m := range r.Memory {
-		if m.VmRSS <= 0 || m.VmHWM < m.VmRSS || m.HeapInuse <= 0 || m.GoSys <= 0 {
-			t.Errorf("memory row %+v", m)
-		}
-	}
-	if r.Memory[1].LiveCalls == 0 || r.Memory[1].LiveCalls > 5 {
-		t.Errorf("peak live calls %d, want 1-5", r.Memory[1].LiveCalls)
+	for _, transport := range []string{"pcm", "sip", "webrtc"} {
+		t.Run(transport, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run([]string{"burst", "--brisvox", bin, "--agent", agent, "--transport", transport, "--conns", "30", "--max-calls", "5",
+				"--hold", "1s", "--settle", "1s", "--json"}, &stdout, &stderr)
+			if code != 0 {
+				t.Fatalf("burst: exit %d\n%s", code, stderr.String())
+			}
+			var reps []burstReport
+			if err := json.Unmarshal(stdout.Bytes(), &reps); err != nil || len(reps) != 1 {
+				t.Fatalf("report: %v\n%s", err, stdout.String())
+			}
+			r := reps[0]
+			if r.Admitted > 5 || r.Admitted == 0 || r.Admitted+r.Refused+r.Closed != 30 || r.Failed != 0 {
+				t.Errorf("admitted %d, refused %d, closed %d, failed %d (%v): want at most 5 admitted and every other refused or closed",
+					r.Admitted, r.Refused, r.Closed, r.Failed, r.Failures)
+			}
+			if r.Upgraded != r.Admitted+r.Closed {
+				t.Errorf("upgraded %d, admitted %d + closed %d", r.Upgraded, r.Admitted, r.Closed)
+			}
+			if len(r.Memory) != 3 || r.Memory[0].At != "before" || r.Memory[1].At != "peak" || r.Memory[2].At != "+1s" {
+				t.Fatalf("memory rows %+v", r.Memory)
+			}
+			for _, m := range r.Memory {
+				if m.VmRSS <= 0 || m.VmHWM < m.VmRSS || m.HeapInuse <= 0 || m.GoSys <= 0 {
+					t.Errorf("memory row %+v", m)
+				}
+			}
+			if r.Memory[1].LiveCalls == 0 {
+				t.Errorf("no live call seen at the peak")
+			}
+		})
 	}
 	waitGoroutines(t, base)
 }
