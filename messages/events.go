@@ -52,9 +52,13 @@ const (
 // which hands it to session.Config.OnEvent. It carries transcripts: it is
 // for the call's own participants and operators, never for logs.
 type CallEvent struct {
-	Kind    EventKind
-	Epoch   Epoch
-	Text    string
+	Kind  EventKind
+	Epoch Epoch
+	Text  string
+	// Keys counts the key presses a user turn's Text holds ("The caller
+	// pressed 4 2 #"): they may be a PIN, so the debug log of what was
+	// said withholds such a turn's text.
+	Keys    int
 	State   string
 	Cut     bool
 	Latency time.Duration

@@ -27,6 +27,11 @@ func (a *Actor) event(m *messages.CallEvent) {
 func (a *Actor) logContent(m *messages.CallEvent) {
 	switch m.Kind {
 	case messages.EventUserTurn:
+		if m.Keys > 0 {
+			// Key presses may be a PIN: not even the debug switch logs them.
+			a.cfg.Log.Debug().Str("call_id", string(a.cfg.Call)).Uint64("epoch", uint64(m.Epoch)).Int("keys", m.Keys).Msg("caller said (text withheld: it holds key presses)")
+			return
+		}
 		a.cfg.Log.Debug().Str("call_id", string(a.cfg.Call)).Uint64("epoch", uint64(m.Epoch)).Str("text", m.Text).Msg("caller said")
 	case messages.EventBotWord:
 		if m.Epoch != a.saidEpoch {

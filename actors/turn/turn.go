@@ -389,6 +389,7 @@ func (a *Actor) endTurn(ctx actor.Context) {
 	text := a.turnText()
 	a.finals, a.lastInterim = a.finals[:0], ""
 	start, end, finalAt := a.utteranceStart, a.speechEnd, a.finalAt
+	keys := len(a.keys.digits)
 	if k := &a.keys; k.pending() {
 		// The caller's input ran from the first sound or key to the last:
 		// a turn of keys alone has its last key as its end of speech (the
@@ -428,7 +429,7 @@ func (a *Actor) endTurn(ctx actor.Context) {
 	}
 	a.peers.Mark(ctx, e, messages.MarkTurnEnd, now)
 	turn := messages.UserTurn{Epoch: e, Text: text, SpeechStart: start, SpeechEnd: end, At: now}
-	a.peers.Event(ctx, &messages.CallEvent{Kind: messages.EventUserTurn, Epoch: e, Text: text, At: now})
+	a.peers.Event(ctx, &messages.CallEvent{Kind: messages.EventUserTurn, Epoch: e, Text: text, Keys: keys, At: now})
 	if a.spec != 0 {
 		a.spec, a.specText = 0, ""
 		a.stats.Inc("speculations_committed")

@@ -1271,9 +1271,6 @@ func TestServeSIPLogContentNoDigits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real sockets on loopback")
 	}
-	if os.Getenv("BRISVOX_KEYS_LEAK_FIXED") == "" {
-		t.Skip("actors/session logs the keys of a turn with --log-content (issue 14): set BRISVOX_KEYS_LEAK_FIXED=1 to run")
-	}
 	check := noLeaks(t)
 	logs := &syncBuffer{}
 	ls := serveLoadWith(t, loadOpts{log: logs, logContent: true})
