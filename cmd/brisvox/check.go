@@ -51,8 +51,11 @@ func checkCommand(args []string, stdout, stderr io.Writer, lookupEnv func(string
 	for _, path := range fs.Args() {
 		a, diags := loadAgent(path, lookupEnv, agentbuild.Options{})
 		if len(diags) == 0 {
+			// What serve would take as its call limit without
+			// --max-calls, and why (issue 14: a limit above the
+			// decoders went unnoticed).
+			fmt.Fprintf(stdout, "%s: ok; %s\n", path, a.Capacity(defaultMaxCalls))
 			_ = a.Close()
-			fmt.Fprintf(stdout, "%s: ok\n", path)
 			continue
 		}
 		status = 1

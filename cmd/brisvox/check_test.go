@@ -65,7 +65,7 @@ func testCheck(t *testing.T, bin string) {
 			t.Fatalf("exit %d:\n%s", code, errs)
 		}
 		for _, f := range all {
-			if !strings.Contains(out, f+": ok\n") {
+			if !strings.Contains(out, f+": ok; capacity ") {
 				t.Errorf("no %q in:\n%s", f+": ok", out)
 			}
 		}
@@ -76,7 +76,7 @@ func testCheck(t *testing.T, bin string) {
 		if code != 1 {
 			t.Errorf("exit %d, want 1", code)
 		}
-		if want := filepath.Join(dir, "local.toml") + ": ok\n"; !strings.Contains(out, want) {
+		if want := filepath.Join(dir, "local.toml") + ": ok; capacity 8 calls"; !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
 		want := filepath.Join(dir, "openai.toml") + ":27:15: llm.api_key_env: OPENAI_API_KEY is not set (hint: export OPENAI_API_KEY=... or start from examples/agents/local.toml)\n"
