@@ -284,6 +284,9 @@ func mountTransports(srv *serve.Server, f *agentfile.File, log zerolog.Logger, s
 		for _, v := range t.WebRTC.STUN {
 			cfg.STUNServers = append(cfg.STUNServers, v.V)
 		}
+		for _, v := range t.WebRTC.AllowedOrigins {
+			cfg.AllowedOrigins = append(cfg.AllowedOrigins, v.V)
+		}
 		w, err := webrtc.New(cfg)
 		if err != nil {
 			return nil, fmt.Errorf("webrtc: %w", err)
