@@ -139,8 +139,17 @@ async function call() {
     };
     const offer = await pc.createOffer();
     await pc.setLocalDescription(offer);
-    const r = await fetch("webrtc/offer", {
-      method: "POST", headers: { "Content-Type": "application/json" },
+    // A guarded offer (serve: [transports.webrtc] token_env or
+    // signing_secret_env): the page passes on a bearer token given in its
+    // URL's fragment (#token=..., never sent to the server with the page)
+    // or the exp and sig of a URL signed for POST /webrtc/offer.
+    const headers = { "Content-Type": "application/json" };
+    const token = new URLSearchParams(location.hash.slice(1)).get("token");
+    if (token) headers["Authorization"] = "Bearer " + token;
+    const signed = new URLSearchParams(location.search);
+    const offerURL = signed.get("sig") ? "webrtc/offer?" + signed.toString() : "webrtc/offer";
+    const r = await fetch(offerURL, {
+      method: "POST", headers,
       body: JSON.stringify({ sdp: pc.localDescription.sdp, type: "offer" }),
     });
     const body = await r.json().catch(() => ({}));
