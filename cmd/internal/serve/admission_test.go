@@ -138,6 +138,11 @@ func TestServeForce(t *testing.T) {
 					t.Fatal(err)
 				}
 				took := time.Since(began)
+				// The forced hang-up's messages to stopping actors are
+				// dead letters: let protoactor's dead-letter throttle
+				// (a goroutine on a one-period ticker) run out in the
+				// bubble.
+				time.Sleep(2 * time.Second)
 				evs, hang := c.snapshot()
 				words := strings.Join(wordsOf(evs, "bot_word"), " ")
 				switch forces {
