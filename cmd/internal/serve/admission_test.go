@@ -160,3 +160,36 @@ func TestServeForce(t *testing.T) {
 		})
 	}
 }
+
+// TestIdleFreesMemory: once the last call ended, the server returns the
+// heap's free memory to the OS after IdleFree, once; a call that comes
+// meanwhile keeps it. Issue 14 defect 8: after a burst the runtime kept it
+// until its forced collection, minutes later. Mutations caught: the timer
+// never armed (0 runs), its callback not checking that the server is
+// still idle (a run while b is live).
+func TestIdleFreesMemory(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, _, stop := serving(t, Config{MaxCalls: 2, IdleFree: 5 * time.Second}, &simAgent{responses: []sim.Response{{Text: "Hi."}}})
+		returned := func() uint64 {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return s.stats.Snapshot()["memory_returned"]
+		}
+		a := newFakeConn("a", sim.NewScenario("a").Silence(2*time.Second))
+		b := newFakeConn("b", sim.NewScenario("b").Silence(20*time.Second))
+		s.Start(a)
+		s.Start(b)
+		time.Sleep(time.Second)
+		a.HangUp()
+		time.Sleep(10 * time.Second) // b is still live
+		if n := returned(); n != 0 {
+			t.Fatalf("memory returned %d times while a call was live", n)
+		}
+		b.HangUp()
+		time.Sleep(10 * time.Second)
+		if n := returned(); n != 1 {
+			t.Fatalf("memory returned %d times after the last call, want 1", n)
+		}
+		_ = stop()
+	})
+}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"sort"
 	"sync"
 	"time"
@@ -78,6 +79,12 @@ type Config struct {
 	// again (Retry-After). Default 5 s.
 	RetryAfter time.Duration
 	Log        zerolog.Logger
+	// IdleFree is how long the server waits, once its last call ended,
+	// before it returns the Go heap's free memory to the OS
+	// (debug.FreeOSMemory): after a burst the runtime would otherwise
+	// keep it until its next collection, minutes away on an idle server.
+	// Default 5 s; negative: never.
+	IdleFree time.Duration
 	// LogContent turns on every call's debug switch
 	// (session.Config.LogContent): transcripts and tool arguments in the
 	// debug log. Off by default.
@@ -102,6 +109,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.RetryAfter == 0 {
 		c.RetryAfter = 5 * time.Second
+	}
+	if c.IdleFree == 0 {
+		c.IdleFree = 5 * time.Second
 	}
 	return c
 }
@@ -137,6 +147,9 @@ type Server struct {
 	stats   kit.Counters
 	sources map[string]func() map[string]uint64
 	closers []func()
+	// idle frees memory once the server is idle (IdleFree). Guarded
+	// by mu.
+	idle    *time.Timer
 	wg      sync.WaitGroup
 	metrics *metrics
 }
@@ -382,6 +395,7 @@ func (s *Server) ended(e messages.CallEnded) {
 	delete(s.live, e.Call)
 	s.stats.Inc("ended")
 	s.notifyLocked()
+	s.armIdleLocked()
 	s.mu.Unlock()
 	s.metrics.callEnded(e)
 	if c != nil {
@@ -396,6 +410,34 @@ func (s *Server) ended(e messages.CallEnded) {
 		ev = s.log.Warn().Err(e.Err).Str("call_id", string(e.Call)).Str("reason", e.Reason)
 	}
 	ev.Msg("call ended")
+}
+
+// armIdleLocked starts (or restarts) the idle timer when no call is live
+// or admitted: a burst that ends frees memory once, IdleFree after its
+// last call.
+func (s *Server) armIdleLocked() {
+	if s.cfg.IdleFree < 0 || len(s.live) > 0 || s.reserved > 0 {
+		return
+	}
+	if s.idle == nil {
+		s.idle = time.AfterFunc(s.cfg.IdleFree, s.freeIfIdle)
+		return
+	}
+	s.idle.Reset(s.cfg.IdleFree)
+}
+
+// freeIfIdle is the idle timer's: a call that came meanwhile keeps the
+// memory.
+func (s *Server) freeIfIdle() {
+	s.mu.Lock()
+	idle := len(s.live) == 0 && s.reserved == 0
+	if idle {
+		s.stats.Inc("memory_returned")
+	}
+	s.mu.Unlock()
+	if idle {
+		debug.FreeOSMemory()
+	}
 }
 
 func (s *Server) isDraining() bool {
@@ -474,6 +516,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		}
 	}
 	s.wg.Wait()
+	s.mu.Lock()
+	if s.idle != nil {
+		s.idle.Stop()
+	}
+	s.mu.Unlock()
 	_ = s.sys.Root.StopFuture(s.board).Wait()
 	s.sys.Shutdown()
 	if errors.Is(serveErr, http.ErrServerClosed) {
