@@ -13,23 +13,26 @@ import (
 )
 
 // rssAnonKB is the RssAnon line of /proc/self/status, in kB.
-func rssAnonKB(b *testing.B) int {
-	b.Helper()
+func rssAnonKB(b *testing.B) int { return statusKB(b, "RssAnon") }
+
+// statusKB is a line of /proc/self/status (RssAnon, VmRSS), in kB.
+func statusKB(tb testing.TB, field string) int {
+	tb.Helper()
 	st, err := os.ReadFile("/proc/self/status")
 	if err != nil {
-		b.Skipf("no /proc/self/status: %v", err)
+		tb.Skipf("no /proc/self/status: %v", err)
 	}
 	sc := bufio.NewScanner(bytes.NewReader(st))
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "RssAnon:"); ok {
+		if v, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
 			kb, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
 			if err != nil {
-				b.Fatalf("RssAnon %q: %v", v, err)
+				tb.Fatalf("%s %q: %v", field, v, err)
 			}
 			return kb
 		}
 	}
-	b.Skip("no RssAnon in /proc/self/status")
+	tb.Skipf("no %s in /proc/self/status", field)
 	return 0
 }
 
@@ -122,7 +125,7 @@ func BenchmarkDecoderMemory(b *testing.B) {
 	var perDecoder, total float64
 	first := true
 	for b.Loop() {
-		p := newPool(n, func() (recognizer, error) { return loadDecoder(cfg) })
+		p := newPool(n, -1, func() (recognizer, error) { return loadDecoder(cfg) }, nil)
 		before := rssAnonKB(b)
 		held := make([]recognizer, 0, n)
 		for range n {

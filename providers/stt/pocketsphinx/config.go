@@ -21,6 +21,8 @@ const (
 	DefaultQueue           = 5 * time.Second
 	DefaultMaxUtterance    = 60 * time.Second
 	DefaultEventBuffer     = 32
+	// DefaultIdleDecoderTimeout: see IdleDecoderTimeout.
+	DefaultIdleDecoderTimeout = 30 * time.Second
 )
 
 // MaxPendingFinalizes bounds the Finalize calls a session keeps before the
@@ -58,6 +60,15 @@ type Config struct {
 	// all PoolSize are busy (and Warm's). An utterance whose wait times
 	// out is not heard; its Finalize gets an empty final.
 	AcquireTimeout time.Duration
+	// IdleDecoderTimeout frees a decoder that has stayed idle in the pool
+	// this long, unless it is the last one alive (Warm's, or the one
+	// that took its place), and then gives the C heap back to the OS
+	// (glibc's malloc_trim): a decoder is about 90 MB, and without this a
+	// burst of callers speaking at once keeps all PoolSize decoders for
+	// the life of the process. Only a decoder idle for the whole timeout
+	// goes: one taken again within it is not freed and reloaded. Default 30s; negative keeps
+	// every decoder loaded (the behaviour before it).
+	IdleDecoderTimeout time.Duration
 	// PreRoll is the audio before a speech start that is decoded with the
 	// utterance: the VAD decides that speech started a little after it
 	// did. A session keeps this much of the latest audio while it holds
@@ -142,6 +153,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.AcquireTimeout == 0 {
 		c.AcquireTimeout = DefaultAcquireTimeout
+	}
+	if c.IdleDecoderTimeout == 0 {
+		c.IdleDecoderTimeout = DefaultIdleDecoderTimeout
 	}
 	if c.PreRoll == 0 {
 		c.PreRoll = DefaultPreRoll

@@ -51,7 +51,7 @@ func TestSessionFailure(t *testing.T) {
 	needEngine(t)
 	synctest.Test(t, func(t *testing.T) {
 		cfg := Config{PoolSize: 1}.withDefaults()
-		p := newPool(cfg.PoolSize, func() (recognizer, error) {
+		p := newPool(cfg.PoolSize, -1, func() (recognizer, error) {
 			dec, err := loadDecoder(cfg)
 			if err != nil {
 				return nil, err
@@ -61,7 +61,7 @@ func TestSessionFailure(t *testing.T) {
 				return nil, err
 			}
 			return dec, nil
-		})
+		}, nil)
 		defer p.close()
 		s := startSession(t.Context(), cfg, p, &usage{})
 		defer s.Close()

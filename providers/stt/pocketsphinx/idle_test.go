@@ -77,7 +77,7 @@ func TestSendAudioWhileIdleAllocs(t *testing.T) {
 		t.Skip("the race detector allocates")
 	}
 	cfg := Config{}.withDefaults()
-	p := newPool(1, func() (recognizer, error) { return nil, errors.New("no decoder in this test") })
+	p := newPool(1, -1, func() (recognizer, error) { return nil, errors.New("no decoder in this test") }, nil)
 	s := startSession(t.Context(), cfg, p, &usage{})
 	defer s.Close()
 	pcm := ramp(0, frame)
@@ -167,7 +167,7 @@ func TestPreroll(t *testing.T) {
 // copy into the queue and the worker's move into the pre-roll.
 func BenchmarkSendAudioIdle(b *testing.B) {
 	cfg := Config{}.withDefaults()
-	p := newPool(1, func() (recognizer, error) { return nil, errors.New("no decoder in this benchmark") })
+	p := newPool(1, -1, func() (recognizer, error) { return nil, errors.New("no decoder in this benchmark") }, nil)
 	s := startSession(b.Context(), cfg, p, &usage{})
 	defer s.Close()
 	pcm := ramp(0, frame)

@@ -46,7 +46,7 @@ func New(cfg Config) (*STT, error) {
 	cfg = cfg.withDefaults()
 	return &STT{
 		cfg:  cfg,
-		pool: newPool(cfg.PoolSize, func() (recognizer, error) { return loadDecoder(cfg) }),
+		pool: newPool(cfg.PoolSize, cfg.IdleDecoderTimeout, func() (recognizer, error) { return loadDecoder(cfg) }, trimHeap),
 		use:  &usage{},
 	}, nil
 }
@@ -77,7 +77,8 @@ func (t *STT) Warm(ctx context.Context) error {
 	return nil
 }
 
-// Close frees the idle decoders and refuses new sessions; a session that
+// Close frees the idle decoders (returning their memory to the OS) and
+// refuses new sessions; a session that
 // holds a decoder frees it when its utterance or the session ends, and a
 // later speech start of an open session fails it with ErrEngineClosed.
 // Idempotent.
@@ -108,6 +109,9 @@ type Stats struct {
 	// TimedOut counts the waits that ended after AcquireTimeout without a
 	// decoder; each dropped an utterance.
 	TimedOut uint64
+	// IdleFreed counts the decoders freed after IdleDecoderTimeout idle
+	// in the pool (each followed by a trim of the C heap).
+	IdleFreed uint64
 	// Audio is the audio the sessions took from their queues; Decoded is
 	// the part of it a decoder heard. Decoded/Audio is the fraction of
 	// the sessions' time that they held a decoder.
@@ -118,7 +122,7 @@ type Stats struct {
 func (t *STT) Stats() Stats {
 	st := Stats{}
 	st.Loaded, st.Idle = t.pool.stats()
-	st.Acquired, st.Waited, st.TimedOut = t.pool.counts()
+	st.Acquired, st.Waited, st.TimedOut, st.IdleFreed = t.pool.counts()
 	st.Audio = t.cfg.duration(t.use.taken.Load())
 	st.Decoded = t.cfg.duration(t.use.decoded.Load())
 	return st
