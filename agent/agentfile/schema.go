@@ -191,6 +191,7 @@ var sttProviders = []provSpec{
 		dur("interim_interval", 20*time.Millisecond, 5*time.Second),
 		integer("pool_size", 1, 64),
 		dur("acquire_timeout", 0, maxTimeout),
+		dur("idle_decoder_timeout", 0, time.Hour),
 		dur("queue", 100*time.Millisecond, time.Minute),
 		dur("max_utterance", time.Second, 10*time.Minute),
 		dur("pre_roll", 0, 5*time.Second),

@@ -30,10 +30,10 @@ static ps_decoder_t *bv_new(const char *hmm, const char *lm, const char *dict) {
 	return ps;
 }
 
-// bv_trim gives the free memory at the top of glibc's heaps and in its
-// arenas back to the OS. glibc keeps a freed decoder's ~90 MB (mostly
-// many small blocks below the top of the heap) otherwise. Other C
-// libraries (musl) have no malloc_trim: there it does nothing (0).
+// bv_trim gives the free pages of glibc's heaps and arenas back to the
+// OS; otherwise glibc keeps most of a freed decoder's ~90 MB (many small
+// blocks, below the top of the heap). Other C libraries (musl) have no
+// malloc_trim: there it does nothing, and bv_can_trim says so.
 static int bv_can_trim(void) {
 #ifdef __GLIBC__
 	return 1;
