@@ -1142,6 +1142,12 @@ func TestServeSIPAdmissionBurst(t *testing.T) {
 	if codes[200] != 20 || codes[503] != 40 || retry != 40 {
 		t.Errorf("answers %v (%d with Retry-After), want 20 200 and 40 503 with Retry-After", codes, retry)
 	}
+	// The 40 refusals are a summary in the log, not 40 lines (issue 14:
+	// every refusal logged a line). Mutation caught: sip/signal's
+	// endEarly logging each refusal ("call not answered").
+	if n, sum := strings.Count(logs.String(), `"message":"call not answered"`), strings.Count(logs.String(), `"message":"sip: calls not answered"`); n > 0 || sum > 2 {
+		t.Errorf("the refusals wrote %d lines and %d summaries, want none and at most 2", n, sum)
+	}
 	waitLive(t, ls.base, codes[200])
 	for i, u := range uacs {
 		if answers[i] != nil && answers[i].StatusCode == 200 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/brisvox/brisvox/internal/ratelog"
 	"math/rand/v2"
 	"net/netip"
 	"strconv"
@@ -45,6 +46,10 @@ type env struct {
 	byeCtx context.Context
 	// forget removes an ended dialog from the server's table.
 	forget func(*Dialog)
+	// refused tallies the INVITEs refused with a final response (a
+	// 503 under a burst): one line, then a summary per interval, never
+	// a line each.
+	refused *ratelog.Tally
 
 	mu  sync.Mutex
 	rng *rand.Rand

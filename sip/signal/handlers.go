@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -367,7 +368,13 @@ func (d *Dialog) endEarly(cause error, m Media, release func()) {
 	if release != nil {
 		release()
 	}
-	d.env.log.Info().Str("call", d.id).Str("method", "INVITE").Err(logCause(cause)).Msg("call not answered")
+	if r, ok := errors.AsType[*Refusal](cause); ok {
+		// A refusal we chose (busy, full, a bad offer) is counted by its
+		// code: a burst of them writes a summary, not a line each.
+		d.env.refused.Add(strconv.Itoa(r.Code))
+	} else {
+		d.env.log.Info().Str("call", d.id).Str("method", "INVITE").Err(logCause(cause)).Msg("call not answered")
+	}
 	if m != nil {
 		endMedia(d.env, d.id, m, cause)
 	}

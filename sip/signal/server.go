@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/brisvox/brisvox/internal/ratelog"
 	"io"
 	"log/slog"
 	mrand "math/rand/v2"
@@ -129,14 +130,15 @@ func New(cfg Config, app Application, opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("%w: sipgo: %w", ErrInvalidConfig, err)
 	}
 	s.env = &env{
-		cfg:    s.cfg,
-		log:    s.log,
-		stats:  s.stats,
-		wire:   &sipgoWire{tp: ua.TransportLayer(), client: s.client},
-		tasks:  &s.tasks,
-		byeCtx: s.byeCtx,
-		forget: s.forget,
-		rng:    mrand.New(mrand.NewPCG(s.opts.seed, s.opts.seed^0x9e3779b97f4a7c15)),
+		cfg:     s.cfg,
+		log:     s.log,
+		stats:   s.stats,
+		wire:    &sipgoWire{tp: ua.TransportLayer(), client: s.client},
+		tasks:   &s.tasks,
+		byeCtx:  s.byeCtx,
+		forget:  s.forget,
+		refused: ratelog.New(s.log, "sip: calls not answered", ratelog.DefaultEvery),
+		rng:     mrand.New(mrand.NewPCG(s.opts.seed, s.opts.seed^0x9e3779b97f4a7c15)),
 	}
 	for _, m := range []sip.RequestMethod{sip.INVITE, sip.ACK, sip.CANCEL, sip.BYE, sip.OPTIONS,
 		sip.INFO, sip.UPDATE, sip.REFER, sip.REGISTER, sip.MESSAGE, sip.SUBSCRIBE, sip.NOTIFY,
@@ -289,6 +291,7 @@ func (s *Server) Close() {
 	s.mu.Unlock()
 	_ = s.ua.Close()
 	s.serving.Wait()
+	s.env.refused.Close()
 }
 
 // forget removes an ended dialog.
