@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/netip"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -13,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/brisvox/brisvox/media/g722"
 	"github.com/brisvox/brisvox/media/webrtc/webrtctest"
 	"github.com/coder/websocket"
 	"go.uber.org/goleak"
@@ -132,7 +135,7 @@ func TestServeIdleCallersCostNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real sockets and engines on loopback")
 	}
-	for _, transport := range []string{"pcm", "webrtc"} {
+	for _, transport := range []string{"pcm", "webrtc", "sip"} {
 		t.Run(transport, func(t *testing.T) {
 			leaks := goleak.IgnoreCurrent()
 			question := say(t, "What time is it?")
@@ -150,6 +153,9 @@ func TestServeIdleCallersCostNothing(t *testing.T) {
 			defer cancel()
 			var idle []*pcmCaller
 			var idleRTC []*webrtctest.Caller
+			var idleSIP []*uac
+			var streams sync.WaitGroup
+			streaming, stopStreams := context.WithCancel(ctx)
 			for i := range limit - 1 {
 				switch transport {
 				case "pcm":
@@ -166,6 +172,17 @@ func TestServeIdleCallersCostNothing(t *testing.T) {
 						t.Fatal(err)
 					}
 					waitEvent(t, c, time.Minute, fmt.Sprintf("idle caller %d's greeting", i), kind("bot_done"))
+				case "sip":
+					sipAddr := sipBanner.FindStringSubmatch(stdout.String())
+					if sipAddr == nil {
+						t.Fatalf("no SIP address in %q", stdout)
+					}
+					u := newUAC(t, netip.MustParseAddr(fmt.Sprintf("127.0.4.%d", i+1)), sipAddr[1], fmt.Sprintf("idle-%d", i))
+					if res := u.answered(g722Offer(u)); res == nil || res.StatusCode != 200 {
+						t.Fatalf("idle SIP caller %d answered %v", i, res)
+					}
+					idleSIP = append(idleSIP, u)
+					streams.Go(func() { streamG722Silence(streaming, u) })
 				}
 			}
 			// The real caller: on PCM (the same transport as the idle
@@ -177,6 +194,13 @@ func TestServeIdleCallersCostNothing(t *testing.T) {
 				}
 			}()
 			real.wait(ctx, t, "the real caller's greeting", kind("bot_done"))
+			// Every slot is taken: the idle callers are live calls.
+			var ready struct {
+				Live int `json:"live_calls"`
+			}
+			if err := json.Unmarshal([]byte(httpGet(t, base+"/readyz")), &ready); err != nil || ready.Live != limit {
+				t.Fatalf("live calls %d (%v), want %d", ready.Live, err, limit)
+			}
 			real.say(question)
 			turn := real.wait(ctx, t, "the real caller's turn", kind("user_turn"))
 			if text, _ := turn["text"].(string); !strings.Contains(text, "time") {
@@ -190,11 +214,50 @@ func TestServeIdleCallersCostNothing(t *testing.T) {
 			for _, c := range idleRTC {
 				_ = c.Close()
 			}
+			stopStreams()
+			streams.Wait()
+			for _, u := range idleSIP {
+				u.hangup()
+				u.close()
+			}
 			if code := stop(); code != 0 {
 				t.Errorf("serve exited %d:\n%s", code, stderr)
 			}
 			cancel()
 			goleak.VerifyNone(t, leaks)
 		})
+	}
+}
+
+// g722Offer is a G.722 offer (what the keyless agent takes on SIP) at the
+// uac's media socket.
+func g722Offer(u *uac) string {
+	a := u.media.LocalAddr().(*net.UDPAddr)
+	return fmt.Sprintf("v=0\r\no=- 1 1 IN IP4 %s\r\ns=-\r\nc=IN IP4 %s\r\nt=0 0\r\nm=audio %d RTP/AVP 9\r\na=rtpmap:9 G722/8000\r\n", a.IP, a.IP, a.Port)
+}
+
+// streamG722Silence sends 20 ms G.722 packets of silence to the answer's
+// media address in real time until ctx ends: a caller who says nothing.
+func streamG722Silence(ctx context.Context, u *uac) {
+	to := sdpMedia(u.t, u.ok.Body())
+	enc := g722.NewEncoder()
+	silence := make([]int16, 320)
+	pkt := make([]byte, 12+160)
+	pkt[0], pkt[1] = 0x80, 9
+	binary.BigEndian.PutUint32(pkt[8:], 0x1d1e)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for i := 0; ; i++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		binary.BigEndian.PutUint16(pkt[2:], uint16(i))
+		binary.BigEndian.PutUint32(pkt[4:], uint32(i*160))
+		n := enc.Encode(pkt[12:], silence)
+		if _, err := u.media.WriteToUDP(pkt[:12+n], to); err != nil {
+			return
+		}
 	}
 }
