@@ -4,12 +4,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 )
 
 // Keypad is the simulated caller's keypad. Set a Call's WrapConn to Wrap:
-// the engine then gets the loopback connection as a transport.DTMFReceiver,
+// the engine then gets the loopback connection as a conn.DTMFReceiver,
 // and the actions of Press press keys at their offsets, as a SIP call's
 // RFC 4733 events would arrive. One Keypad serves one call.
 type Keypad struct {
@@ -25,7 +25,7 @@ type keypadConn struct {
 	pad *Keypad
 }
 
-var _ transport.DTMFReceiver = (*keypadConn)(nil)
+var _ conn.DTMFReceiver = (*keypadConn)(nil)
 
 // OnDTMF registers the engine's receiver (nil unregisters).
 func (c *keypadConn) OnDTMF(fn func(messages.DTMF)) {
@@ -35,7 +35,7 @@ func (c *keypadConn) OnDTMF(fn func(messages.DTMF)) {
 }
 
 // Wrap is a Call.WrapConn: l, hearing key presses.
-func (k *Keypad) Wrap(l *Loopback) transport.Conn { return &keypadConn{Loopback: l, pad: k} }
+func (k *Keypad) Wrap(l *Loopback) conn.Conn { return &keypadConn{Loopback: l, pad: k} }
 
 // Press returns the actions that press keys, one key every gap from at
 // (offsets from the call's start). A key is handed on as it is, so a test

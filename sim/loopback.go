@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 )
 
@@ -69,7 +69,7 @@ type LoopbackConfig struct {
 
 // Loopback is an in-process call connection: it plays a Scenario as the
 // caller's audio in real (or virtual) time and records what the engine
-// sends back. It implements transport.Conn.
+// sends back. It implements conn.Conn.
 type Loopback struct {
 	cfg   LoopbackConfig
 	scen  *Scenario
@@ -90,7 +90,7 @@ type Loopback struct {
 	echoes   []*time.Timer // delayed mark echoes, stopped at Close
 }
 
-var _ transport.Conn = (*Loopback)(nil)
+var _ conn.Conn = (*Loopback)(nil)
 
 // NewLoopback makes a connection that plays scen from start (frame i is
 // delivered at start+(i+1)*20ms, once it was fully "captured"), then
@@ -135,12 +135,12 @@ func (l *Loopback) ReadFrame(ctx context.Context, f *messages.AudioFrame) error 
 			return ctx.Err()
 		case <-l.hang:
 			l.timer.Stop()
-			return fmt.Errorf("%w: the caller hung up", transport.ErrClosed)
+			return fmt.Errorf("%w: the caller hung up", conn.ErrClosed)
 		}
 	}
 	select {
 	case <-l.hang:
-		return fmt.Errorf("%w: the caller hung up", transport.ErrClosed)
+		return fmt.Errorf("%w: the caller hung up", conn.ErrClosed)
 	default:
 	}
 	if i < l.scen.FrameCount() {
@@ -159,7 +159,7 @@ func (l *Loopback) ReadFrame(ctx context.Context, f *messages.AudioFrame) error 
 func (l *Loopback) WriteFrame(f *messages.OutputAudio) error {
 	select {
 	case <-l.hang:
-		return fmt.Errorf("%w: the caller hung up", transport.ErrClosed)
+		return fmt.Errorf("%w: the caller hung up", conn.ErrClosed)
 	default:
 	}
 	r := Record{Kind: RecordAudio, Epoch: f.Epoch, Offset: f.Offset}

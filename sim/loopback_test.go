@@ -9,7 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 )
 
@@ -221,30 +221,30 @@ func TestLoopbackReadFrameEnds(t *testing.T) {
 			act: func(l *Loopback, _ context.CancelFunc) {
 				time.AfterFunc(5*time.Millisecond, l.HangUp)
 			},
-			wantErr: transport.ErrClosed, wantAt: 5 * time.Millisecond,
+			wantErr: conn.ErrClosed, wantAt: 5 * time.Millisecond,
 		},
 		{
 			name: "close while waiting",
 			act: func(l *Loopback, _ context.CancelFunc) {
 				time.AfterFunc(5*time.Millisecond, func() { l.Close() })
 			},
-			wantErr: transport.ErrClosed, wantAt: 5 * time.Millisecond,
+			wantErr: conn.ErrClosed, wantAt: 5 * time.Millisecond,
 		},
 		{
 			name:    "hang up before",
 			act:     func(l *Loopback, _ context.CancelFunc) { l.HangUp() },
-			wantErr: transport.ErrClosed,
+			wantErr: conn.ErrClosed,
 		},
 		{
 			name:    "hang up before a due frame",
 			start:   -time.Second,
 			act:     func(l *Loopback, _ context.CancelFunc) { l.HangUp() },
-			wantErr: transport.ErrClosed,
+			wantErr: conn.ErrClosed,
 		},
 		{
 			name:    "hang up twice",
 			act:     func(l *Loopback, _ context.CancelFunc) { l.HangUp(); l.HangUp() },
-			wantErr: transport.ErrClosed,
+			wantErr: conn.ErrClosed,
 		},
 	}
 	for _, tt := range tests {
@@ -276,9 +276,9 @@ func TestLoopbackReadFrameEnds(t *testing.T) {
 				// The next read, with a live context.
 				at := time.Now()
 				err = l.ReadFrame(context.Background(), f)
-				if errors.Is(tt.wantErr, transport.ErrClosed) {
-					if !errors.Is(err, transport.ErrClosed) {
-						t.Errorf("ReadFrame after hang-up: %v, want %v", err, transport.ErrClosed)
+				if errors.Is(tt.wantErr, conn.ErrClosed) {
+					if !errors.Is(err, conn.ErrClosed) {
+						t.Errorf("ReadFrame after hang-up: %v, want %v", err, conn.ErrClosed)
 					}
 					if !time.Now().Equal(at) {
 						t.Errorf("ReadFrame after hang-up waited %v", time.Since(at))
@@ -691,7 +691,7 @@ func TestLoopbackAfterClose(t *testing.T) {
 			t.Errorf("%d echoes after Close, want 0", echoed)
 		}
 		err := l.WriteFrame(&messages.OutputAudio{Epoch: 1, Rate: 16000})
-		if !errors.Is(err, transport.ErrClosed) {
+		if !errors.Is(err, conn.ErrClosed) {
 			t.Errorf("WriteFrame after Close: %v, want ErrClosed", err)
 		}
 		if recs, _ := l.Records(); len(recs) != 1 || recs[0].Kind != RecordMark {

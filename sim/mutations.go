@@ -3,7 +3,7 @@ package sim
 import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/brisvox/brisvox/actors/session"
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 )
 
@@ -39,10 +39,10 @@ func Mutations() []Mutation {
 			configure(c, func(cfg *session.Config) { cfg.Turn.BargeInDelay = 40 * msec })
 		}},
 		{Name: "dropped_interrupt_at_output", Apply: func(c *Call) {
-			c.WrapConn = func(l *Loopback) transport.Conn { return &brokenConn{Loopback: l, dropClear: true} }
+			c.WrapConn = func(l *Loopback) conn.Conn { return &brokenConn{Loopback: l, dropClear: true} }
 		}},
 		{Name: "old_turn_audio_after_interrupt", Apply: func(c *Call) {
-			c.WrapConn = func(l *Loopback) transport.Conn { return &brokenConn{Loopback: l, staleAfterClear: true} }
+			c.WrapConn = func(l *Loopback) conn.Conn { return &brokenConn{Loopback: l, staleAfterClear: true} }
 		}},
 		{Name: "unheard_word_kept", Apply: func(c *Call) {
 			configure(c, func(cfg *session.Config) {

@@ -12,8 +12,8 @@ import (
 	"github.com/brisvox/brisvox/actors/llm"
 	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/actors/switchboard"
-	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/agent"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/brisvox/brisvox/providers"
 	"github.com/rs/zerolog"
@@ -45,7 +45,7 @@ type Call struct {
 	Loopback  LoopbackConfig
 	// WrapConn, when set, puts something between the engine and the
 	// loopback client (a broken transport, for the suite's own tests).
-	WrapConn func(*Loopback) transport.Conn
+	WrapConn func(*Loopback) conn.Conn
 	// During runs inside the call at the given offsets (operator actions).
 	During []Action
 	Log    zerolog.Logger
@@ -165,11 +165,11 @@ func RunTogether(calls ...*Call) ([]*Result, []error) {
 // run plays one call on a shared system.
 func (c *Call) run(sys *kit.System, board *actor.PID, id messages.CallID) (*Result, error) {
 	start := time.Now()
-	conn := NewLoopback(c.Loopback, c.Scenario, start)
+	lb := NewLoopback(c.Loopback, c.Scenario, start)
 	endedCh := make(chan messages.CallEnded, 1)
-	var engineConn transport.Conn = conn
+	var engineConn conn.Conn = lb
 	if c.WrapConn != nil {
-		engineConn = c.WrapConn(conn)
+		engineConn = c.WrapConn(lb)
 	}
 	cfg := session.Config{
 		Call: id, Conn: engineConn,
@@ -209,7 +209,7 @@ func (c *Call) run(sys *kit.System, board *actor.PID, id messages.CallID) (*Resu
 	if started.Err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCallFailed, started.Err)
 	}
-	h := &Handle{System: sys, Board: board, Call: cfg.Call, Conn: conn}
+	h := &Handle{System: sys, Board: board, Call: cfg.Call, Conn: lb}
 	out := &Result{Start: start, PlayoutDelay: c.Loopback.PlayoutDelay}
 	// wait sleeps until t; false when the call ended first (a stage gave
 	// up): then it is not there to probe.
@@ -247,18 +247,18 @@ func (c *Call) run(sys *kit.System, board *actor.PID, id messages.CallID) (*Resu
 		if v, err := probe(started.PID, &session.GetStats{}); err == nil {
 			out.Stats, _ = v.(*session.Stats)
 		}
-		out.FramesIn = conn.FramesDelivered()
+		out.FramesIn = lb.FramesDelivered()
 		if v, err := probe(started.PID, &messages.Describe{}); err == nil {
 			out.Tree, _ = v.(*messages.Description)
 		}
-		conn.HangUp()
+		lb.HangUp()
 		select {
 		case out.Ended = <-endedCh:
 		case <-time.After(30 * time.Second):
 			return nil, fmt.Errorf("%w: the call did not end after the hang-up", ErrCallFailed)
 		}
 	}
-	out.Records, out.Dropped = conn.Records()
+	out.Records, out.Dropped = lb.Records()
 	out.Words = c.TTS.WordLog()
 	if clips != nil {
 		out.Words, out.LayoutErr = clips.words(c.TTS.ContextWords(), out.Words)

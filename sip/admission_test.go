@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/sip"
 	"github.com/brisvox/brisvox/sip/rtp"
 	sipmsg "github.com/emiago/sipgo/sip"
@@ -29,9 +29,9 @@ type ticket struct {
 	state int // 0 reserved, 1 started, 2 released
 }
 
-var _ transport.Admission = (*ticket)(nil)
+var _ conn.Admission = (*ticket)(nil)
 
-func (l *ledger) admit() (transport.Admission, error) {
+func (l *ledger) admit() (conn.Admission, error) {
 	l.mu.Lock()
 	l.reserved++
 	gate := l.gate

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/brisvox/brisvox/sip/dtmf"
 	"github.com/brisvox/brisvox/sip/rtp"
@@ -18,8 +18,8 @@ import (
 )
 
 // Call is one answered SIP call: its dialog, its SDP session and its RTP
-// session. It is a served call's connection (transport.Conn with ID and
-// Hangup) and hears the caller's key presses (transport.DTMFReceiver).
+// session. It is a served call's connection (conn.Conn with ID and
+// Hangup) and hears the caller's key presses (conn.DTMFReceiver).
 //
 // Its life: Invite makes it with the RTP session bound (the answer
 // carries the port); the ACK hands it to Config.OnCall; the dialog's end
@@ -33,7 +33,7 @@ type Call struct {
 	dialog *signal.Dialog
 	source string // the signalling source, for Describe
 	proto  string
-	adm    transport.Admission
+	adm    conn.Admission
 
 	sess *rtp.Session
 	sdp  *sdp.Session
@@ -64,9 +64,9 @@ type Call struct {
 }
 
 var (
-	_ transport.Conn         = (*Call)(nil)
-	_ transport.DTMFReceiver = (*Call)(nil)
-	_ transport.Describer    = (*Call)(nil)
+	_ conn.Conn         = (*Call)(nil)
+	_ conn.DTMFReceiver = (*Call)(nil)
+	_ conn.Describer    = (*Call)(nil)
 )
 
 func newCall(s *Server, inv *signal.Invite) *Call {
@@ -77,8 +77,8 @@ func newCall(s *Server, inv *signal.Invite) *Call {
 	}
 }
 
-// Admission is the slot the call was admitted into (transport.Admitted).
-func (c *Call) Admission() transport.Admission { return c.adm }
+// Admission is the slot the call was admitted into (conn.Admitted).
+func (c *Call) Admission() conn.Admission { return c.adm }
 
 // ID is our call id ("sip-" and 16 hex digits).
 func (c *Call) ID() string { return c.id }
@@ -89,13 +89,13 @@ func (c *Call) InputRate() int { return c.sess.InputRate() }
 // OutputRate is the rate they speak.
 func (c *Call) OutputRate() int { return c.sess.OutputRate() }
 
-// ReadFrame is the caller's next 20 ms; it fails with transport.ErrClosed
-// once the dialog or the media ended, wrapping transport.ErrVanished when
+// ReadFrame is the caller's next 20 ms; it fails with conn.ErrClosed
+// once the dialog or the media ended, wrapping conn.ErrVanished when
 // the caller is gone without a BYE: the media timeout (the RTP session
 // says so) or the session timer's expiry (RFC 4028: nobody refreshed).
 func (c *Call) ReadFrame(ctx context.Context, f *messages.AudioFrame) error {
 	err := c.sess.ReadFrame(ctx, f)
-	if err == nil || !errors.Is(err, transport.ErrClosed) || errors.Is(err, transport.ErrVanished) {
+	if err == nil || !errors.Is(err, conn.ErrClosed) || errors.Is(err, conn.ErrVanished) {
 		return err
 	}
 	c.mu.Lock()
@@ -110,7 +110,7 @@ func (c *Call) ReadFrame(ctx context.Context, f *messages.AudioFrame) error {
 // what the peer sent.
 func endError(err, cause error) error {
 	if errors.Is(cause, signal.ErrSessionExpired) {
-		return fmt.Errorf("%w: %w: %w", transport.ErrClosed, transport.ErrVanished, signal.ErrSessionExpired)
+		return fmt.Errorf("%w: %w: %w", conn.ErrClosed, conn.ErrVanished, signal.ErrSessionExpired)
 	}
 	return err
 }
@@ -157,7 +157,7 @@ func (c *Call) OnDTMF(fn func(messages.DTMF)) {
 
 // Hangup ends the call from our side: a BYE (or, before the answer, a
 // final response), then the media stops.
-func (c *Call) Hangup(_ transport.EndKind, reason string) {
+func (c *Call) Hangup(_ conn.EndKind, reason string) {
 	c.dialog.Hangup(fmt.Errorf("%w: %s", ErrHangup, reason))
 }
 

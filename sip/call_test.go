@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/sip/rtp"
 	"github.com/brisvox/brisvox/sip/signal"
 )
@@ -14,26 +14,26 @@ import (
 // dialog did. Mutation caught (seen failing): endError returning err
 // unchanged (a session timer's expiry ended the call "hangup").
 func TestEndError(t *testing.T) {
-	closed := fmt.Errorf("%w: %w", transport.ErrClosed, rtp.ErrClosed)
+	closed := fmt.Errorf("%w: %w", conn.ErrClosed, rtp.ErrClosed)
 	tests := []struct {
 		name  string
 		cause error
 		want  string
 	}{
-		{"remote bye", signal.ErrRemoteBye, transport.ReasonHangup},
-		{"our hangup", fmt.Errorf("%w: %w", signal.ErrLocalHangup, ErrHangup), transport.ReasonHangup},
-		{"session timer expired", signal.ErrSessionExpired, transport.ReasonVanished},
-		{"refresh unanswered", fmt.Errorf("%w: refresh: %w", signal.ErrSessionExpired, signal.ErrTransport), transport.ReasonVanished},
-		{"server closed", signal.ErrServerClosed, transport.ReasonHangup},
-		{"no cause", nil, transport.ReasonHangup},
+		{"remote bye", signal.ErrRemoteBye, conn.ReasonHangup},
+		{"our hangup", fmt.Errorf("%w: %w", signal.ErrLocalHangup, ErrHangup), conn.ReasonHangup},
+		{"session timer expired", signal.ErrSessionExpired, conn.ReasonVanished},
+		{"refresh unanswered", fmt.Errorf("%w: refresh: %w", signal.ErrSessionExpired, signal.ErrTransport), conn.ReasonVanished},
+		{"server closed", signal.ErrServerClosed, conn.ReasonHangup},
+		{"no cause", nil, conn.ReasonHangup},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := endError(closed, tt.cause)
-			if !errors.Is(err, transport.ErrClosed) {
-				t.Fatalf("%v does not wrap transport.ErrClosed", err)
+			if !errors.Is(err, conn.ErrClosed) {
+				t.Fatalf("%v does not wrap conn.ErrClosed", err)
 			}
-			if got := transport.ReasonOf(err); got != tt.want {
+			if got := conn.ReasonOf(err); got != tt.want {
 				t.Errorf("ReasonOf = %q, want %q", got, tt.want)
 			}
 		})

@@ -5,7 +5,7 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/sip/rtp"
 	"github.com/brisvox/brisvox/sip/sdp"
 	"github.com/brisvox/brisvox/sip/signal"
@@ -36,7 +36,7 @@ type Config struct {
 	RetryAfter time.Duration
 	// Admit says whether a new call may come in (the server's admission);
 	// required.
-	Admit transport.Admitter
+	Admit conn.Admitter
 	// OnCall takes an answered call (after the ACK); required.
 	OnCall func(*Call)
 	Log    zerolog.Logger

@@ -20,7 +20,7 @@
 //     re-INVITE and UPDATE, session timers, retransmissions.
 //
 // This package ties them together: its Call is a served call's
-// connection (transport.Conn), made from one answered INVITE.
+// connection (conn.Conn), made from one answered INVITE.
 //
 // Admission is a reservation: Invite asks Config.Admit for a slot before
 // any media is set up (a refusal is 503 with Retry-After) and the slot
@@ -28,5 +28,5 @@
 // before the ACK (Call.Close), taken by the server when the ACK starts
 // the call. A caller gone without a BYE (the media timeout, the session
 // timer's expiry) ends its call "vanished": ReadFrame wraps
-// transport.ErrVanished.
+// conn.ErrVanished.
 package sip

@@ -7,7 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"io"
 	"net"
 	"net/netip"
@@ -91,7 +91,7 @@ func newHostile(t *testing.T, edit func(*sip.Config)) *hostile {
 		}},
 		Trunk:  trunk.Config{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}},
 		Ports:  rtp.PortsConfig{Addr: netip.MustParseAddr("127.0.0.1"), Min: 32000, Max: 32200},
-		Admit:  func() (transport.Admission, error) { h.admitted.Add(1); return noSlot{}, nil },
+		Admit:  func() (conn.Admission, error) { h.admitted.Add(1); return noSlot{}, nil },
 		OnCall: func(c *sip.Call) { h.calls <- c },
 		Log:    zerolog.New(h.log).Level(zerolog.DebugLevel),
 	}

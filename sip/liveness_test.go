@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/brisvox/brisvox/sip"
 	sipmsg "github.com/emiago/sipgo/sip"
@@ -23,8 +23,8 @@ func pcmuOfferAt(port int) string {
 
 // TestCallerVanishes: a caller that answers, sends a second of RTP and
 // then goes silent, with no BYE: the media timeout (1 s here) ends the
-// call: ReadFrame fails with transport.ErrClosed wrapping
-// transport.ErrVanished (the call's end reason is "vanished"), the
+// call: ReadFrame fails with conn.ErrClosed wrapping
+// conn.ErrVanished (the call's end reason is "vanished"), the
 // server sends the BYE and counts the timeout. Real loopback sockets: it
 // asserts what happened, and logs the detect time. Mutation caught (seen
 // failing): sip/rtp's closedErr without ErrVanished (ReasonOf
@@ -66,10 +66,10 @@ func TestCallerVanishes(t *testing.T) {
 	for err = nil; err == nil; err = c.ReadFrame(ctx, f) {
 	}
 	detect := time.Since(last)
-	if !errors.Is(err, transport.ErrClosed) || !errors.Is(err, transport.ErrVanished) {
+	if !errors.Is(err, conn.ErrClosed) || !errors.Is(err, conn.ErrVanished) {
 		t.Fatalf("ReadFrame = %v, want ErrClosed and ErrVanished", err)
 	}
-	if got := transport.ReasonOf(err); got != transport.ReasonVanished {
+	if got := conn.ReasonOf(err); got != conn.ReasonVanished {
 		t.Errorf("end reason %q", got)
 	}
 	t.Logf("the vanished caller was detected %v after its last packet (media timeout 1 s)", detect.Round(time.Millisecond))
@@ -155,7 +155,7 @@ func TestHeldCallNotCut(t *testing.T) {
 	reinvite(3, "sendrecv")
 	select {
 	case err := <-ended:
-		if got := transport.ReasonOf(err); got != transport.ReasonVanished {
+		if got := conn.ReasonOf(err); got != conn.ReasonVanished {
 			t.Errorf("the resumed silent call ended %q (%v), want vanished", got, err)
 		}
 	case <-time.After(10 * time.Second):

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/sip/rtp"
 	"github.com/brisvox/brisvox/sip/sdp"
 	"github.com/brisvox/brisvox/sip/signal"
@@ -167,7 +167,7 @@ func (a *app) Invite(ctx context.Context, inv *signal.Invite) (_ signal.Media, _
 	adm, err := s.cfg.Admit()
 	if err != nil {
 		s.count("refused_admission")
-		r := transport.RefusalOf(err)
+		r := conn.RefusalOf(err)
 		return nil, nil, &signal.Refusal{Code: 503, RetryAfter: r.RetryAfterSeconds()}
 	}
 	// The slot is held from here: given back when this INVITE fails, by

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/brisvox/brisvox/sip"
 	"github.com/brisvox/brisvox/sip/rtp"
@@ -51,7 +51,7 @@ func newRig(t *testing.T, edit func(*sip.Config)) *rig {
 		Signal: signal.Config{Listen: []signal.Listen{{Network: "udp", Addr: "127.0.0.1:0"}}},
 		Trunk:  trunk.Config{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}},
 		Ports:  rtp.PortsConfig{Addr: netip.MustParseAddr("127.0.0.1"), Min: 31000, Max: 31100},
-		Admit:  func() (transport.Admission, error) { return noSlot{}, nil },
+		Admit:  func() (conn.Admission, error) { return noSlot{}, nil },
 		OnCall: func(c *sip.Call) { r.calls <- c },
 		Log:    zerolog.Nop(),
 	}
@@ -182,8 +182,8 @@ func TestSippPcapCall(t *testing.T) {
 		}
 	})
 	n, loud, err := frames(ctx, c)
-	if !errors.Is(err, transport.ErrClosed) {
-		t.Errorf("ReadFrame ended with %v, want transport.ErrClosed", err)
+	if !errors.Is(err, conn.ErrClosed) {
+		t.Errorf("ReadFrame ended with %v, want conn.ErrClosed", err)
 	}
 	_, info, counters := c.Describe()
 	wg.Wait()

@@ -8,12 +8,12 @@ import (
 
 	"github.com/brisvox/brisvox/actors/llm"
 	"github.com/brisvox/brisvox/actors/pacer"
-	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/actors/tts"
 	"github.com/brisvox/brisvox/actors/turn"
 	"github.com/brisvox/brisvox/actors/vad"
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/media"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/brisvox/brisvox/providers"
 	"github.com/rs/zerolog"
@@ -42,7 +42,7 @@ type Supervision struct {
 // Config is everything one call needs.
 type Config struct {
 	Call messages.CallID
-	Conn transport.Conn
+	Conn conn.Conn
 	STT  providers.STT
 	LLM  providers.LLM
 	TTS  providers.TTS

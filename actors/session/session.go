@@ -17,6 +17,7 @@ import (
 	"github.com/brisvox/brisvox/actors/turn"
 	"github.com/brisvox/brisvox/actors/vad"
 	"github.com/brisvox/brisvox/media"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/brisvox/brisvox/providers"
 )
@@ -176,7 +177,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *transport.Closed:
 		// "hangup", or why the transport ended the call (vanished,
 		// stopped reading, no input, protocol error).
-		a.end(ctx, transport.ReasonOf(m.Err), nil)
+		a.end(ctx, conn.ReasonOf(m.Err), nil)
 	case *messages.Hangup:
 		a.end(ctx, "hangup: "+m.Reason, nil)
 	case *messages.CallDrained:

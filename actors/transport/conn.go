@@ -1,63 +1,10 @@
 package transport
 
 import (
-	"context"
 	"sync"
 
 	"github.com/brisvox/brisvox/messages"
 )
-
-// Conn is the audio connection of one call, as the transport actor uses it.
-type Conn interface {
-	// InputRate and OutputRate are the sample rates of the caller's audio
-	// and of the audio the call plays back.
-	InputRate() int
-	OutputRate() int
-	// ReadFrame blocks until the next 20 ms of the caller's audio is in
-	// f.PCM (len InputRate/50) with f.Start set, or until ctx ends. It
-	// returns ErrClosed (wrapped) when the caller hung up.
-	ReadFrame(ctx context.Context, f *messages.AudioFrame) error
-	// WriteFrame queues bot audio. It must not block and must not keep f.
-	WriteFrame(f *messages.OutputAudio) error
-	// Clear drops queued bot audio of epochs before epoch.
-	Clear(epoch messages.Epoch) error
-	// Mark asks for an echo of name once what was written before it played.
-	Mark(name string) error
-	// OnMarkEcho registers the function that receives echoes; it must only
-	// send a message.
-	// nil unregisters.
-	OnMarkEcho(func(name string))
-	// Close hangs up. It is called once, when the call's tree has stopped.
-	Close() error
-}
-
-// PlaybackConfirmer is a Conn whose mark echoes confirm playback: its
-// client echoes a mark once the audio before it has played (a carrier's
-// media stream), not once it was sent. The pacer then bounds what it
-// counts as heard by the echoes (pacer.Config.ConfirmEvery).
-type PlaybackConfirmer interface {
-	ConfirmsPlayback() bool
-}
-
-// Describer is a Conn with its own account for the operator (a SIP call:
-// the dialog, the codec, the RTP and RTCP figures). The transport actor
-// adds it to its Describe: the state, the facts, and the counters under
-// the prefix "conn_". It must not block.
-type Describer interface {
-	Describe() (state string, info map[string]string, counters map[string]uint64)
-}
-
-// DTMFReceiver is a Conn that hears the caller's key presses (RFC 4733
-// telephone-events or SIP INFO on a SIP call, a carrier's dtmf events).
-// The transport actor registers a receiver when it starts and hands each
-// press to the turn actor, which decides what a digit does.
-type DTMFReceiver interface {
-	// OnDTMF registers the function that receives each key press, once per
-	// press, with a valid digit (messages.ValidDTMFDigit); it must only
-	// send a message. nil unregisters. Digits may be a PIN: an
-	// implementation never logs them.
-	OnDTMF(func(messages.DTMF))
-}
 
 // FramePool recycles input frames of one rate. Frames go back when the
 // last stage that reads them calls Release.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/brisvox/brisvox/actors/kit"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/rs/zerolog"
 )
@@ -28,9 +29,9 @@ type markEcho struct{ name string }
 // keyPress carries a key press from the connection's callback.
 type keyPress struct{ d messages.DTMF }
 
-// Actor bridges a Conn to the tree.
+// Actor bridges a conn.Conn to the tree.
 type Actor struct {
-	conn   Conn
+	conn   conn.Conn
 	peers  kit.Peers
 	pool   *FramePool
 	log    zerolog.Logger
@@ -43,12 +44,12 @@ type Actor struct {
 
 // Props makes the transport actor's props. The pool is shared across
 // restarts of the actor, so frames in flight stay valid.
-func Props(conn Conn, peers kit.Peers, log zerolog.Logger, opts ...actor.PropsOption) *actor.Props {
-	pool := NewFramePool(conn.InputRate())
+func Props(c conn.Conn, peers kit.Peers, log zerolog.Logger, opts ...actor.PropsOption) *actor.Props {
+	pool := NewFramePool(c.InputRate())
 	// The counts are the stage's over the call: they survive restarts.
 	stats := kit.Counters{}
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Actor{conn: conn, peers: peers, pool: pool, log: log, stats: stats}
+		return &Actor{conn: c, peers: peers, pool: pool, log: log, stats: stats}
 	}, opts...)
 }
 
@@ -79,7 +80,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 		ctx.Send(a.peers.Session, &Closed{Err: m.err})
 	case *messages.Describe:
 		d := kit.Describe(string(messages.StageTransport), "open", a.stats)
-		if cd, ok := a.conn.(Describer); ok {
+		if cd, ok := a.conn.(conn.Describer); ok {
 			state, info, counters := cd.Describe()
 			d.State, d.Info = state, info
 			for k, v := range counters {
@@ -102,7 +103,7 @@ func (a *Actor) start(ctx actor.Context) {
 	root := ctx.ActorSystem().Root
 	vad, self := a.peers.VAD, a.peers.Transport
 	a.conn.OnMarkEcho(func(name string) { root.Send(self, &markEcho{name: name}) })
-	if r, ok := a.conn.(DTMFReceiver); ok {
+	if r, ok := a.conn.(conn.DTMFReceiver); ok {
 		r.OnDTMF(func(d messages.DTMF) { root.Send(self, &keyPress{d: d}) })
 	}
 	a.wg.Add(1)
@@ -145,7 +146,7 @@ func (a *Actor) write(ctx actor.Context, f *messages.OutputAudio) {
 	}
 	if err := a.conn.WriteFrame(f); err != nil {
 		a.stats.Inc("write_errors")
-		if !errors.Is(err, ErrClosed) {
+		if !errors.Is(err, conn.ErrClosed) {
 			a.log.Warn().Err(err).Str("call_id", string(a.peers.Call)).Msg("transport write failed")
 		}
 	} else {
@@ -163,7 +164,7 @@ func (a *Actor) stop() {
 		a.cancel = nil
 	}
 	a.conn.OnMarkEcho(nil)
-	if r, ok := a.conn.(DTMFReceiver); ok {
+	if r, ok := a.conn.(conn.DTMFReceiver); ok {
 		r.OnDTMF(nil)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"io"
 	"math"
 	"net"
@@ -146,7 +146,7 @@ func webrtcLoad(args []string, stdout, stderr io.Writer) int {
 	// The transport first: a bad setting is refused before anything runs.
 	var srv *serve.Server
 	w, err := webrtc.New(webrtc.Config{IncludeLoopback: true, OpusComplexity: *complexity, OpusApplication: *application,
-		OnCall: func(c *webrtc.Call) { srv.Start(c) }, Admit: func() (transport.Admission, error) { return srv.Admit() }})
+		OnCall: func(c *webrtc.Call) { srv.Start(c) }, Admit: func() (conn.Admission, error) { return srv.Admit() }})
 	if err != nil {
 		_ = ln.Close()
 		fmt.Fprintln(stderr, "brisvox-bench:", err)

@@ -1225,7 +1225,7 @@ func TestServeSIPAdmissionBurst(t *testing.T) {
 // the file takes) ends the call, the server logs it ended "vanished" and
 // counts the timeout; the detect time is logged. Every log line is
 // strict JSON. Mutation caught (seen failing): sip/rtp's closedErr
-// without transport.ErrVanished (the call ended "hangup").
+// without conn.ErrVanished (the call ended "hangup").
 func TestServeSIPCallerVanishes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real sockets on loopback")

@@ -24,37 +24,35 @@ var layerRules = []Rule{
 		Allowed:     []string{"messages/...", "agent/..."},
 	},
 	{
+		// Providers are below the transports and the actors: an adapter
+		// may use media's codecs and resamplers, never a call's transport.
 		Name:      "providers-know-no-runtime",
 		Packages:  "providers/...",
-		Forbidden: []string{"actors/...", "sip/...", "media/transport/...", "cmd/..."},
+		Forbidden: []string{"actors/...", "sip/...", "media/webrtc/...", "media/carrier/...", "media/conn", "cmd/..."},
 	},
 	{
+		// media/ is one layer below the actors: the codecs and models, the
+		// connection contract (media/conn) and the transports that
+		// implement it (media/webrtc, media/carrier/...).
 		Name:      "media-below-actors",
 		Packages:  "media/...",
-		Except:    []string{"media/webrtc/...", "media/carrier/..."},
-		Forbidden: []string{"actors/...", "cmd/...", "sim/..."},
+		Forbidden: []string{"actors/...", "agent/...", "providers/...", "sip/...", "cmd/...", "sim/..."},
 	},
 	{
-		// The transports sit above the actors: they implement the transport
-		// actor's Conn (and wrap its ErrClosed), and see no other actor.
-		Name:        "transports-see-only-the-conn",
-		Packages:    "media/webrtc/...",
+		// The connection contract is a leaf: every transport, the
+		// simulator and the transport actor share it.
+		Name:        "conn-is-a-leaf",
+		Packages:    "media/conn",
 		OnlyAllowed: true,
-		Allowed:     []string{"messages/...", "media", "media/opus/...", "media/webrtc/...", "actors/transport", "internal/..."},
-	},
-	{
-		Name:        "carrier-transports-see-only-the-conn",
-		Packages:    "media/carrier/...",
-		OnlyAllowed: true,
-		Allowed:     []string{"messages/...", "media", "media/carrier/...", "actors/transport", "internal/..."},
+		Allowed:     []string{"messages/..."},
 	},
 	{
 		// The SIP transport is a transport like the others: it implements
-		// the transport actor's Conn and sees no other actor.
+		// media/conn's Conn and sees no actor.
 		Name:        "sip-sees-only-the-conn",
 		Packages:    "sip/...",
 		OnlyAllowed: true,
-		Allowed:     []string{"messages/...", "media", "media/opus/...", "media/g722/...", "sip/...", "actors/transport", "internal/..."},
+		Allowed:     []string{"messages/...", "media", "media/conn", "media/opus/...", "media/g722/...", "sip/...", "internal/..."},
 	},
 	{
 		Name:      "nothing-imports-cmd",
@@ -238,14 +236,23 @@ func TestLayerRulesBite(t *testing.T) {
 		{"agent-sees-only-messages", "agent/memory", "providers", "messages"},
 		{"providers-know-no-runtime", "providers/openai", "actors/call", "agent"},
 		{"providers-know-no-runtime", "providers", "sip/dialog", "messages"},
-		{"providers-know-no-runtime", "providers", "media/transport/rtp", "media/codec"},
+		// The transports are named one by one (caught: the rule forbidding
+		// a media/transport/... folder that never existed).
+		{"providers-know-no-runtime", "providers/stt/x", "media/webrtc", "media/opus"},
+		{"providers-know-no-runtime", "providers/tts/x", "media/carrier/twilio", "media"},
+		{"providers-know-no-runtime", "providers", "media/conn", "media/g722"},
 		{"providers-know-no-runtime", "providers", "cmd/brisvox/cli", "agent"},
 		{"media-below-actors", "media/codec", "actors", "messages"},
 		{"media-below-actors", "media", "sim/fake", "media/codec"},
 		{"media-below-actors", "media", "cmd/brisvox/cli", "messages"},
-		{"transports-see-only-the-conn", "media/webrtc", "actors/session", "actors/transport"},
-		{"carrier-transports-see-only-the-conn", "media/carrier/twilio", "actors/llm", "actors/transport"},
-		{"sip-sees-only-the-conn", "sip/rtp", "actors/turn", "actors/transport"},
+		// The transports under media/ are in the rule too: no exception
+		// for media/webrtc or media/carrier (caught: an Except of either).
+		{"media-below-actors", "media/webrtc", "actors/transport", "media/conn"},
+		{"media-below-actors", "media/carrier/twilio", "actors/session", "media/conn"},
+		{"media-below-actors", "media/carrier/internal/wscall", "providers", "media"},
+		{"media-below-actors", "media/webrtc", "sip/rtp", "media/opus"},
+		{"conn-is-a-leaf", "media/conn", "media", "messages"},
+		{"sip-sees-only-the-conn", "sip/rtp", "actors/transport", "media/conn"},
 		{"sip-sees-only-the-conn", "sip", "providers", "media/g722"},
 		{"nothing-imports-cmd", "actors", "cmd/brisvox/cli", "media"},
 		{"production-without-sim", "actors/call", "sim", "providers"},

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"io"
 	"net/http"
 	"net/url"
@@ -125,7 +125,7 @@ func TestBadOffers(t *testing.T) {
 // closed server 503 too. Mutation caught: Admit not consulted.
 func TestAdmission(t *testing.T) {
 	cfg := testConfig()
-	cfg.Admit = func() (transport.Admission, error) { return nil, errors.New("full") }
+	cfg.Admit = func() (conn.Admission, error) { return nil, errors.New("full") }
 	ts := startServer(t, cfg)
 	status, m := postOffer(t, ts.base, "application/json", `{"type":"offer","sdp":"v=0"}`)
 	if status != http.StatusServiceUnavailable || !strings.Contains(m["error"], "full") {
@@ -308,7 +308,7 @@ func TestEventsAndHangup(t *testing.T) {
 	if err := cl.WaitConnected(ctx); err != nil {
 		t.Fatal(err)
 	}
-	c.Hangup(transport.EndNormal, "agent finished")
+	c.Hangup(conn.EndNormal, "agent finished")
 	waitFor(t, ctx, cl, "the bye", func() bool {
 		ev := cl.Events()
 		return len(ev) > 0 && ev[len(ev)-1]["type"] == "bye"
@@ -359,7 +359,7 @@ func TestConnectTimeout(t *testing.T) {
 }
 
 // drainUntilEnd reads frames until ReadFrame fails and returns the error,
-// which must wrap transport.ErrClosed.
+// which must wrap conn.ErrClosed.
 func drainUntilEnd(ctx context.Context, c *Call) error {
 	f := newFrame(c)
 	for {

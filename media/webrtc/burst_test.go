@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/pion/ice/v4"
 	pion "github.com/pion/webrtc/v4"
 )
@@ -132,7 +132,7 @@ func TestBurstAdmission(t *testing.T) {
 			case <-ctx.Done():
 				t.Fatal("a call was not handed over")
 			}
-			if err := drainUntilEnd(ctx, c); !errors.Is(err, want) || !errors.Is(err, transport.ErrVanished) {
+			if err := drainUntilEnd(ctx, c); !errors.Is(err, want) || !errors.Is(err, conn.ErrVanished) {
 				t.Fatalf("call ended with %v, want %v (vanished)", err, want)
 			}
 			c.Close()
@@ -221,7 +221,7 @@ func TestOfferAbandoned(t *testing.T) {
 	cfg := testConfig()
 	cfg.GatherTimeout = 8 * time.Second
 	cfg.STUNServers = []string{"stun:" + silent.LocalAddr().String()}
-	cfg.Admit = func() (transport.Admission, error) {
+	cfg.Admit = func() (conn.Admission, error) {
 		a, err := adm.Admit()
 		admitted <- struct{}{}
 		return a, err

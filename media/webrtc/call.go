@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/pion/interceptor"
 	pion "github.com/pion/webrtc/v4"
 	"github.com/rs/zerolog"
@@ -18,7 +18,7 @@ import (
 
 // Call is one WebRTC call: a peer connection with one Opus audio track
 // each way, its signaling websocket, and the goroutines that move its
-// audio. It implements transport.Conn.
+// audio. It implements conn.Conn.
 //
 // Goroutines, all owned by the call and stopped when it ends: the
 // supervisor (connection state, ConnectTimeout, teardown), the media
@@ -31,7 +31,7 @@ type Call struct {
 	srv *Server
 	cfg Config
 	log zerolog.Logger
-	adm transport.Admission // set before OnCall
+	adm conn.Admission // set before OnCall
 
 	pc       *pion.PeerConnection
 	track    *pion.TrackLocalStaticSample
@@ -45,7 +45,7 @@ type Call struct {
 	cause   error
 	// kind is how the server ended the call (Hangup's kind; EndNormal
 	// for any other end): the websocket's close code. Written with cause.
-	kind transport.EndKind
+	kind conn.EndKind
 	// connected closes when ICE and DTLS are both connected.
 	connected chan struct{}
 	// stateWake is poked by pion's state callback.
@@ -72,7 +72,7 @@ type Call struct {
 	stats counters
 }
 
-var _ transport.Conn = (*Call)(nil)
+var _ conn.Conn = (*Call)(nil)
 
 // newCallID returns 128 random bits in hex: a call id is also what lets a
 // websocket join the call, so it must not be guessable.
@@ -112,12 +112,12 @@ func (c *Call) Err() error {
 // then the peer connection closes.
 // It does not wait; Close does. reason goes to the client: say why, never
 // what was said.
-func (c *Call) Hangup(kind transport.EndKind, reason string) {
+func (c *Call) Hangup(kind conn.EndKind, reason string) {
 	c.endAs(kind, fmt.Errorf("%w: %s", ErrHangup, reason))
 }
 
-// Admission is the slot the call was admitted into (transport.Admitted).
-func (c *Call) Admission() transport.Admission { return c.adm }
+// Admission is the slot the call was admitted into (conn.Admitted).
+func (c *Call) Admission() conn.Admission { return c.adm }
 
 // noAdmission is the slot of a server without an admit hook.
 type noAdmission struct{}
@@ -158,10 +158,10 @@ func (c *Call) inc(k counter) {
 
 // end records why the call ends and wakes everything that waits on it.
 // Only the first reason counts.
-func (c *Call) end(cause error) { c.endAs(transport.EndNormal, cause) }
+func (c *Call) end(cause error) { c.endAs(conn.EndNormal, cause) }
 
 // endAs is end with the kind the websocket's close says.
-func (c *Call) endAs(kind transport.EndKind, cause error) {
+func (c *Call) endAs(kind conn.EndKind, cause error) {
 	c.endOnce.Do(func() {
 		c.cause, c.kind = cause, kind
 		close(c.done)
@@ -171,7 +171,7 @@ func (c *Call) endAs(kind transport.EndKind, cause error) {
 // closedErr is what the Conn methods return once the call has ended.
 func (c *Call) closedErr() error {
 	<-c.done
-	return fmt.Errorf("%w: %w", transport.ErrClosed, c.cause)
+	return fmt.Errorf("%w: %w", conn.ErrClosed, c.cause)
 }
 
 func (c *Call) ended() bool {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/media/webrtc/webrtctest"
 	"github.com/brisvox/brisvox/messages"
 )
@@ -155,7 +155,7 @@ func TestLoopbackCall(t *testing.T) {
 		if err == nil {
 			continue
 		}
-		if !errors.Is(err, transport.ErrClosed) || !errors.Is(err, ErrPeerClosed) {
+		if !errors.Is(err, conn.ErrClosed) || !errors.Is(err, ErrPeerClosed) {
 			t.Fatalf("ReadFrame after the caller hung up: %v, want ErrClosed wrapping ErrPeerClosed", err)
 		}
 		break

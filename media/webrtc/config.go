@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/media"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/media/opus"
 	pion "github.com/pion/webrtc/v4"
 	"github.com/rs/zerolog"
@@ -96,13 +96,13 @@ type Config struct {
 	// anything from the client (pion counts every packet: STUN consent
 	// answers, RTP, RTCP, DTLS) a connected call is disconnected, and this
 	// much longer it has failed and ends with ErrClientGone, which wraps
-	// transport.ErrVanished (defaults 5 s and 5 s: a vanished browser is
+	// conn.ErrVanished (defaults 5 s and 5 s: a vanished browser is
 	// detected 10 to 12 s after its last packet). ICEKeepalive is the
 	// interval of the server's consent checks (default 2 s), which a live
 	// browser answers even with nothing else to send.
 	ICEDisconnectedTimeout, ICEFailedTimeout, ICEKeepalive time.Duration
 	// MediaTimeout ends a connected call whose client sent no RTP for this
-	// long with ErrNoMedia (wraps transport.ErrVanished); default 30 s. A
+	// long with ErrNoMedia (wraps conn.ErrVanished); default 30 s. A
 	// muted browser still sends RTP (a disabled track sends silence, 50
 	// packets a second: the answer does not offer Opus DTX), so only a
 	// client that stopped its track (replaceTrack(null), a stopped
@@ -133,7 +133,7 @@ type Config struct {
 	// WSWriteTimeout bounds one websocket write (default 5 s): a client
 	// that stops reading its websocket while events are sent blocks the
 	// write once the socket buffers are full, and the call ends with
-	// ErrStalled (wraps transport.ErrStoppedReading) after this long.
+	// ErrStalled (wraps conn.ErrStoppedReading) after this long.
 	WSWriteTimeout time.Duration
 	// AllowedOrigins are the origins ("https://host[:port]", as a browser
 	// sends them in the Origin header) of pages served elsewhere that may
@@ -152,11 +152,11 @@ type Config struct {
 	// the answer is sent. It must only hand the call on (required).
 	OnCall func(*Call)
 	// Admit, when set, reserves a slot before an offer is read; a refusal
-	// (a *transport.Refusal; another error counts as "full") answers 503
+	// (a *conn.Refusal; another error counts as "full") answers 503
 	// with Retry-After and {"error", "cause"}. The slot is released when
 	// no call comes of the offer, and handed on with the call otherwise
 	// (Call.Admission).
-	Admit transport.Admitter
+	Admit conn.Admitter
 	// Logger receives the package's and pion's log lines (default Nop).
 	Logger zerolog.Logger
 }

@@ -1,7 +1,7 @@
 // Package webrtc is the browser's way into a call: a WebRTC transport on
 // pion/webrtc with its HTTP and websocket signaling. A Server answers
 // offers; each accepted offer becomes a Call, handed to Config.OnCall,
-// which implements actors/transport.Conn for the engine.
+// which implements actors/conn.Conn for the engine.
 //
 // # Signaling
 //
@@ -94,8 +94,8 @@
 //
 // # End of a call
 //
-// A call ends, and ReadFrame returns transport.ErrClosed wrapping the
-// reason (transport.ReasonOf names it), when: ICE and DTLS are not
+// A call ends, and ReadFrame returns conn.ErrClosed wrapping the
+// reason (conn.ReasonOf names it), when: ICE and DTLS are not
 // connected within ConnectTimeout (ErrConnectTimeout, vanished); ICE fails
 // before connecting (ErrICEFailed, vanished); DTLS fails (ErrDTLSFailed);
 // a connected client stops answering consent checks for

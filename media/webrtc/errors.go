@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 )
 
 // The sentinel errors of the package. Every error it returns wraps one of
 // them; the signaling handlers map them to HTTP statuses (see statusOf), and
 // a Call's end reason (Err, and what ReadFrame wraps with
-// transport.ErrClosed) is one of the call-end sentinels.
+// conn.ErrClosed) is one of the call-end sentinels.
 var (
 	// ErrInvalidConfig is wrapped by every Config.Validate error.
 	ErrInvalidConfig = errors.New("webrtc: invalid config")
@@ -44,28 +44,28 @@ var (
 
 	// ErrConnectTimeout ends a call whose ICE and DTLS were not both
 	// connected within Config.ConnectTimeout: the client went (or never
-	// could come) before connecting. It wraps transport.ErrVanished.
-	ErrConnectTimeout = fmt.Errorf("webrtc: connect timeout: %w", transport.ErrVanished)
+	// could come) before connecting. It wraps conn.ErrVanished.
+	ErrConnectTimeout = fmt.Errorf("webrtc: connect timeout: %w", conn.ErrVanished)
 	// ErrICEFailed ends a call whose ICE checks failed before it
-	// connected: no path to the client. It wraps transport.ErrVanished.
-	ErrICEFailed = fmt.Errorf("webrtc: ice failed: %w", transport.ErrVanished)
+	// connected: no path to the client. It wraps conn.ErrVanished.
+	ErrICEFailed = fmt.Errorf("webrtc: ice failed: %w", conn.ErrVanished)
 	// ErrDTLSFailed ends a call whose DTLS handshake or transport failed.
 	ErrDTLSFailed = errors.New("webrtc: dtls failed")
 	// ErrClientGone ends a connected call whose client stopped answering
 	// (ICE consent lost: disconnected, then failed). It wraps
-	// transport.ErrVanished.
-	ErrClientGone = fmt.Errorf("webrtc: client gone: %w", transport.ErrVanished)
+	// conn.ErrVanished.
+	ErrClientGone = fmt.Errorf("webrtc: client gone: %w", conn.ErrVanished)
 	// ErrNoMedia ends a connected call whose client sent no RTP for
-	// Config.MediaTimeout. It wraps transport.ErrVanished.
-	ErrNoMedia = fmt.Errorf("webrtc: no media from the client: %w", transport.ErrVanished)
+	// Config.MediaTimeout. It wraps conn.ErrVanished.
+	ErrNoMedia = fmt.Errorf("webrtc: no media from the client: %w", conn.ErrVanished)
 	// ErrStalled ends a call whose client stopped reading its websocket:
 	// a write was blocked for Config.WSWriteTimeout. It wraps
-	// transport.ErrStoppedReading.
-	ErrStalled = fmt.Errorf("webrtc: websocket not read: %w", transport.ErrStoppedReading)
+	// conn.ErrStoppedReading.
+	ErrStalled = fmt.Errorf("webrtc: websocket not read: %w", conn.ErrStoppedReading)
 	// ErrInvalidUTF8 ends a call whose client sent a websocket text
 	// message that is not UTF-8 (the websocket closes with 1007; a
-	// browser cannot send one). It wraps transport.ErrProtocol.
-	ErrInvalidUTF8 = fmt.Errorf("webrtc: websocket text is not utf-8: %w", transport.ErrProtocol)
+	// browser cannot send one). It wraps conn.ErrProtocol.
+	ErrInvalidUTF8 = fmt.Errorf("webrtc: websocket text is not utf-8: %w", conn.ErrProtocol)
 	// ErrPeerClosed ends a call the client hung up: a DTLS close, the peer
 	// connection closed from the far side, or a "bye" on the websocket.
 	ErrPeerClosed = errors.New("webrtc: caller hung up")

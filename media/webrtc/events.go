@@ -78,7 +78,7 @@ func (q *signalQueue) take(dst [][]byte) [][]byte {
 // JSON now, and sent once the websocket is open (events published before
 // wait for it). The queue is bounded (Config.EventBuffer): when full, the
 // oldest event is dropped and counted. It never blocks. It fails with
-// ErrEncode when v does not encode, and with transport.ErrClosed
+// ErrEncode when v does not encode, and with conn.ErrClosed
 // (wrapped) once the call has ended.
 func (c *Call) Publish(v any) error {
 	if c.ended() {

@@ -171,9 +171,9 @@ func (c *Call) play(now time.Time) {
 }
 
 // ReadFrame waits for the next 20 ms of the caller's audio (see
-// transport.Conn): frames come once the call is connected, silence until
+// conn.Conn): frames come once the call is connected, silence until
 // the caller's first packets have filled the jitter buffer. After the call
-// ended it returns transport.ErrClosed wrapping the reason.
+// ended it returns conn.ErrClosed wrapping the reason.
 func (c *Call) ReadFrame(ctx context.Context, f *messages.AudioFrame) error {
 	in := &c.in
 	want := c.cfg.InputRate / 50

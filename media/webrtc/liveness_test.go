@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/media/webrtc/webrtctest"
 	"github.com/coder/websocket"
 )
@@ -39,7 +39,7 @@ func dialCall(t *testing.T, ctx context.Context, ts *testServer, opts webrtctest
 // keepalive interval after the last packet.
 // Mutations caught: the Failed state mapped to nothing (the call would
 // never end) or to ErrICEFailed; ErrClientGone not wrapping
-// transport.ErrVanished (the reason reads "hangup").
+// conn.ErrVanished (the reason reads "hangup").
 func TestVanishedClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real sockets, seconds")
@@ -62,11 +62,11 @@ func TestVanishedClient(t *testing.T) {
 			cl.Vanish()
 			err := drainUntilEnd(ctx, c)
 			detect := time.Since(gone)
-			if !errors.Is(err, ErrClientGone) || !errors.Is(err, transport.ErrClosed) {
+			if !errors.Is(err, ErrClientGone) || !errors.Is(err, conn.ErrClosed) {
 				t.Fatalf("ReadFrame ended with %v, want ErrClosed wrapping ErrClientGone", err)
 			}
-			if r := transport.ReasonOf(err); r != transport.ReasonVanished {
-				t.Fatalf("reason %q, want %q", r, transport.ReasonVanished)
+			if r := conn.ReasonOf(err); r != conn.ReasonVanished {
+				t.Fatalf("reason %q, want %q", r, conn.ReasonVanished)
 			}
 			c.Close()
 			if ts.srv.Stats()["end_client_vanished"] != 1 {
@@ -95,7 +95,7 @@ func TestNoMedia(t *testing.T) {
 	stopped := time.Now()
 	cl.StopMedia()
 	err := drainUntilEnd(ctx, c)
-	if !errors.Is(err, ErrNoMedia) || transport.ReasonOf(err) != transport.ReasonVanished {
+	if !errors.Is(err, ErrNoMedia) || conn.ReasonOf(err) != conn.ReasonVanished {
 		t.Fatalf("ReadFrame ended with %v, want ErrNoMedia (vanished)", err)
 	}
 	c.Close()
@@ -149,7 +149,7 @@ func TestWebsocketNotRead(t *testing.T) {
 		}
 	}
 	err := drainUntilEnd(ctx, c)
-	if !errors.Is(err, ErrStalled) || transport.ReasonOf(err) != transport.ReasonStoppedReading {
+	if !errors.Is(err, ErrStalled) || conn.ReasonOf(err) != conn.ReasonStoppedReading {
 		t.Fatalf("ReadFrame ended with %v, want ErrStalled (stopped reading)", err)
 	}
 	c.Close()
@@ -197,7 +197,7 @@ func TestWebsocketErrorsAndUTF8(t *testing.T) {
 		break
 	}
 	err := drainUntilEnd(ctx, c)
-	if !errors.Is(err, ErrInvalidUTF8) || transport.ReasonOf(err) != transport.ReasonProtocol {
+	if !errors.Is(err, ErrInvalidUTF8) || conn.ReasonOf(err) != conn.ReasonProtocol {
 		t.Fatalf("ReadFrame ended with %v, want ErrInvalidUTF8 (protocol error)", err)
 	}
 	c.Close()
@@ -218,13 +218,13 @@ func TestHangupCloseCodes(t *testing.T) {
 	}
 	cases := []struct {
 		name  string
-		kind  transport.EndKind
+		kind  conn.EndKind
 		close bool // Server.Close instead of Hangup
 		want  websocket.StatusCode
 	}{
-		{"normal", transport.EndNormal, false, websocket.StatusNormalClosure},
-		{"try later", transport.EndTryLater, false, websocket.StatusTryAgainLater},
-		{"internal", transport.EndInternal, false, websocket.StatusInternalError},
+		{"normal", conn.EndNormal, false, websocket.StatusNormalClosure},
+		{"try later", conn.EndTryLater, false, websocket.StatusTryAgainLater},
+		{"internal", conn.EndInternal, false, websocket.StatusInternalError},
 		{"server closes", 0, true, websocket.StatusGoingAway},
 	}
 	for _, tc := range cases {

@@ -90,7 +90,7 @@ func (o *outputPath) init(cfg Config) error {
 	return nil
 }
 
-// WriteFrame queues a copy of f for sending (see transport.Conn): it never
+// WriteFrame queues a copy of f for sending (see conn.Conn): it never
 // blocks and keeps nothing of f. Beyond Config.OutputQueue frames the
 // oldest queued frame is dropped and counted.
 func (c *Call) WriteFrame(f *messages.OutputAudio) error {

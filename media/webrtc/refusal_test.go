@@ -11,8 +11,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/internal/logcheck"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/rs/zerolog"
 )
 
@@ -53,12 +53,12 @@ func TestRefusals(t *testing.T) {
 		cause  string
 		retry  string
 	}{
-		{"full", &transport.Refusal{Cause: transport.RefusedFull, Detail: "20 calls", RetryAfter: 3 * time.Second}, false, "full", "3"},
-		{"draining", &transport.Refusal{Cause: transport.RefusedDraining, RetryAfter: 1500 * time.Millisecond}, false, "draining", "2"},
-		{"resource", &transport.Refusal{Cause: transport.RefusedResource, Detail: "decoders", RetryAfter: time.Second}, false, "resource", "1"},
-		{"rate limited", &transport.Refusal{Cause: transport.RefusedRateLimited, RetryAfter: 10 * time.Second}, false, "rate_limited", "10"},
+		{"full", &conn.Refusal{Cause: conn.RefusedFull, Detail: "20 calls", RetryAfter: 3 * time.Second}, false, "full", "3"},
+		{"draining", &conn.Refusal{Cause: conn.RefusedDraining, RetryAfter: 1500 * time.Millisecond}, false, "draining", "2"},
+		{"resource", &conn.Refusal{Cause: conn.RefusedResource, Detail: "decoders", RetryAfter: time.Second}, false, "resource", "1"},
+		{"rate limited", &conn.Refusal{Cause: conn.RefusedRateLimited, RetryAfter: 10 * time.Second}, false, "rate_limited", "10"},
 		{"untyped error", errors.New("no"), false, "full", "1"},
-		{"wrapped refusal", errors.Join(errors.New("ctx"), &transport.Refusal{Cause: transport.RefusedResource, RetryAfter: time.Second}), false, "resource", "1"},
+		{"wrapped refusal", errors.Join(errors.New("ctx"), &conn.Refusal{Cause: conn.RefusedResource, RetryAfter: time.Second}), false, "resource", "1"},
 		{"closed server", nil, true, "draining", "5"},
 	}
 	for _, tc := range cases {
@@ -68,7 +68,7 @@ func TestRefusals(t *testing.T) {
 				cfg := testConfig()
 				cfg.Logger = zerolog.New(logs)
 				cfg.OnCall = func(c *Call) { t.Error("a refused offer became a call") }
-				cfg.Admit = func() (transport.Admission, error) { return nil, tc.err }
+				cfg.Admit = func() (conn.Admission, error) { return nil, tc.err }
 				srv, err := New(cfg)
 				if err != nil {
 					t.Fatal(err)
@@ -147,12 +147,12 @@ type testSlot struct {
 	state int // 0 reserved, 1 started, 2 released
 }
 
-func (a *countingAdmitter) Admit() (transport.Admission, error) {
+func (a *countingAdmitter) Admit() (conn.Admission, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.reserved+a.live >= a.limit {
 		a.refused++
-		return nil, &transport.Refusal{Cause: transport.RefusedFull, RetryAfter: a.retry}
+		return nil, &conn.Refusal{Cause: conn.RefusedFull, RetryAfter: a.retry}
 	}
 	a.reserved++
 	a.admitted++
@@ -172,7 +172,7 @@ func (s *testSlot) Release() {
 
 // start moves a reserved slot to live (as serve.Start does); false for a
 // slot that was not reserved.
-func (a *countingAdmitter) start(adm transport.Admission) bool {
+func (a *countingAdmitter) start(adm conn.Admission) bool {
 	s, ok := adm.(*testSlot)
 	if !ok {
 		return false
@@ -200,7 +200,7 @@ func (a *countingAdmitter) counts() (reserved, live, peak int) {
 	return a.reserved, a.live, a.peak
 }
 
-var _ transport.Admission = (*testSlot)(nil)
+var _ conn.Admission = (*testSlot)(nil)
 
 // TestAllowedOrigins: a page of a listed origin gets its preflight
 // answered and its offer's answer readable (Access-Control-Allow-Origin
@@ -237,9 +237,9 @@ func TestAllowedOrigins(t *testing.T) {
 	cfg := testConfig()
 	cfg.AllowedOrigins = []string{"https://app.example:443", "http://localhost:8080"}
 	cfg.OnCall = func(*Call) {}
-	cfg.Admit = func() (transport.Admission, error) {
+	cfg.Admit = func() (conn.Admission, error) {
 		admits++
-		return nil, &transport.Refusal{Cause: transport.RefusedFull, RetryAfter: time.Second}
+		return nil, &conn.Refusal{Cause: conn.RefusedFull, RetryAfter: time.Second}
 	}
 	srv, err := New(cfg)
 	if err != nil {
@@ -321,8 +321,8 @@ func TestAllowedOriginsValidate(t *testing.T) {
 func BenchmarkRefusal(b *testing.B) {
 	cfg := testConfig()
 	cfg.OnCall = func(*Call) {}
-	cfg.Admit = func() (transport.Admission, error) {
-		return nil, &transport.Refusal{Cause: transport.RefusedFull, RetryAfter: time.Second}
+	cfg.Admit = func() (conn.Admission, error) {
+		return nil, &conn.Refusal{Cause: conn.RefusedFull, RetryAfter: time.Second}
 	}
 	srv, err := New(cfg)
 	if err != nil {

@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/internal/ratelog"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/rs/zerolog"
 )
 
@@ -86,7 +86,7 @@ func (s *Server) Close() error {
 	}
 	s.mu.Unlock()
 	for _, c := range calls {
-		c.Hangup(transport.EndGoingAway, "server closed")
+		c.Hangup(conn.EndGoingAway, "server closed")
 	}
 	s.live.Wait()
 	s.refusals.Close()

@@ -12,8 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/media"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/coder/websocket"
 	pion "github.com/pion/webrtc/v4"
 )
@@ -70,15 +70,15 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 }
 
 // refusedCounter is the counter of a refusal's cause.
-func refusedCounter(c transport.RefusalCause) (counter, bool) {
+func refusedCounter(c conn.RefusalCause) (counter, bool) {
 	switch c {
-	case transport.RefusedFull:
+	case conn.RefusedFull:
 		return cRefusedFull, true
-	case transport.RefusedDraining:
+	case conn.RefusedDraining:
 		return cRefusedDraining, true
-	case transport.RefusedResource:
+	case conn.RefusedResource:
 		return cRefusedResource, true
-	case transport.RefusedRateLimited:
+	case conn.RefusedRateLimited:
 		return cRefusedRateLimited, true
 	}
 	return 0, false
@@ -87,7 +87,7 @@ func refusedCounter(c transport.RefusalCause) (counter, bool) {
 // refuse answers an offer that was not admitted: 503 with Retry-After and
 // {"error": reason, "cause": cause}. It is counted and tallied, never
 // logged on its own: a flood of refusals writes a line per interval.
-func (s *Server) refuse(w http.ResponseWriter, r *transport.Refusal) {
+func (s *Server) refuse(w http.ResponseWriter, r *conn.Refusal) {
 	s.stats.inc(cRefused)
 	if k, ok := refusedCounter(r.Cause); ok {
 		s.stats.inc(k)
@@ -104,8 +104,8 @@ type refusalBody struct {
 }
 
 // closedRefusal is the refusal of a closed server.
-func (s *Server) closedRefusal() *transport.Refusal {
-	return &transport.Refusal{Cause: transport.RefusedDraining, Detail: "server closed", RetryAfter: s.cfg.RetryAfter}
+func (s *Server) closedRefusal() *conn.Refusal {
+	return &conn.Refusal{Cause: conn.RefusedDraining, Detail: "server closed", RetryAfter: s.cfg.RetryAfter}
 }
 
 // serveOffer handles POST /offer: the origin is checked, then a slot is
@@ -124,11 +124,11 @@ func (s *Server) serveOffer(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, s.closedRefusal())
 		return
 	}
-	var adm transport.Admission = noAdmission{}
+	var adm conn.Admission = noAdmission{}
 	if s.cfg.Admit != nil {
 		a, err := s.cfg.Admit()
 		if err != nil {
-			s.refuse(w, transport.RefusalOf(err))
+			s.refuse(w, conn.RefusalOf(err))
 			return
 		}
 		adm = a
@@ -481,13 +481,13 @@ func (c *Call) handleWS(typ websocket.MessageType, data []byte) error {
 // wsCloseStatus is the websocket close code of a call ended as kind: a
 // call the server could not take or keep for capacity or a drain says
 // try again later (1013), never a normal closure.
-func wsCloseStatus(kind transport.EndKind) websocket.StatusCode {
+func wsCloseStatus(kind conn.EndKind) websocket.StatusCode {
 	switch kind {
-	case transport.EndTryLater:
+	case conn.EndTryLater:
 		return websocket.StatusTryAgainLater
-	case transport.EndInternal:
+	case conn.EndInternal:
 		return websocket.StatusInternalError
-	case transport.EndGoingAway:
+	case conn.EndGoingAway:
 		return websocket.StatusGoingAway
 	}
 	return websocket.StatusNormalClosure

@@ -5,7 +5,7 @@
 // negotiated parameters once the answer is sent (Start), applies every
 // later offer/answer (Update: hold and resume, a new codec, a new remote
 // address), and closes it when the call ends. The integrator wraps the
-// Session with the dialog into the served call's transport.Conn.
+// Session with the dialog into the served call's conn.Conn.
 //
 // Inbound, a reader goroutine per socket hands each datagram to the strict
 // source latch (the RTPBleed defence, as Asterisk's strictrtp and
@@ -40,7 +40,7 @@
 //
 // Liveness: no RTP for Config.MediaTimeout in a sendrecv call ends the
 // session with ErrMediaTimeout (Done, Err; ReadFrame then returns
-// transport.ErrClosed wrapping transport.ErrVanished and it, so the call
+// conn.ErrClosed wrapping conn.ErrVanished and it, so the call
 // ends "vanished"): the integrator hangs up with a BYE. A held call
 // (sendonly, recvonly, inactive) is not cut for its missing RTP: RTCP goes
 // on during a hold, so it ends when neither RTP nor RTCP came for the

@@ -4,7 +4,7 @@ import "errors"
 
 // The sentinel errors of the package. Every error it returns wraps one of
 // them; a Session's end reason (Err, and what ReadFrame wraps with
-// transport.ErrClosed) is ErrMediaTimeout or ErrClosed.
+// conn.ErrClosed) is ErrMediaTimeout or ErrClosed.
 var (
 	// ErrInvalidConfig is wrapped by every Config.Validate and
 	// PortsConfig.Validate error.
@@ -27,7 +27,7 @@ var (
 	ErrQueueFull = errors.New("rtp: queue full")
 	// ErrMediaTimeout ends a session whose remote gave no sign of life
 	// for Config.MediaTimeout (no RTP in a sendrecv call; no RTP nor
-	// RTCP on hold). ReadFrame then wraps transport.ErrVanished too.
+	// RTCP on hold). ReadFrame then wraps conn.ErrVanished too.
 	ErrMediaTimeout = errors.New("rtp: media timeout")
 	// ErrClosed ends a session that was closed (Close, the call hung up).
 	ErrClosed = errors.New("rtp: session closed")

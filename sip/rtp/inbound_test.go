@@ -146,7 +146,7 @@ func TestSessionRTCPMux(t *testing.T) {
 }
 
 // TestSessionReadFrameAfterClose: ReadFrame, WriteFrame, Mark and Clear
-// return transport.ErrClosed once closed; Start after Close fails.
+// return conn.ErrClosed once closed; Start after Close fails.
 func TestSessionReadFrameAfterClose(t *testing.T) {
 	inBubble(t, func(t *testing.T) {
 		r := newMemSession(t, Config{})

@@ -187,9 +187,9 @@ func (in *inputPath) queue(pcm []int16, start time.Time) {
 }
 
 // ReadFrame waits for the next 20 ms of the caller's audio (see
-// transport.Conn): frames come at the pace of the remote's packets once
+// conn.Conn): frames come at the pace of the remote's packets once
 // Start ran, silence while the jitter buffer fills. After the session
-// ended it returns transport.ErrClosed wrapping the reason
+// ended it returns conn.ErrClosed wrapping the reason
 // (ErrMediaTimeout, ErrClosed).
 func (s *Session) ReadFrame(ctx context.Context, f *messages.AudioFrame) error {
 	in := &s.in

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/pion/rtcp"
 )
@@ -59,7 +59,7 @@ func TestLivenessTimedOut(t *testing.T) {
 // TestSessionHeldRTCPStops: the remote holds (inactive) and sends RTCP
 // every 5 s: the call lives on for minutes without RTP; once its RTCP
 // stops, the session ends after the held bound with ErrMediaTimeout, and
-// ReadFrame says the caller vanished (transport.ErrVanished). Mutations
+// ReadFrame says the caller vanished (conn.ErrVanished). Mutations
 // caught (each seen failing): lastRTCP never set (no timeout: the call
 // held for ever by a vanished peer); closedErr without ErrVanished
 // (ReasonOf "hangup").
@@ -95,10 +95,10 @@ func TestSessionHeldRTCPStops(t *testing.T) {
 		}
 		var f messages.AudioFrame
 		err := r.s.ReadFrame(context.Background(), &f)
-		if !errors.Is(err, transport.ErrClosed) || !errors.Is(err, transport.ErrVanished) || !errors.Is(err, ErrMediaTimeout) {
+		if !errors.Is(err, conn.ErrClosed) || !errors.Is(err, conn.ErrVanished) || !errors.Is(err, ErrMediaTimeout) {
 			t.Fatalf("ReadFrame = %v, want ErrClosed, ErrVanished and ErrMediaTimeout", err)
 		}
-		if got := transport.ReasonOf(err); got != transport.ReasonVanished {
+		if got := conn.ReasonOf(err); got != conn.ReasonVanished {
 			t.Fatalf("ReasonOf = %q", got)
 		}
 		r.close()
@@ -117,7 +117,7 @@ func TestSessionCloseIsNotVanished(t *testing.T) {
 		_ = r.s.Close()
 		var f messages.AudioFrame
 		err := r.s.ReadFrame(context.Background(), &f)
-		if !errors.Is(err, transport.ErrClosed) || errors.Is(err, transport.ErrVanished) {
+		if !errors.Is(err, conn.ErrClosed) || errors.Is(err, conn.ErrVanished) {
 			t.Fatalf("ReadFrame = %v, want ErrClosed without ErrVanished", err)
 		}
 		r.close()

@@ -154,7 +154,7 @@ func silencePacket(p Params, cfg Config, lineNeed int) ([]byte, error) {
 	return buf[:k:k], nil
 }
 
-// WriteFrame queues a copy of f for sending (see transport.Conn): it never
+// WriteFrame queues a copy of f for sending (see conn.Conn): it never
 // blocks and keeps nothing of f. Beyond Config.OutputQueue frames the
 // oldest queued frame is dropped and counted.
 func (s *Session) WriteFrame(f *messages.OutputAudio) error {

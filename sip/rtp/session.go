@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/rs/zerolog"
 )
 
@@ -26,8 +26,8 @@ type packetConn interface {
 }
 
 var (
-	_ packetConn     = (*net.UDPConn)(nil)
-	_ transport.Conn = (*Session)(nil)
+	_ packetConn = (*net.UDPConn)(nil)
+	_ conn.Conn  = (*Session)(nil)
 )
 
 // maxDatagram is the longest datagram taken: a longer one (beyond a path
@@ -37,7 +37,7 @@ const maxDatagram = 1500
 // Session is one SIP call's RTP and RTCP media. New binds its ports (the
 // SDP answer carries them), Start begins media with the negotiated
 // parameters, Update applies a re-INVITE, Close ends it. It implements the
-// media half of transport.Conn.
+// media half of conn.Conn.
 //
 // Goroutines, all owned by the session and waited for by Close: the media
 // clock (playout, sending, RTCP reports, media timeout), and one reader
@@ -270,14 +270,14 @@ func (s *Session) ended() bool {
 }
 
 // closedErr is what the Conn methods return once the session has ended:
-// a media timeout says the caller vanished (transport.ReasonOf names the
+// a media timeout says the caller vanished (conn.ReasonOf names the
 // call's end so).
 func (s *Session) closedErr() error {
 	<-s.done
 	if errors.Is(s.cause, ErrMediaTimeout) {
-		return fmt.Errorf("%w: %w: %w", transport.ErrClosed, transport.ErrVanished, s.cause)
+		return fmt.Errorf("%w: %w: %w", conn.ErrClosed, conn.ErrVanished, s.cause)
 	}
-	return fmt.Errorf("%w: %w", transport.ErrClosed, s.cause)
+	return fmt.Errorf("%w: %w", conn.ErrClosed, s.cause)
 }
 
 // Close ends the session: an RTCP BYE goes out (when media started), the

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/media"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/pion/rtcp"
 )
@@ -338,7 +338,7 @@ func TestSessionHold(t *testing.T) {
 			t.Fatalf("Err = %v", r.s.Err())
 		}
 		var f messages.AudioFrame
-		if err := r.s.ReadFrame(context.Background(), &f); !errors.Is(err, transport.ErrClosed) || !errors.Is(err, ErrMediaTimeout) {
+		if err := r.s.ReadFrame(context.Background(), &f); !errors.Is(err, conn.ErrClosed) || !errors.Is(err, ErrMediaTimeout) {
 			t.Fatalf("ReadFrame = %v, want ErrClosed wrapping ErrMediaTimeout", err)
 		}
 		if !countsSent(r.peer.drain()) {

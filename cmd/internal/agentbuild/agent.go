@@ -12,13 +12,13 @@ import (
 
 	"github.com/brisvox/brisvox/actors/llm"
 	"github.com/brisvox/brisvox/actors/session"
-	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/actors/turn"
 	"github.com/brisvox/brisvox/actors/vad"
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/agent/agentfile"
 	"github.com/brisvox/brisvox/cmd/internal/serve"
 	"github.com/brisvox/brisvox/media"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/media/silero"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/brisvox/brisvox/providers"
@@ -214,7 +214,7 @@ func (a *Agent) Session(env serve.CallEnv) (session.Config, error) {
 		// default) plus the transport's own lead.
 		cfg.Pacer.LeadMargin = messages.FrameDuration + l.OutputLead()
 	}
-	if c, ok := env.Conn.(transport.PlaybackConfirmer); ok && c.ConfirmsPlayback() {
+	if c, ok := env.Conn.(conn.PlaybackConfirmer); ok && c.ConfirmsPlayback() {
 		// A carrier's client says what it played: the heard position at a
 		// cut is bounded by its newest echo, whatever it buffers.
 		cfg.Pacer.ConfirmEvery = ConfirmEvery

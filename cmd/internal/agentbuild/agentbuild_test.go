@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/agent/agentfile"
 	"github.com/brisvox/brisvox/cmd/internal/serve"
 	"github.com/brisvox/brisvox/examples/tools"
 	"github.com/brisvox/brisvox/internal/archtest"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -274,12 +274,12 @@ func TestSessionLeadMargin(t *testing.T) {
 	}
 	f.VAD.Engine.V = "energy" // no Silero pool needed for this
 	a := built(t, f)
-	conn := loopback(t, 16000)
-	plain, err := a.Session(serve.CallEnv{ID: "c1", Conn: conn})
+	lb := loopback(t, 16000)
+	plain, err := a.Session(serve.CallEnv{ID: "c1", Conn: lb})
 	if err != nil {
 		t.Fatal(err)
 	}
-	lead, err := a.Session(serve.CallEnv{ID: "c2", Conn: leadConn{conn}})
+	lead, err := a.Session(serve.CallEnv{ID: "c2", Conn: leadConn{lb}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,9 +290,9 @@ func TestSessionLeadMargin(t *testing.T) {
 	// connection that says it does not, and a plain one, do not.
 	// Mutation: the confirmer ignored (ConfirmEvery 0 for all).
 	for _, c := range []struct {
-		conn transport.Conn
+		conn conn.Conn
 		want time.Duration
-	}{{conn, 0}, {confirmingConn{conn, false}, 0}, {confirmingConn{conn, true}, ConfirmEvery}} {
+	}{{lb, 0}, {confirmingConn{lb, false}, 0}, {confirmingConn{lb, true}, ConfirmEvery}} {
 		cfg, err := a.Session(serve.CallEnv{ID: "c3", Conn: c.conn})
 		if err != nil {
 			t.Fatal(err)

@@ -13,8 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/internal/ratelog"
+	"github.com/brisvox/brisvox/media/conn"
 )
 
 // The causes of a refusal, as Stats and the log name them.
@@ -22,7 +22,7 @@ const (
 	CauseUnauthorized = "unauthorized"
 	CauseForbidden    = "forbidden"
 	CauseExpired      = "expired"
-	CauseRateLimited  = string(transport.RefusedRateLimited)
+	CauseRateLimited  = string(conn.RefusedRateLimited)
 )
 
 // refusal is the answer to one cause: status and the JSON body, made

@@ -8,7 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -22,8 +22,8 @@ func TestAdmissionReserves(t *testing.T) {
 		s, _, stop := serving(t, Config{MaxCalls: 20, RetryAfter: 3 * time.Second}, &simAgent{})
 		var (
 			mu       sync.Mutex
-			slots    []transport.Admission
-			refusals []*transport.Refusal
+			slots    []conn.Admission
+			refusals []*conn.Refusal
 			wg       sync.WaitGroup
 		)
 		for range 200 {
@@ -32,7 +32,7 @@ func TestAdmissionReserves(t *testing.T) {
 				mu.Lock()
 				defer mu.Unlock()
 				if err != nil {
-					refusals = append(refusals, transport.RefusalOf(err))
+					refusals = append(refusals, conn.RefusalOf(err))
 					return
 				}
 				slots = append(slots, a)
@@ -43,7 +43,7 @@ func TestAdmissionReserves(t *testing.T) {
 			t.Fatalf("admitted %d, refused %d; want 20 and 180", len(slots), len(refusals))
 		}
 		for _, r := range refusals {
-			if r.Cause != transport.RefusedFull || r.RetryAfterSeconds() != 3 {
+			if r.Cause != conn.RefusedFull || r.RetryAfterSeconds() != 3 {
 				t.Fatalf("refusal %+v, want full, retry after 3 s", r)
 			}
 		}
@@ -106,7 +106,7 @@ func TestAdmissionStartBinds(t *testing.T) {
 		late.mu.Lock()
 		kinds := late.kinds
 		late.mu.Unlock()
-		if kinds[0] != transport.EndTryLater {
+		if kinds[0] != conn.EndTryLater {
 			t.Errorf("hung up %v, want try_later", kinds[0])
 		}
 		_ = stop()

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -178,20 +178,20 @@ func (m *metrics) callEnded(e messages.CallEnded) {
 }
 
 // endReason is a call's end reason as a bounded label value: the
-// caller's side (transport.ReasonOf's), the agent's end_call, a hang-up
+// caller's side (conn.ReasonOf's), the agent's end_call, a hang-up
 // by the server or an operator ("hangup: why"), a stage's failure, or
 // other. Never the free text of a reason.
 func endReason(r string) string {
 	switch {
-	case r == transport.ReasonHangup:
+	case r == conn.ReasonHangup:
 		return "hangup"
-	case r == transport.ReasonVanished:
+	case r == conn.ReasonVanished:
 		return "vanished"
-	case r == transport.ReasonStoppedReading:
+	case r == conn.ReasonStoppedReading:
 		return "stopped_reading"
-	case r == transport.ReasonSilentInput:
+	case r == conn.ReasonSilentInput:
 		return "no_input"
-	case r == transport.ReasonProtocol:
+	case r == conn.ReasonProtocol:
 		return "protocol_error"
 	case r == "ended by the agent":
 		return "agent"

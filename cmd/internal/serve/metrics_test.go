@@ -3,7 +3,7 @@ package serve
 import (
 	"errors"
 	"fmt"
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -26,7 +26,7 @@ func TestServeMetrics(t *testing.T) {
 		c := newFakeConn("c1", sim.NewScenario("hello").Silence(500*msec).Speak("Hello?", 800*msec).Silence(4*time.Second))
 		s.Start(c)
 		time.Sleep(3 * time.Second)
-		if _, err := s.Admit(); transport.RefusalOf(err).Cause != transport.RefusedFull || !errors.Is(err, transport.ErrRefused) {
+		if _, err := s.Admit(); conn.RefusalOf(err).Cause != conn.RefusedFull || !errors.Is(err, conn.ErrRefused) {
 			t.Fatalf("Admit at the limit: %v", err)
 		}
 		code, body := get(t, ln, "/metrics")

@@ -18,7 +18,7 @@ import (
 	"github.com/brisvox/brisvox/actors/kit"
 	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/actors/switchboard"
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/rs/zerolog"
 )
@@ -28,12 +28,12 @@ var pageFiles embed.FS
 
 // Conn is a served call's connection, as the transports make it.
 type Conn interface {
-	transport.Conn
+	conn.Conn
 	// ID is the call's id, unique in the process (it becomes the call id).
 	ID() string
 	// Hangup ends the call from the server's side; kind says how (a
 	// websocket's close code).
-	Hangup(kind transport.EndKind, reason string)
+	Hangup(kind conn.EndKind, reason string)
 }
 
 // publisher is a connection that can carry live events to its caller
@@ -45,7 +45,7 @@ type publisher interface{ Publish(v any) error }
 // CallEnv is what the agent gets to build a call's session.
 type CallEnv struct {
 	ID   messages.CallID
-	Conn transport.Conn
+	Conn conn.Conn
 	// Ender ends a call after its current answer (the end_call tool).
 	Ender *Server
 }
@@ -220,11 +220,11 @@ func (s *Server) Attach(name string, stats func() map[string]uint64, closer func
 // Handler is the server's HTTP handler.
 func (s *Server) Handler() http.Handler { return s.mux }
 
-// Admit reserves a slot for a new call (transport.Admitter), before any
+// Admit reserves a slot for a new call (conn.Admitter), before any
 // upgrade or media set-up: the slot counts against MaxCalls from here, so
 // a burst is admitted up to the limit exactly. A refusal is a
-// *transport.Refusal (full or draining, with Retry-After).
-func (s *Server) Admit() (transport.Admission, error) {
+// *conn.Refusal (full or draining, with Retry-After).
+func (s *Server) Admit() (conn.Admission, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.admitLocked()
@@ -235,11 +235,11 @@ func (s *Server) admitLocked() (*slot, error) {
 	case s.draining:
 		s.stats.Inc("refused_draining")
 		s.metrics.refused.WithLabelValues("draining").Inc()
-		return nil, &transport.Refusal{Cause: transport.RefusedDraining, Detail: "shutting down", RetryAfter: s.cfg.RetryAfter}
+		return nil, &conn.Refusal{Cause: conn.RefusedDraining, Detail: "shutting down", RetryAfter: s.cfg.RetryAfter}
 	case s.reserved+len(s.live) >= s.cfg.MaxCalls:
 		s.stats.Inc("refused_full")
 		s.metrics.refused.WithLabelValues("full").Inc()
-		return nil, &transport.Refusal{Cause: transport.RefusedFull, Detail: fmt.Sprintf("%d calls", s.cfg.MaxCalls), RetryAfter: s.cfg.RetryAfter}
+		return nil, &conn.Refusal{Cause: conn.RefusedFull, Detail: fmt.Sprintf("%d calls", s.cfg.MaxCalls), RetryAfter: s.cfg.RetryAfter}
 	}
 	s.reserved++
 	return &slot{s: s}, nil
@@ -261,7 +261,7 @@ const (
 	slotReleased
 )
 
-var _ transport.Admission = (*slot)(nil)
+var _ conn.Admission = (*slot)(nil)
 
 // Release gives a reserved slot back; a started or released one is left
 // as it is.
@@ -278,14 +278,14 @@ func (a *slot) Release() {
 }
 
 // Start runs a call that a transport accepted with the slot it carries
-// (transport.Admitted; a Conn without one is admitted here). It returns
+// (conn.Admitted; a Conn without one is admitted here). It returns
 // at once: the session is started on a goroutine the server owns. The
 // call counts as live from here, so a call that ends before its start is
 // confirmed is still forgotten.
 func (s *Server) Start(c Conn) {
 	id := messages.CallID(c.ID())
 	var a *slot
-	if ad, ok := c.(transport.Admitted); ok {
+	if ad, ok := c.(conn.Admitted); ok {
 		a, _ = ad.Admission().(*slot)
 	}
 	s.mu.Lock()
@@ -309,13 +309,13 @@ func (s *Server) Start(c Conn) {
 		}
 		s.count("refused_duplicate")
 		s.metrics.refused.WithLabelValues("duplicate").Inc()
-		c.Hangup(transport.EndInternal, "duplicate call id")
+		c.Hangup(conn.EndInternal, "duplicate call id")
 		_ = c.Close()
 		return
 	case !started:
 		// Full or draining (a Conn that came without a slot), or its
 		// slot was released before the call came.
-		c.Hangup(transport.EndTryLater, "not admitted")
+		c.Hangup(conn.EndTryLater, "not admitted")
 		_ = c.Close()
 		return
 	}
@@ -337,9 +337,9 @@ func (s *Server) start(id messages.CallID, c Conn) {
 	s.mu.Unlock()
 	if err != nil {
 		s.log.Error().Err(err).Str("call_id", string(id)).Msg("call not started")
-		kind := transport.EndInternal
+		kind := conn.EndInternal
 		if errors.Is(err, ErrDraining) {
-			kind = transport.EndTryLater
+			kind = conn.EndTryLater
 		}
 		c.Hangup(kind, "the call could not be started")
 		_ = c.Close()
@@ -399,9 +399,9 @@ func (s *Server) ended(e messages.CallEnded) {
 	s.mu.Unlock()
 	s.metrics.callEnded(e)
 	if c != nil {
-		kind := transport.EndNormal
+		kind := conn.EndNormal
 		if s.isDraining() {
-			kind = transport.EndGoingAway
+			kind = conn.EndGoingAway
 		}
 		c.Hangup(kind, e.Reason)
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"io"
 	"net/http"
 	"strings"
@@ -27,16 +27,16 @@ type fakeConn struct {
 	id       string
 	scenario *sim.Scenario
 
-	adm transport.Admission // nil: admitted by Start
+	adm conn.Admission // nil: admitted by Start
 
 	mu     sync.Mutex
 	events []Event
 	hangup []string
-	kinds  []transport.EndKind
+	kinds  []conn.EndKind
 }
 
 // Admission is the slot the test admitted the call into, if any.
-func (c *fakeConn) Admission() transport.Admission { return c.adm }
+func (c *fakeConn) Admission() conn.Admission { return c.adm }
 
 func newFakeConn(id string, s *sim.Scenario) *fakeConn {
 	return &fakeConn{Loopback: sim.NewLoopback(sim.LoopbackConfig{}, s, time.Now()), id: id, scenario: s}
@@ -44,7 +44,7 @@ func newFakeConn(id string, s *sim.Scenario) *fakeConn {
 
 func (c *fakeConn) ID() string { return c.id }
 
-func (c *fakeConn) Hangup(kind transport.EndKind, reason string) {
+func (c *fakeConn) Hangup(kind conn.EndKind, reason string) {
 	c.mu.Lock()
 	c.hangup = append(c.hangup, reason)
 	c.kinds = append(c.kinds, kind)
@@ -198,7 +198,7 @@ func TestServeDrain(t *testing.T) {
 		errc := make(chan error, 1)
 		go func() { errc <- stop() }()
 		time.Sleep(500 * msec)
-		if _, err := s.Admit(); transport.RefusalOf(err).Cause != transport.RefusedDraining || !errors.Is(err, transport.ErrRefused) {
+		if _, err := s.Admit(); conn.RefusalOf(err).Cause != conn.RefusedDraining || !errors.Is(err, conn.ErrRefused) {
 			t.Errorf("Admit while draining: %v", err)
 		}
 		if code, body := get(t, ln, "/readyz"); code != http.StatusServiceUnavailable || body["ready"] != false {
@@ -234,7 +234,7 @@ func TestServeRefusals(t *testing.T) {
 		c1 := newFakeConn("c1", sim.NewScenario("long").Silence(60*time.Second))
 		s.Start(c1)
 		synctest.Wait()
-		if _, err := s.Admit(); transport.RefusalOf(err).Cause != transport.RefusedFull || !errors.Is(err, transport.ErrRefused) {
+		if _, err := s.Admit(); conn.RefusalOf(err).Cause != conn.RefusedFull || !errors.Is(err, conn.ErrRefused) {
 			t.Errorf("Admit at the limit: %v", err)
 		}
 		c1.HangUp()

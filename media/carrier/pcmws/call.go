@@ -10,20 +10,20 @@ import (
 	"slices"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/media/carrier/internal/wscall"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/coder/websocket"
 )
 
-// Call is one PCM websocket call: a transport.Conn at the rate the URL
+// Call is one PCM websocket call: a conn.Conn at the rate the URL
 // asked for, both ways.
 type Call struct {
 	core  *wscall.Core
 	h     *Handler
 	rate  int
 	query url.Values
-	adm   transport.Admission
+	adm   conn.Admission
 
 	// The error messages' budget (the reader's): tokens, up to
 	// errorBurst, one back per errorRefill.
@@ -40,7 +40,7 @@ const (
 	errorRefill = time.Second
 )
 
-var _ transport.Conn = (*Call)(nil)
+var _ conn.Conn = (*Call)(nil)
 
 // ID is our id of the call ("pw-" and 16 hex digits): the one to log.
 func (c *Call) ID() string { return c.core.ID }
@@ -62,7 +62,7 @@ func (c *Call) InputRate() int { return c.rate }
 func (c *Call) OutputRate() int { return c.rate }
 
 // ReadFrame waits for the next 20 ms of the caller. After the call ended
-// it returns the frames still queued, then a wrapped transport.ErrClosed
+// it returns the frames still queued, then a wrapped conn.ErrClosed
 // with the reason.
 func (c *Call) ReadFrame(ctx context.Context, f *messages.AudioFrame) error {
 	return c.core.In.ReadFrame(ctx, f)
@@ -110,7 +110,7 @@ func (c *Call) OnMarkEcho(fn func(name string)) { c.core.SetEcho(fn) }
 // (echoes of cleared marks are swallowed), so an echo confirms playback.
 func (c *Call) ConfirmsPlayback() bool { return true }
 
-var _ transport.PlaybackConfirmer = (*Call)(nil)
+var _ conn.PlaybackConfirmer = (*Call)(nil)
 
 // Publish sends a live event, {"type":"event","data":v}, after what was
 // queued before. It does not block; a full queue is an error.
@@ -129,23 +129,23 @@ func (c *Call) Publish(v any) error {
 // Hangup closes the websocket with the close code of kind (1000, 1013
 // try later, 1011 internal, 1001 going away) and reason (ours, sent to
 // the client). It does not wait: see Done.
-func (c *Call) Hangup(kind transport.EndKind, reason string) {
+func (c *Call) Hangup(kind conn.EndKind, reason string) {
 	c.core.Hangup(wscall.CloseCode(kind), reason)
 }
 
-// Admission is the slot the call was admitted into (transport.Admitted).
-func (c *Call) Admission() transport.Admission { return c.adm }
+// Admission is the slot the call was admitted into (conn.Admitted).
+func (c *Call) Admission() conn.Admission { return c.adm }
 
 // Close hangs up ("call ended").
 func (c *Call) Close() error {
-	c.Hangup(transport.EndNormal, "call ended")
+	c.Hangup(conn.EndNormal, "call ended")
 	return nil
 }
 
 // Done is closed when the call is over and its goroutines have ended.
 func (c *Call) Done() <-chan struct{} { return c.core.Done() }
 
-// Err is why the call ended (a wrapped transport.ErrClosed), nil before
+// Err is why the call ended (a wrapped conn.ErrClosed), nil before
 // Done.
 func (c *Call) Err() error { return c.core.Err() }
 
@@ -193,7 +193,7 @@ func (c *Call) readLoop() error {
 			c.core.Echo(ctl.Name)
 		case ctl.Type == ControlHangup:
 			c.core.Stats.Inc("client_hangups")
-			c.core.In.Close(fmt.Errorf("%w: the client hung up", transport.ErrClosed))
+			c.core.In.Close(fmt.Errorf("%w: the client hung up", conn.ErrClosed))
 			c.core.Hangup(websocket.StatusNormalClosure, "client hung up")
 		}
 		c.core.Good()

@@ -11,8 +11,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/media/carrier/internal/carriertest"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/coder/websocket"
 )
@@ -101,7 +101,7 @@ func TestCallRoundTrip(t *testing.T) {
 				}
 				f.control(map[string]string{"type": "hangup"})
 				err := call.ReadFrame(context.Background(), fr)
-				if !errors.Is(err, transport.ErrClosed) || !strings.Contains(err.Error(), "the client hung up") {
+				if !errors.Is(err, conn.ErrClosed) || !strings.Contains(err.Error(), "the client hung up") {
 					t.Fatalf("after hangup: %v", err)
 				}
 				if ce := f.readClose(); ce.Code != websocket.StatusNormalClosure {
@@ -188,11 +188,11 @@ func TestBadInput(t *testing.T) {
 			_, call := r.open("/pcm")
 			<-call.Done()
 			if waited := time.Since(began); waited != DefaultIdleTimeout || !strings.Contains(call.Err().Error(), "no message") ||
-				!errors.Is(call.Err(), transport.ErrSilentInput) {
+				!errors.Is(call.Err(), conn.ErrSilentInput) {
 				t.Fatalf("ended after %v: %v", waited, call.Err())
 			}
 		}, want: map[string]uint64{"silent_input": 1}},
-		{name: "not admitted", cfg: Config{Admit: func() (transport.Admission, error) { return nil, errors.New("full") }}, run: func(t *testing.T, r *rig) {
+		{name: "not admitted", cfg: Config{Admit: func() (conn.Admission, error) { return nil, errors.New("full") }}, run: func(t *testing.T, r *rig) {
 			_, resp, err := r.srv.Dial(context.Background(), "/pcm")
 			if err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
 				t.Fatalf("dial: %v", err)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/rs/zerolog"
 )
 
@@ -46,7 +46,7 @@ type Config struct {
 	OnCall func(*Call)
 	// Admit, when set, is asked before the upgrade; an error refuses the
 	// request with HTTP 503 (the server is full or shutting down).
-	Admit transport.Admitter
+	Admit conn.Admitter
 	// Logger gets one line per call start and end (the zero value logs
 	// nothing). Lines carry our call id only.
 	Logger zerolog.Logger

@@ -1,6 +1,6 @@
 // Package pcmws serves calls over a plain PCM websocket, for simple
 // clients, test rigs and other carriers' gateways: Handler is the
-// http.Handler, and each websocket becomes a *Call, a transport.Conn.
+// http.Handler, and each websocket becomes a *Call, a conn.Conn.
 //
 // # Protocol
 //
@@ -40,7 +40,7 @@
 // "errors_unsent"). A run of MaxBadMessages bad messages closes the call
 // (1008). A text message that is not valid UTF-8 breaks the websocket
 // protocol: the call is closed with 1007. The server ends a call with
-// the close code of its transport.EndKind (1000 normal, 1013 try again
+// the close code of its conn.EndKind (1000 normal, 1013 try again
 // later, 1011 internal error, 1001 going away) and a reason that says
 // why.
 //
@@ -58,7 +58,7 @@
 // The server pings every PingInterval (10 s) with a PongTimeout (10 s),
 // bounds the time without any message by IdleTimeout, a write by
 // WriteTimeout (5 s) and the unsent backlog by OutQueue. ReadFrame's
-// error then wraps transport.ErrSilentInput (nothing came for
+// error then wraps conn.ErrSilentInput (nothing came for
 // IdleTimeout), ErrStoppedReading (a write or the backlog passed its
 // bound, or no pong while the client's messages kept coming: it sends
 // but does not read) or ErrVanished (no pong and nothing else, or the

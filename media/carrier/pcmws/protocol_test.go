@@ -11,8 +11,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/media/carrier/internal/carriertest"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/coder/websocket"
 	"github.com/rs/zerolog"
 )
@@ -23,13 +23,13 @@ import (
 // CloseCode giving 1000 for every kind (the defect's "closed with 1000").
 func TestHangupCloseCodes(t *testing.T) {
 	for _, tc := range []struct {
-		kind transport.EndKind
+		kind conn.EndKind
 		code websocket.StatusCode
 	}{
-		{transport.EndTryLater, websocket.StatusTryAgainLater},
-		{transport.EndInternal, websocket.StatusInternalError},
-		{transport.EndGoingAway, websocket.StatusGoingAway},
-		{transport.EndNormal, websocket.StatusNormalClosure},
+		{conn.EndTryLater, websocket.StatusTryAgainLater},
+		{conn.EndInternal, websocket.StatusInternalError},
+		{conn.EndGoingAway, websocket.StatusGoingAway},
+		{conn.EndNormal, websocket.StatusNormalClosure},
 	} {
 		t.Run(tc.kind.String(), func(t *testing.T) {
 			inBubble(t, Config{}, func(r *rig) {
@@ -136,7 +136,7 @@ func TestErrorRepliesBounded(t *testing.T) {
 		if replies != errorBurst+2 || st["errors_unsent"] != 39-uint64(replies) {
 			t.Fatalf("%d replies to 39 bad messages (%d unsent), want %d", replies, st["errors_unsent"], errorBurst+2)
 		}
-		if !errors.Is(call.Err(), transport.ErrProtocol) {
+		if !errors.Is(call.Err(), conn.ErrProtocol) {
 			t.Fatalf("end %v, want a protocol error", call.Err())
 		}
 	})
@@ -154,7 +154,7 @@ func TestInvalidUTF8(t *testing.T) {
 			t.Fatalf("close %+v, want 1007", ce)
 		}
 		<-call.Done()
-		if !errors.Is(call.Err(), transport.ErrProtocol) || transport.ReasonOf(call.Err()) != transport.ReasonProtocol {
+		if !errors.Is(call.Err(), conn.ErrProtocol) || conn.ReasonOf(call.Err()) != conn.ReasonProtocol {
 			t.Fatalf("end %v", call.Err())
 		}
 		if r.h.Stats()["invalid_utf8"] != 1 {

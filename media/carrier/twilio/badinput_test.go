@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/media/carrier/internal/carriertest"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/coder/websocket"
 )
@@ -38,7 +38,7 @@ func endsWith(t *testing.T, call *Call, reason string) {
 		if err == nil {
 			continue
 		}
-		if !errors.Is(err, transport.ErrClosed) || !strings.Contains(err.Error(), reason) {
+		if !errors.Is(err, conn.ErrClosed) || !strings.Contains(err.Error(), reason) {
 			t.Fatalf("ReadFrame ended with %v, want ErrClosed with %q", err, reason)
 		}
 		return
@@ -144,11 +144,11 @@ func TestBadInput(t *testing.T) {
 				t.Fatalf("ended after %v, want %v", waited, DefaultIdleTimeout)
 			}
 			<-call.Done()
-			if !errors.Is(call.Err(), transport.ErrSilentInput) {
+			if !errors.Is(call.Err(), conn.ErrSilentInput) {
 				t.Fatalf("end %v, want ErrSilentInput", call.Err())
 			}
 		}, want: map[string]uint64{"silent_input": 1}},
-		{name: "not admitted", cfg: Config{Admit: func() (transport.Admission, error) { return nil, refuse }}, run: func(t *testing.T, r *rig) {
+		{name: "not admitted", cfg: Config{Admit: func() (conn.Admission, error) { return nil, refuse }}, run: func(t *testing.T, r *rig) {
 			_, resp, err := r.srv.Dial(context.Background(), "/twilio")
 			if err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable {
 				t.Fatalf("dial of a refused stream: %v", err)

@@ -8,9 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/media"
 	"github.com/brisvox/brisvox/media/carrier/internal/wscall"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/coder/websocket"
 )
@@ -24,11 +24,11 @@ const maxGapSamples = 10 * 60 * Rate
 // expected sample is on time.
 const gapTolerance = Rate / 100
 
-// Call is one Media Stream: a transport.Conn at 8000 Hz both ways.
+// Call is one Media Stream: a conn.Conn at 8000 Hz both ways.
 type Call struct {
 	core *wscall.Core
 	h    *Handler
-	adm  transport.Admission
+	adm  conn.Admission
 
 	started    bool
 	streamSID  string
@@ -52,8 +52,8 @@ type Call struct {
 }
 
 var (
-	_ transport.Conn         = (*Call)(nil)
-	_ transport.DTMFReceiver = (*Call)(nil)
+	_ conn.Conn         = (*Call)(nil)
+	_ conn.DTMFReceiver = (*Call)(nil)
 )
 
 // ID is our id of the call ("tw-" and 16 hex digits): the one to log.
@@ -81,7 +81,7 @@ func (c *Call) OutputRate() int { return Rate }
 
 // ReadFrame waits for the next 20 ms of the caller (160 samples). After
 // the stream ended it returns the frames still queued, then a wrapped
-// transport.ErrClosed with the reason.
+// conn.ErrClosed with the reason.
 func (c *Call) ReadFrame(ctx context.Context, f *messages.AudioFrame) error {
 	return c.core.In.ReadFrame(ctx, f)
 }
@@ -130,7 +130,7 @@ func (c *Call) OnMarkEcho(fn func(name string)) { c.core.SetEcho(fn) }
 // (echoes of cleared marks are swallowed), so an echo confirms playback.
 func (c *Call) ConfirmsPlayback() bool { return true }
 
-var _ transport.PlaybackConfirmer = (*Call)(nil)
+var _ conn.PlaybackConfirmer = (*Call)(nil)
 
 // OnDTMF registers the receiver of the caller's key presses, one
 // messages.DTMF (Source DTMFCarrier, no Duration: Twilio gives none) per
@@ -150,24 +150,24 @@ func (c *Call) OnDTMF(fn func(messages.DTMF)) {
 // Twilio; it must not hold personal data). Twilio then goes on
 // with the TwiML after <Connect>, or ends the call. It does not wait: see
 // Done.
-func (c *Call) Hangup(kind transport.EndKind, reason string) {
+func (c *Call) Hangup(kind conn.EndKind, reason string) {
 	c.core.Hangup(wscall.CloseCode(kind), reason)
 }
 
-// Admission is the slot the call was admitted into (transport.Admitted).
-func (c *Call) Admission() transport.Admission { return c.adm }
+// Admission is the slot the call was admitted into (conn.Admitted).
+func (c *Call) Admission() conn.Admission { return c.adm }
 
 // Close hangs up ("call ended"). It does not wait for the close
 // handshake; the handler's goroutine finishes the call.
 func (c *Call) Close() error {
-	c.Hangup(transport.EndNormal, "call ended")
+	c.Hangup(conn.EndNormal, "call ended")
 	return nil
 }
 
 // Done is closed when the stream is over and its goroutines have ended.
 func (c *Call) Done() <-chan struct{} { return c.core.Done() }
 
-// Err is why the stream ended (a wrapped transport.ErrClosed), nil
+// Err is why the stream ended (a wrapped conn.ErrClosed), nil
 // before Done.
 func (c *Call) Err() error { return c.core.Err() }
 
@@ -250,7 +250,7 @@ func (c *Call) handle(m *Message) error {
 		}
 	case EventStop:
 		st.Inc("stops")
-		c.core.In.Close(fmt.Errorf("%w: Twilio stopped the stream", transport.ErrClosed))
+		c.core.In.Close(fmt.Errorf("%w: Twilio stopped the stream", conn.ErrClosed))
 		c.core.Hangup(websocket.StatusNormalClosure, "stream stopped")
 	default:
 		st.Inc("unknown_events")

@@ -11,7 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/coder/websocket"
 )
@@ -119,14 +119,14 @@ func TestStreamRoundTrip(t *testing.T) {
 
 		f.stop()
 		err := call.ReadFrame(context.Background(), fr)
-		if !errors.Is(err, transport.ErrClosed) || !strings.Contains(err.Error(), "Twilio stopped the stream") {
+		if !errors.Is(err, conn.ErrClosed) || !strings.Contains(err.Error(), "Twilio stopped the stream") {
 			t.Fatalf("after stop: %v", err)
 		}
 		if ce := f.readClose(); ce.Code != websocket.StatusNormalClosure {
 			t.Fatalf("close %v", ce)
 		}
 		<-call.Done()
-		if err := call.WriteFrame(&messages.OutputAudio{Epoch: 4, Rate: Rate, PCM: tone(0, 160)}); !errors.Is(err, transport.ErrClosed) {
+		if err := call.WriteFrame(&messages.OutputAudio{Epoch: 4, Rate: Rate, PCM: tone(0, 160)}); !errors.Is(err, conn.ErrClosed) {
 			t.Fatalf("WriteFrame after the end: %v", err)
 		}
 		st := r.h.Stats()
@@ -199,7 +199,7 @@ func TestMediaTimeline(t *testing.T) {
 				fr := messages.NewPooledFrame(Rate, nil)
 				for {
 					err := call.ReadFrame(context.Background(), fr)
-					if errors.Is(err, transport.ErrClosed) {
+					if errors.Is(err, conn.ErrClosed) {
 						break
 					}
 					if err != nil {

@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/rs/zerolog"
 )
 
@@ -51,7 +51,7 @@ type Config struct {
 	OnCall func(*Call)
 	// Admit, when set, is asked before the upgrade; an error refuses the
 	// request with HTTP 503 (the server is full or shutting down).
-	Admit transport.Admitter
+	Admit conn.Admitter
 	// Logger gets one line per call start and end (the zero value logs
 	// nothing). Lines carry our call id, never Twilio's SIDs.
 	Logger zerolog.Logger

@@ -1,7 +1,7 @@
 // Package twilio serves Twilio Media Streams, the bidirectional kind
 // that <Connect><Stream> opens, as a call transport: Handler is the
 // http.Handler the stream's websocket comes to, and each stream becomes a
-// *Call, a transport.Conn at 8000 Hz both ways.
+// *Call, a conn.Conn at 8000 Hz both ways.
 //
 // # Inbound
 //
@@ -10,7 +10,7 @@
 // then media every 20 ms (base64 mu-law of the caller, with a chunk
 // number and a timestamp in ms since the stream began), mark (the echo
 // of one of our marks), dtmf (a key press, handed to the OnDTMF receiver
-// as a messages.DTMF: the Call is a transport.DTMFReceiver), and stop. The call is handed to
+// as a messages.DTMF: the Call is a conn.DTMFReceiver), and stop. The call is handed to
 // Config.OnCall once start arrived; without start within StartTimeout
 // the websocket is closed (StatusPolicyViolation). A media format other
 // than audio/x-mulaw 8000 Hz mono closes it with StatusUnsupportedData.
@@ -30,7 +30,7 @@
 // read then jumps).
 //
 // stop, or the websocket closing, ends ReadFrame with a wrapped
-// transport.ErrClosed that says why, after the frames still queued.
+// conn.ErrClosed that says why, after the frames still queued.
 //
 // # Outbound
 //
@@ -76,7 +76,7 @@
 // (10 s) for the pong; IdleTimeout (10 s) bounds the time without any
 // message after the start; a write must complete within WriteTimeout
 // (5 s) and the unsent backlog stay within OutQueue. ReadFrame's error
-// then wraps transport.ErrSilentInput (no message), ErrStoppedReading (a
+// then wraps conn.ErrSilentInput (no message), ErrStoppedReading (a
 // write or the backlog passed its bound, or no pong while media kept
 // coming) or ErrVanished (no pong and nothing else either, or the
 // connection lost). A peer that vanishes mid-stream is detected by the
@@ -85,7 +85,7 @@
 // valid UTF-8 breaks the websocket protocol: the stream is closed with
 // 1007 and the error wraps ErrProtocol, as for a run of bad messages.
 // The server's own hang-up closes with the code of its
-// transport.EndKind: 1000 normal, 1013 try again later, 1011 internal
+// conn.EndKind: 1000 normal, 1013 try again later, 1011 internal
 // error, 1001 going away.
 //
 // # Privacy

@@ -9,8 +9,8 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/media/carrier/internal/carriertest"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 )
 
@@ -38,20 +38,20 @@ func livenessCases(scale time.Duration) []livenessCase {
 	return []livenessCase{
 		{name: "stops answering pings", cfg: Config{IdleTimeout: -1, PingInterval: ping, PongTimeout: pong},
 			client: func(c *carriertest.RawClient) func() { c.Discard(); return nil },
-			cause:  transport.ErrVanished, counter: "no_pong", within: ping + pong, exactly: true},
+			cause:  conn.ErrVanished, counter: "no_pong", within: ping + pong, exactly: true},
 		{name: "stops reading, keeps sending", cfg: Config{IdleTimeout: idle, PingInterval: ping, PongTimeout: pong},
 			client: func(c *carriertest.RawClient) func() {
 				return c.SendEvery(carriertest.OpText, audio, 20*time.Millisecond)
 			},
-			cause: transport.ErrStoppedReading, counter: "no_pong", within: ping + pong},
+			cause: conn.ErrStoppedReading, counter: "no_pong", within: ping + pong},
 		{name: "sends nothing", cfg: Config{IdleTimeout: idle, PingInterval: 3 * scale, PongTimeout: pong},
 			client: func(c *carriertest.RawClient) func() { c.Answer(); return nil },
-			cause:  transport.ErrSilentInput, counter: "silent_input", within: idle, exactly: true},
+			cause:  conn.ErrSilentInput, counter: "silent_input", within: idle, exactly: true},
 		{name: "bot speaks to a client that stops reading", cfg: Config{IdleTimeout: idle, PingInterval: -1},
 			client: func(c *carriertest.RawClient) func() {
 				return c.SendEvery(carriertest.OpText, audio, 20*time.Millisecond)
 			},
-			bot: true, cause: transport.ErrStoppedReading, counter: "stopped_reading", within: DefaultWriteTimeout},
+			bot: true, cause: conn.ErrStoppedReading, counter: "stopped_reading", within: DefaultWriteTimeout},
 	}
 }
 
@@ -94,16 +94,16 @@ func runLiveness(t *testing.T, r *rig, tc livenessCase, virtual bool) {
 		}
 	}
 	took := time.Since(began)
-	t.Logf("%s after %v", transport.ReasonOf(err), took)
+	t.Logf("%s after %v", conn.ReasonOf(err), took)
 	<-call.Done()
 	<-botDone
 	if stop != nil {
 		stop()
 	}
-	if !errors.Is(err, transport.ErrClosed) || !errors.Is(err, tc.cause) || !errors.Is(call.Err(), tc.cause) {
+	if !errors.Is(err, conn.ErrClosed) || !errors.Is(err, tc.cause) || !errors.Is(call.Err(), tc.cause) {
 		t.Fatalf("ended with %v, want %v", err, tc.cause)
 	}
-	if got := transport.ReasonOf(err); got == transport.ReasonHangup {
+	if got := conn.ReasonOf(err); got == conn.ReasonHangup {
 		t.Fatalf("reason %q", got)
 	}
 	if r.h.Stats()[tc.counter] != 1 {

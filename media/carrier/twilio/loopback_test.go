@@ -8,8 +8,8 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/media/carrier/internal/carriertest"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/coder/websocket"
 )
@@ -62,7 +62,7 @@ func TestRealLoopbackStream(t *testing.T) {
 		t.Fatalf("close %+v", ce)
 	}
 	<-call.Done()
-	if err := call.ReadFrame(context.Background(), fr); !errors.Is(err, transport.ErrClosed) {
+	if err := call.ReadFrame(context.Background(), fr); !errors.Is(err, conn.ErrClosed) {
 		t.Fatalf("ReadFrame after the hang-up: %v", err)
 	}
 	_ = ws.CloseNow()

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/media/carrier/internal/carriertest"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/coder/websocket"
 	"github.com/rs/zerolog"
 )
@@ -21,13 +21,13 @@ import (
 // CloseCode): 1000 for every kind.
 func TestHangupCloseCodes(t *testing.T) {
 	for _, tc := range []struct {
-		kind transport.EndKind
+		kind conn.EndKind
 		code websocket.StatusCode
 	}{
-		{transport.EndTryLater, websocket.StatusTryAgainLater},
-		{transport.EndInternal, websocket.StatusInternalError},
-		{transport.EndGoingAway, websocket.StatusGoingAway},
-		{transport.EndNormal, websocket.StatusNormalClosure},
+		{conn.EndTryLater, websocket.StatusTryAgainLater},
+		{conn.EndInternal, websocket.StatusInternalError},
+		{conn.EndGoingAway, websocket.StatusGoingAway},
+		{conn.EndNormal, websocket.StatusNormalClosure},
 	} {
 		t.Run(tc.kind.String(), func(t *testing.T) {
 			inBubble(t, Config{}, func(r *rig) {
@@ -53,7 +53,7 @@ func TestInvalidUTF8(t *testing.T) {
 			t.Fatalf("close %+v, want 1007", ce)
 		}
 		<-call.Done()
-		if !errors.Is(call.Err(), transport.ErrProtocol) {
+		if !errors.Is(call.Err(), conn.ErrProtocol) {
 			t.Fatalf("end %v", call.Err())
 		}
 		f2 := r.dial()

@@ -6,12 +6,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 )
 
 // Admitter is a counting reservation of at most Limit slots with the
 // contract of the server's: Admit reserves a slot atomically or refuses
-// with a *transport.Refusal (RefusedFull, RetryAfter); a slot is given
+// with a *conn.Refusal (RefusedFull, RetryAfter); a slot is given
 // back exactly once, by Release before the call started, or by End after
 // it (what the server does when the call ends). Start marks the call
 // started (Release then does nothing).
@@ -33,15 +33,15 @@ type Slot struct {
 	freed   bool
 }
 
-var _ transport.Admission = (*Slot)(nil)
+var _ conn.Admission = (*Slot)(nil)
 
-// Admit is the transport.Admitter.
-func (a *Admitter) Admit() (transport.Admission, error) {
+// Admit is the conn.Admitter.
+func (a *Admitter) Admit() (conn.Admission, error) {
 	for {
 		n := a.inUse.Load()
 		if n >= int64(a.Limit) {
 			a.refused.Add(1)
-			return nil, &transport.Refusal{Cause: transport.RefusedFull,
+			return nil, &conn.Refusal{Cause: conn.RefusedFull,
 				Detail: fmt.Sprintf("%d calls", a.Limit), RetryAfter: a.RetryAfter}
 		}
 		if a.inUse.CompareAndSwap(n, n+1) {

@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/coder/websocket"
 	"github.com/rs/zerolog"
 )
@@ -54,7 +54,7 @@ const maxCloseReason = 123
 
 // End is a reason a protocol's read loop gives for ending the call: the
 // core closes the websocket with Code and Reason. Cause, when set, is the
-// transport sentinel ReadFrame's error wraps (transport.ErrProtocol).
+// transport sentinel ReadFrame's error wraps (conn.ErrProtocol).
 type End struct {
 	Code   websocket.StatusCode
 	Reason string
@@ -83,15 +83,15 @@ type failure struct {
 //
 // Liveness: the core ends a call whose peer is gone or does not take
 // part, with the cause ReadFrame's error then wraps:
-//   - no inbound message for IdleTimeout: transport.ErrSilentInput;
+//   - no inbound message for IdleTimeout: conn.ErrSilentInput;
 //   - a websocket write (audio, a mark, a ping) that does not complete
 //     within WriteTimeout, or an outbox that overflows (the unsent
-//     backlog passed OutQueue messages): transport.ErrStoppedReading;
-//   - no pong within PongTimeout of a ping: transport.ErrStoppedReading
+//     backlog passed OutQueue messages): conn.ErrStoppedReading;
+//   - no pong within PongTimeout of a ping: conn.ErrStoppedReading
 //     when the peer's messages kept arriving meanwhile (it is there and
 //     sends, but does not read what we send: pongs are answered by the
-//     peer's reader), transport.ErrVanished when nothing came;
-//   - the connection lost without a close frame: transport.ErrVanished.
+//     peer's reader), conn.ErrVanished when nothing came;
+//   - the connection lost without a close frame: conn.ErrVanished.
 //
 // The first of them wins; a hang-up before any of them is not one. A
 // peer gone silent is caught by whichever bound passes first: IdleTimeout
@@ -154,11 +154,11 @@ func NewCore(ws *websocket.Conn, cfg Config, stats *Counters, log zerolog.Logger
 	c.timer = time.AfterFunc(time.Hour, c.timerFired)
 	c.timer.Stop()
 	c.wtimer = time.AfterFunc(time.Hour, func() {
-		c.fail(transport.ErrStoppedReading, fmt.Sprintf("a write took over %v", cfg.WriteTimeout), "stopped_reading")
+		c.fail(conn.ErrStoppedReading, fmt.Sprintf("a write took over %v", cfg.WriteTimeout), "stopped_reading")
 	})
 	c.wtimer.Stop()
 	c.Out.onFull = func() {
-		c.fail(transport.ErrStoppedReading, fmt.Sprintf("over %d messages not sent", cfg.OutQueue), "stopped_reading")
+		c.fail(conn.ErrStoppedReading, fmt.Sprintf("over %d messages not sent", cfg.OutQueue), "stopped_reading")
 	}
 	return c
 }
@@ -208,14 +208,14 @@ func (c *Core) timerFired() {
 		return
 	}
 	// A peer that went silent gets no close handshake: it may be gone.
-	c.fail(transport.ErrSilentInput, fmt.Sprintf("no message for %v", c.cfg.IdleTimeout), "silent_input")
+	c.fail(conn.ErrSilentInput, fmt.Sprintf("no message for %v", c.cfg.IdleTimeout), "silent_input")
 }
 
 // ReadMessage reads the next message into the core's buffer (valid until
 // the next call). A message over MaxMessageBytes is skipped: ErrOversized.
 // A text message that is not valid UTF-8 breaks the websocket protocol
 // (RFC 6455 8.1): an *End with StatusInvalidFramePayloadData (1007) and
-// cause transport.ErrProtocol, counted "invalid_utf8".
+// cause conn.ErrProtocol, counted "invalid_utf8".
 func (c *Core) ReadMessage() (websocket.MessageType, []byte, error) {
 	typ, r, err := c.WS.Reader(context.Background())
 	if err != nil {
@@ -249,7 +249,7 @@ func (c *Core) ReadMessage() (websocket.MessageType, []byte, error) {
 func checkText(typ websocket.MessageType, b []byte) *End {
 	if typ == websocket.MessageText && !utf8.Valid(b) {
 		return &End{Code: websocket.StatusInvalidFramePayloadData,
-			Reason: "invalid UTF-8 in a text message", Cause: transport.ErrProtocol}
+			Reason: "invalid UTF-8 in a text message", Cause: conn.ErrProtocol}
 	}
 	return nil
 }
@@ -261,7 +261,7 @@ func (c *Core) Bad(counter string) error {
 	c.bad++
 	if c.bad >= c.cfg.MaxBadMessages {
 		c.Stats.Inc("too_many_bad")
-		return &End{Code: websocket.StatusPolicyViolation, Reason: "too many bad messages", Cause: transport.ErrProtocol}
+		return &End{Code: websocket.StatusPolicyViolation, Reason: "too many bad messages", Cause: conn.ErrProtocol}
 	}
 	return nil
 }
@@ -320,7 +320,7 @@ func (c *Core) Echo(name string) {
 // Done is closed when the call is over and its goroutines have ended.
 func (c *Core) Done() <-chan struct{} { return c.done }
 
-// Err is why the call ended, a wrapped transport.ErrClosed (nil before
+// Err is why the call ended, a wrapped conn.ErrClosed (nil before
 // Done).
 func (c *Core) Err() error {
 	select {
@@ -333,7 +333,7 @@ func (c *Core) Err() error {
 
 // Run starts the writer, runs loop (the protocol's reader) until it
 // returns, ends the call and waits for the writer. It returns the end, a
-// wrapped transport.ErrClosed.
+// wrapped conn.ErrClosed.
 func (c *Core) Run(loop func() error) error {
 	go c.writer()
 	// The pinger's context ends when the read loop is over.
@@ -358,9 +358,9 @@ func (c *Core) Run(loop func() error) error {
 	<-c.pingerDone
 	var endErr error
 	if cause, detail := c.reason(err); cause != nil {
-		endErr = fmt.Errorf("%w: %w: %s", transport.ErrClosed, cause, detail)
+		endErr = fmt.Errorf("%w: %w: %s", conn.ErrClosed, cause, detail)
 	} else {
-		endErr = fmt.Errorf("%w: %s", transport.ErrClosed, detail)
+		endErr = fmt.Errorf("%w: %s", conn.ErrClosed, detail)
 	}
 	c.In.Close(endErr)
 	endErr = c.In.Err() // a reason given earlier (the carrier's stop) wins
@@ -390,14 +390,14 @@ func (c *Core) reason(err error) (error, string) {
 		return nil, "hung up: " + c.hangReason
 	case errors.Is(err, websocket.ErrMessageTooBig):
 		c.Stats.Inc("oversized")
-		return transport.ErrProtocol, fmt.Sprintf("a message over %d bytes", c.cfg.MaxMessageBytes*HardLimitFactor)
+		return conn.ErrProtocol, fmt.Sprintf("a message over %d bytes", c.cfg.MaxMessageBytes*HardLimitFactor)
 	case websocket.CloseStatus(err) != -1:
 		c.Stats.Inc("peer_closes")
 		// The peer's reason text is not repeated: it is outside input.
 		return nil, fmt.Sprintf("the peer closed the websocket (%d)", int(websocket.CloseStatus(err)))
 	default:
 		c.Stats.Inc("vanished")
-		return transport.ErrVanished, "the connection was lost"
+		return conn.ErrVanished, "the connection was lost"
 	}
 }
 
@@ -424,9 +424,9 @@ func (c *Core) pinger(ctx context.Context) {
 			// deadline too; a cancel is Run ending the call.
 			if errors.Is(err, context.DeadlineExceeded) {
 				if c.inMsgs.Load() != before {
-					c.fail(transport.ErrStoppedReading, fmt.Sprintf("no pong within %v while the peer kept sending", c.cfg.PongTimeout), "no_pong")
+					c.fail(conn.ErrStoppedReading, fmt.Sprintf("no pong within %v while the peer kept sending", c.cfg.PongTimeout), "no_pong")
 				} else {
-					c.fail(transport.ErrVanished, fmt.Sprintf("no pong within %v", c.cfg.PongTimeout), "no_pong")
+					c.fail(conn.ErrVanished, fmt.Sprintf("no pong within %v", c.cfg.PongTimeout), "no_pong")
 				}
 			}
 			return

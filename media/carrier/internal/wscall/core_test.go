@@ -6,8 +6,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/media/carrier/internal/carriertest"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/coder/websocket"
 	"github.com/rs/zerolog"
 )
@@ -43,7 +43,7 @@ func TestCheckText(t *testing.T) {
 		t.Fatal("a good message refused")
 	}
 	end := checkText(websocket.MessageText, []byte("{\"a\":\"\xed\xa0\x80\"}")) // a surrogate
-	if end == nil || end.Code != websocket.StatusInvalidFramePayloadData || !errors.Is(end.Cause, transport.ErrProtocol) {
+	if end == nil || end.Code != websocket.StatusInvalidFramePayloadData || !errors.Is(end.Cause, conn.ErrProtocol) {
 		t.Fatalf("end %+v", end)
 	}
 	if raceEnabled {

@@ -5,7 +5,7 @@
 // playback confirmation and which belongs to audio a clear threw away),
 // the call's core (reader bookkeeping, one writer and one pinger
 // goroutine, the liveness bounds, hang-up with a close code and reason,
-// the end reason as a wrapped transport.ErrClosed with its typed cause),
+// the end reason as a wrapped conn.ErrClosed with its typed cause),
 // a handler's counters and its registry: the gate before the upgrade
 // (a check, the admission with 503, Retry-After and a JSON cause, a
 // rate-limited tally of refusals) and the set of live calls. The protocol packages parse and encode; this one owns the

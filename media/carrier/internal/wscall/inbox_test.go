@@ -8,8 +8,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/internal/goroutines"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 )
 
@@ -28,7 +28,7 @@ func drain(t *testing.T, b *Inbox) (pcm []int16, seqs []uint64, starts []time.Ti
 	f := messages.NewPooledFrame(b.rate, nil)
 	for {
 		err := b.ReadFrame(context.Background(), f)
-		if errors.Is(err, transport.ErrClosed) {
+		if errors.Is(err, conn.ErrClosed) {
 			return pcm, seqs, starts
 		}
 		if err != nil {
@@ -74,7 +74,7 @@ func TestInboxRechunks(t *testing.T) {
 					want = append(want, chunk...)
 					pos += n
 				}
-				b.Close(transport.ErrClosed)
+				b.Close(conn.ErrClosed)
 				for len(want)%160 != 0 {
 					want = append(want, 0)
 				}
@@ -108,7 +108,7 @@ func TestInboxSilenceAndDrops(t *testing.T) {
 	b.Push(ramp(1, 80))
 	b.Silence(80 + 160) // completes frame 0, then frame 1 of silence
 	b.Push(ramp(1000, 160))
-	b.Close(transport.ErrClosed)
+	b.Close(conn.ErrClosed)
 	pcm, seqs, _ := drain(t, b)
 	want := slices.Concat(ramp(1, 80), make([]int16, 240), ramp(1000, 160))
 	if !slices.Equal(pcm, want) || !slices.Equal(seqs, []uint64{0, 1, 2}) {
@@ -123,7 +123,7 @@ func TestInboxSilenceAndDrops(t *testing.T) {
 	b.Push(ramp(1, 160))
 	b.Silence(160 * 10) // 10 frames of gap, 4 fit
 	b.Push(ramp(5000, 160))
-	b.Close(transport.ErrClosed)
+	b.Close(conn.ErrClosed)
 	pcm, seqs, _ = drain(t, b)
 	if !slices.Equal(seqs, []uint64{8, 9, 10, 11}) {
 		t.Fatalf("long gap: seqs %v, want [8 9 10 11]", seqs)
@@ -155,8 +155,8 @@ func TestInboxReadFrameEnds(t *testing.T) {
 		}
 		go func() { errs <- b.ReadFrame(context.Background(), f) }()
 		synctest.Wait()
-		b.Close(errors.Join(transport.ErrClosed, errors.New("bye")))
-		if err := <-errs; !errors.Is(err, transport.ErrClosed) {
+		b.Close(errors.Join(conn.ErrClosed, errors.New("bye")))
+		if err := <-errs; !errors.Is(err, conn.ErrClosed) {
 			t.Fatalf("after Close: %v", err)
 		}
 		synctest.Wait()

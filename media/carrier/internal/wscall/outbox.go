@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/coder/websocket"
 )
@@ -82,7 +82,7 @@ func NewOutbox(capItems, maxMarks int, stats *Counters) *Outbox {
 func (o *Outbox) Wake() <-chan struct{} { return o.wake }
 
 func (o *Outbox) closedErr() error {
-	return fmt.Errorf("%w: the call is over", transport.ErrClosed)
+	return fmt.Errorf("%w: the call is over", conn.ErrClosed)
 }
 
 // pushLocked claims the tail slot and lets encode fill its buffer.
@@ -269,7 +269,7 @@ func (o *Outbox) Pending() int {
 	return len(o.pending)
 }
 
-// Close makes every later call fail with a wrapped transport.ErrClosed
+// Close makes every later call fail with a wrapped conn.ErrClosed
 // and drops what is queued.
 func (o *Outbox) Close() {
 	o.mu.Lock()

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/brisvox/brisvox/actors/transport"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/coder/websocket"
 )
@@ -107,7 +107,7 @@ func TestOutboxEchoes(t *testing.T) {
 
 // TestOutboxBounds: a full queue refuses with ErrQueueFull, the mark book
 // forgets the oldest beyond its bound, and a closed outbox refuses with
-// transport.ErrClosed. Mutation caught: a pending list without bound.
+// conn.ErrClosed. Mutation caught: a pending list without bound.
 func TestOutboxBounds(t *testing.T) {
 	st := outboxCounters()
 	o := NewOutbox(2, 2, st)
@@ -125,10 +125,10 @@ func TestOutboxBounds(t *testing.T) {
 		t.Fatalf("pending %d, unechoed %d", o.Pending(), st.Get("marks_unechoed"))
 	}
 	o.Close()
-	if err := o.Mark("w", text("w")); !errors.Is(err, transport.ErrClosed) {
+	if err := o.Mark("w", text("w")); !errors.Is(err, conn.ErrClosed) {
 		t.Fatalf("Mark after Close: %v", err)
 	}
-	if err := o.Clear(5, text("c")); !errors.Is(err, transport.ErrClosed) {
+	if err := o.Clear(5, text("c")); !errors.Is(err, conn.ErrClosed) {
 		t.Fatalf("Clear after Close: %v", err)
 	}
 }

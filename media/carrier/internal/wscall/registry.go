@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/internal/ratelog"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/coder/websocket"
 	"github.com/rs/zerolog"
 )
@@ -38,7 +38,7 @@ func (d *Denial) Error() string { return d.Message }
 // "bad_upgrades" and "upgrades".
 type RegistryConfig struct {
 	What  string
-	Admit transport.Admitter
+	Admit conn.Admitter
 	// Check, when set, runs before Admit: a Denial refuses the request
 	// without taking a slot.
 	Check func(*http.Request) *Denial
@@ -143,10 +143,10 @@ type refusalBody struct {
 // r.Leave when the call is over, and release the admission (a no-op once
 // the call started); on failure the request was answered and counted,
 // and the slot released.
-func (r *Registry) Accept(w http.ResponseWriter, req *http.Request) (*websocket.Conn, transport.Admission, bool) {
+func (r *Registry) Accept(w http.ResponseWriter, req *http.Request) (*websocket.Conn, conn.Admission, bool) {
 	stats := r.cfg.Stats
 	if !r.Enter() {
-		r.refuse(w, &transport.Refusal{Cause: transport.RefusedDraining, Detail: "shutting down", RetryAfter: DrainRetryAfter})
+		r.refuse(w, &conn.Refusal{Cause: conn.RefusedDraining, Detail: "shutting down", RetryAfter: DrainRetryAfter})
 		return nil, nil, false
 	}
 	if r.cfg.Check != nil {
@@ -158,12 +158,12 @@ func (r *Registry) Accept(w http.ResponseWriter, req *http.Request) (*websocket.
 			return nil, nil, false
 		}
 	}
-	var adm transport.Admission = noAdmission{}
+	var adm conn.Admission = noAdmission{}
 	if r.cfg.Admit != nil {
 		a, err := r.cfg.Admit()
 		if err != nil {
 			r.Leave()
-			r.refuse(w, transport.RefusalOf(err))
+			r.refuse(w, conn.RefusalOf(err))
 			return nil, nil, false
 		}
 		adm = a
@@ -184,7 +184,7 @@ func (r *Registry) Accept(w http.ResponseWriter, req *http.Request) (*websocket.
 
 // refuse answers 503 with Retry-After and the refusal as JSON, counted
 // and tallied by cause.
-func (r *Registry) refuse(w http.ResponseWriter, ref *transport.Refusal) {
+func (r *Registry) refuse(w http.ResponseWriter, ref *conn.Refusal) {
 	r.cfg.Stats.Inc("refused")
 	r.refusals.Add(string(ref.Cause))
 	w.Header().Set("Retry-After", strconv.Itoa(ref.RetryAfterSeconds()))
@@ -206,13 +206,13 @@ func (noAdmission) Release() {}
 
 // CloseCode is the websocket close code of the way the server ended a
 // call: never 1000 for a call that could not be started.
-func CloseCode(k transport.EndKind) websocket.StatusCode {
+func CloseCode(k conn.EndKind) websocket.StatusCode {
 	switch k {
-	case transport.EndTryLater:
+	case conn.EndTryLater:
 		return websocket.StatusTryAgainLater
-	case transport.EndInternal:
+	case conn.EndInternal:
 		return websocket.StatusInternalError
-	case transport.EndGoingAway:
+	case conn.EndGoingAway:
 		return websocket.StatusGoingAway
 	}
 	return websocket.StatusNormalClosure

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brisvox/brisvox/actors/transport"
 	"github.com/brisvox/brisvox/media/carrier/internal/carriertest"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/rs/zerolog"
 )
 
@@ -25,7 +25,7 @@ import (
 func TestRefusalAnswers(t *testing.T) {
 	cases := []struct {
 		name       string
-		admit      transport.Admitter
+		admit      conn.Admitter
 		check      func(*http.Request) *Denial
 		closed     bool
 		status     int
@@ -35,10 +35,10 @@ func TestRefusalAnswers(t *testing.T) {
 	}{
 		{name: "full", admit: (&carriertest.Admitter{Limit: 0, RetryAfter: 3 * time.Second}).Admit,
 			status: 503, retryAfter: "3", cause: "full", error: "transport: call not admitted: full (0 calls)"},
-		{name: "rate limited", admit: func() (transport.Admission, error) {
-			return nil, &transport.Refusal{Cause: transport.RefusedRateLimited, RetryAfter: 1500 * time.Millisecond}
+		{name: "rate limited", admit: func() (conn.Admission, error) {
+			return nil, &conn.Refusal{Cause: conn.RefusedRateLimited, RetryAfter: 1500 * time.Millisecond}
 		}, status: 503, retryAfter: "2", cause: "rate_limited", error: "transport: call not admitted: rate_limited"},
-		{name: "untyped error", admit: func() (transport.Admission, error) { return nil, errors.New("boom") },
+		{name: "untyped error", admit: func() (conn.Admission, error) { return nil, errors.New("boom") },
 			status: 503, retryAfter: "1", cause: "full", error: "transport: call not admitted: full"},
 		{name: "closed", closed: true, status: 503, retryAfter: "5", cause: "draining",
 			error: "transport: call not admitted: draining (shutting down)"},
@@ -53,7 +53,7 @@ func TestRefusalAnswers(t *testing.T) {
 			admit := tc.admit
 			if admit != nil {
 				inner := admit
-				admit = func() (transport.Admission, error) { admitted++; return inner() }
+				admit = func() (conn.Admission, error) { admitted++; return inner() }
 			}
 			stats := NewCounters("refused", "forbidden", "bad_upgrades", "upgrades")
 			r := NewRegistry(RegistryConfig{What: "test", Admit: admit, Check: tc.check, Stats: stats,
