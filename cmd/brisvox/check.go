@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/brisvox/brisvox/agent/agentfile"
 	"github.com/brisvox/brisvox/cmd/internal/agentbuild"
+	"github.com/brisvox/brisvox/cmd/internal/agentfile"
 )
 
 // loadAgent checks an agent file and builds its agent (no I/O: the

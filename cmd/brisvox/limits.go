@@ -7,8 +7,8 @@ import (
 	"os"
 	"runtime/debug"
 
-	"github.com/brisvox/brisvox/agent/agentfile"
 	"github.com/brisvox/brisvox/cmd/internal/agentbuild"
+	"github.com/brisvox/brisvox/cmd/internal/agentfile"
 	"github.com/brisvox/brisvox/cmd/internal/gate"
 	"github.com/brisvox/brisvox/cmd/internal/serve"
 	"github.com/rs/zerolog"

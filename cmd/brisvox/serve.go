@@ -17,8 +17,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/brisvox/brisvox/agent/agentfile"
 	"github.com/brisvox/brisvox/cmd/internal/agentbuild"
+	"github.com/brisvox/brisvox/cmd/internal/agentfile"
 	"github.com/brisvox/brisvox/cmd/internal/gate"
 	"github.com/brisvox/brisvox/cmd/internal/serve"
 	"github.com/brisvox/brisvox/media/carrier/pcmws"

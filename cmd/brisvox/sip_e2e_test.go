@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/actors/session"
-	"github.com/brisvox/brisvox/agent/agentfile"
+	"github.com/brisvox/brisvox/cmd/internal/agentfile"
 	"github.com/brisvox/brisvox/cmd/internal/serve"
 	"github.com/brisvox/brisvox/internal/logcheck"
 	"github.com/brisvox/brisvox/sim"

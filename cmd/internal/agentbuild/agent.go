@@ -15,7 +15,7 @@ import (
 	"github.com/brisvox/brisvox/actors/turn"
 	"github.com/brisvox/brisvox/actors/vad"
 	"github.com/brisvox/brisvox/agent"
-	"github.com/brisvox/brisvox/agent/agentfile"
+	"github.com/brisvox/brisvox/cmd/internal/agentfile"
 	"github.com/brisvox/brisvox/cmd/internal/serve"
 	"github.com/brisvox/brisvox/media"
 	"github.com/brisvox/brisvox/media/conn"

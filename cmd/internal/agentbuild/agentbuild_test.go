@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brisvox/brisvox/agent/agentfile"
+	"github.com/brisvox/brisvox/agent/stock"
+	"github.com/brisvox/brisvox/cmd/internal/agentfile"
 	"github.com/brisvox/brisvox/cmd/internal/serve"
-	"github.com/brisvox/brisvox/examples/tools"
 	"github.com/brisvox/brisvox/internal/archtest"
 	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/sim"
@@ -168,7 +168,7 @@ type ender struct{ calls []string }
 
 func (e *ender) EndCall(session, _ string) error { e.calls = append(e.calls, session); return nil }
 
-var _ tools.Ender = (*ender)(nil)
+var _ stock.Ender = (*ender)(nil)
 
 // TestSessionConfig: a call's config carries the file's settings and a
 // registry of the enabled tools with the confirmation gate where asked.

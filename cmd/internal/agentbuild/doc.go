@@ -1,4 +1,4 @@
-// Package agentbuild turns a checked agent file (agent/agentfile) into a
+// Package agentbuild turns a checked agent file (cmd/internal/agentfile) into a
 // running agent: the STT, LLM and TTS providers with the file's options,
 // the VAD (Silero on a process-wide inference pool, or the energy
 // detector), the turn, round and filler settings, and the tool registry of

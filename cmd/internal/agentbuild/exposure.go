@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/brisvox/brisvox/agent/agentfile"
+	"github.com/brisvox/brisvox/cmd/internal/agentfile"
 )
 
 // MinSecretLen is the shortest token or signing secret a transport's

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/brisvox/brisvox/agent/agentfile"
+	"github.com/brisvox/brisvox/cmd/internal/agentfile"
 )
 
 // env is a fake environment.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/brisvox/brisvox/agent/agentfile"
+	"github.com/brisvox/brisvox/cmd/internal/agentfile"
 )
 
 // initialisms are the words Go spells in capitals in field names.

@@ -5,7 +5,7 @@ import (
 	"io"
 	"reflect"
 
-	"github.com/brisvox/brisvox/agent/agentfile"
+	"github.com/brisvox/brisvox/cmd/internal/agentfile"
 	"github.com/brisvox/brisvox/providers/llm/anthropic"
 	"github.com/brisvox/brisvox/providers/llm/gemini"
 	"github.com/brisvox/brisvox/providers/llm/openai"

@@ -6,26 +6,26 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/agent"
-	"github.com/brisvox/brisvox/examples/tools"
+	"github.com/brisvox/brisvox/agent/stock"
 )
 
 // catalogue makes the tools an agent file may enable, for one call.
 type catalogue struct {
-	notes    *tools.NoteStore
-	bookings *tools.BookingStore
+	notes    *stock.NoteStore
+	bookings *stock.BookingStore
 }
 
 func newCatalogue() *catalogue {
-	return &catalogue{notes: tools.NewNoteStore(), bookings: tools.NewBookingStore()}
+	return &catalogue{notes: stock.NewNoteStore(), bookings: stock.NewBookingStore()}
 }
 
 // makers are the tools by name; ender is the call's (for end_call).
-func (c *catalogue) makers(ender tools.Ender) map[string]func() agent.Tool {
+func (c *catalogue) makers(ender stock.Ender) map[string]func() agent.Tool {
 	return map[string]func() agent.Tool{
-		tools.GetTimeTool: func() agent.Tool { return tools.GetTime(tools.ClockFunc(time.Now)) },
-		"save_note":       func() agent.Tool { return tools.SaveNote(c.notes) },
-		"book_table":      func() agent.Tool { return tools.BookTable(c.bookings) },
-		agent.EndCallTool: func() agent.Tool { return tools.EndCall(ender) },
+		stock.GetTimeTool: func() agent.Tool { return stock.GetTime(stock.ClockFunc(time.Now)) },
+		"save_note":       func() agent.Tool { return stock.SaveNote(c.notes) },
+		"book_table":      func() agent.Tool { return stock.BookTable(c.bookings) },
+		agent.EndCallTool: func() agent.Tool { return stock.EndCall(ender) },
 	}
 }
 
@@ -52,7 +52,7 @@ func (c confirmed) Spec() agent.Spec { return c.spec }
 // registry makes a call's registry of the enabled tools. A tool listed in
 // confirm gets Spec.Confirm; a tool that asks for confirmation itself
 // keeps it (the file cannot turn a tool's own gate off).
-func (c *catalogue) registry(enabled []string, confirm func(string) bool, ender tools.Ender) (*agent.Registry, error) {
+func (c *catalogue) registry(enabled []string, confirm func(string) bool, ender stock.Ender) (*agent.Registry, error) {
 	makers := c.makers(ender)
 	var ts []agent.Tool
 	for _, name := range enabled {

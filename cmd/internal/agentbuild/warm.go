@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/brisvox/brisvox/agent/agentfile"
+	"github.com/brisvox/brisvox/cmd/internal/agentfile"
 	"github.com/brisvox/brisvox/providers"
 )
 

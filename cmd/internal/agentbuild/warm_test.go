@@ -18,7 +18,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/brisvox/brisvox/agent"
-	"github.com/brisvox/brisvox/agent/agentfile"
+	"github.com/brisvox/brisvox/cmd/internal/agentfile"
 	"github.com/brisvox/brisvox/providers"
 	"github.com/brisvox/brisvox/providers/llm/openai/openaimock"
 )

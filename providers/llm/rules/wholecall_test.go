@@ -10,7 +10,7 @@ import (
 
 	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/agent"
-	"github.com/brisvox/brisvox/examples/tools"
+	"github.com/brisvox/brisvox/agent/stock"
 	"github.com/brisvox/brisvox/providers/llm/rules"
 	"github.com/brisvox/brisvox/sim"
 )
@@ -43,7 +43,7 @@ func (e *recordingEnder) Calls() []string {
 // gate, end_call).
 type agentCall struct {
 	call  *sim.Call
-	store *tools.BookingStore
+	store *stock.BookingStore
 	ender *recordingEnder
 }
 
@@ -60,8 +60,8 @@ func newAgentCallAt(t *testing.T, s *sim.Scenario, ahead time.Duration) *agentCa
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &agentCall{store: tools.NewBookingStore(), ender: &recordingEnder{}}
-	reg, err := agent.NewRegistry(tools.GetTime(tools.ClockFunc(func() time.Time { return time.Now().Add(ahead) })), tools.BookTable(a.store), tools.EndCall(a.ender))
+	a := &agentCall{store: stock.NewBookingStore(), ender: &recordingEnder{}}
+	reg, err := agent.NewRegistry(stock.GetTime(stock.ClockFunc(func() time.Time { return time.Now().Add(ahead) })), stock.BookTable(a.store), stock.EndCall(a.ender))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestCallBookingConfirmed(t *testing.T) {
 			"A table for four at seven PM under Sam. Shall I book it?",
 			"Done, your table for four at seven PM is booked. Your reference is B zero zero zero one.")
 		got := a.store.Bookings()
-		if len(got) != 1 || got[0] != (tools.Booking{Reference: "B-0001", PartySize: 4, Time: "19:00", Name: "Sam"}) {
+		if len(got) != 1 || got[0] != (stock.Booking{Reference: "B-0001", PartySize: 4, Time: "19:00", Name: "Sam"}) {
 			t.Errorf("bookings %+v, want one for 4 at 19:00 under Sam", got)
 		}
 		runs := toolRuns(r)

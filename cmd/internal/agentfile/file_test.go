@@ -24,7 +24,7 @@ var examples = []struct {
 	{"gemini.toml", []string{"DEEPGRAM_API_KEY", "GEMINI_API_KEY", "CARTESIA_API_KEY"}},
 }
 
-func examplePath(name string) string { return filepath.Join("..", "..", "examples", "agents", name) }
+func examplePath(name string) string { return filepath.Join("..", "..", "..", "examples", "agents", name) }
 
 // TestExamples: every example is clean with its key variables set, and
 // without them reports each one "not set" at the option naming it.

@@ -1,4 +1,4 @@
-package tools_test
+package stock_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/agent"
-	"github.com/brisvox/brisvox/examples/tools"
+	"github.com/brisvox/brisvox/agent/stock"
 	"github.com/brisvox/brisvox/messages"
 	"go.uber.org/goleak"
 )
@@ -45,11 +45,11 @@ func decodeError(t *testing.T, r messages.ToolResult) errorBody {
 }
 
 func TestRegisterBoth(t *testing.T) {
-	reg, err := agent.NewRegistry(tools.GetTime(fixedClock{}), tools.SaveNote(tools.NewNoteStore()))
+	reg, err := agent.NewRegistry(stock.GetTime(fixedClock{}), stock.SaveNote(stock.NewNoteStore()))
 	if err != nil {
 		t.Fatalf("register: %v", err)
 	}
-	want := map[string]agent.Effect{tools.GetTimeTool: agent.ReadOnly, tools.SaveNoteTool: agent.SideEffect}
+	want := map[string]agent.Effect{stock.GetTimeTool: agent.ReadOnly, stock.SaveNoteTool: agent.SideEffect}
 	for name, effect := range want {
 		_, spec, ok := reg.Lookup(name)
 		if !ok {
@@ -98,16 +98,16 @@ func TestGetTime(t *testing.T) {
 			if now.IsZero() {
 				now = winter
 			}
-			reg, err := agent.NewRegistry(tools.GetTime(fixedClock(now)))
+			reg, err := agent.NewRegistry(stock.GetTime(fixedClock(now)))
 			if err != nil {
 				t.Fatal(err)
 			}
-			call := messages.ToolCall{ID: "t1.0", Name: tools.GetTimeTool, Arguments: json.RawMessage(tt.args)}
+			call := messages.ToolCall{ID: "t1.0", Name: stock.GetTimeTool, Arguments: json.RawMessage(tt.args)}
 			r := agent.RunCall(context.Background(), reg, call, agent.CallInfo{Epoch: 1})
 			if tt.wantKind != "" {
 				b := decodeError(t, r)
-				if b.Error != tt.wantKind || b.Tool != tools.GetTimeTool {
-					t.Fatalf("error %q of tool %q, want %q of %q", b.Error, b.Tool, tt.wantKind, tools.GetTimeTool)
+				if b.Error != tt.wantKind || b.Tool != stock.GetTimeTool {
+					t.Fatalf("error %q of tool %q, want %q of %q", b.Error, b.Tool, tt.wantKind, stock.GetTimeTool)
 				}
 				if tt.wantDetail != "" && b.Detail != tt.wantDetail {
 					t.Errorf("detail %q, want %q", b.Detail, tt.wantDetail)
@@ -125,8 +125,8 @@ func TestGetTime(t *testing.T) {
 }
 
 func TestGetTimeErrorWrapsSentinel(t *testing.T) {
-	_, err := tools.GetTime(fixedClock{}).Call(context.Background(), json.RawMessage(`{"timezone":"Nowhere/Land"}`), agent.CallInfo{})
-	if !errors.Is(err, tools.ErrUnknownTimezone) {
+	_, err := stock.GetTime(fixedClock{}).Call(context.Background(), json.RawMessage(`{"timezone":"Nowhere/Land"}`), agent.CallInfo{})
+	if !errors.Is(err, stock.ErrUnknownTimezone) {
 		t.Errorf("err %v, want it to wrap ErrUnknownTimezone", err)
 	}
 }
@@ -141,7 +141,7 @@ type delivery struct {
 }
 
 func TestSaveNote(t *testing.T) {
-	accents := strings.Repeat("é", tools.MaxNoteRunes) // 1000 bytes, 500 characters
+	accents := strings.Repeat("é", stock.MaxNoteRunes) // 1000 bytes, 500 characters
 	tests := []struct {
 		name       string
 		deliveries []delivery
@@ -213,8 +213,8 @@ func TestSaveNote(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			store := tools.NewNoteStore()
-			reg, err := agent.NewRegistry(tools.SaveNote(store))
+			store := stock.NewNoteStore()
+			reg, err := agent.NewRegistry(stock.SaveNote(store))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -223,7 +223,7 @@ func TestSaveNote(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				call := messages.ToolCall{ID: d.callID, Name: tools.SaveNoteTool, Arguments: args}
+				call := messages.ToolCall{ID: d.callID, Name: stock.SaveNoteTool, Arguments: args}
 				info := agent.CallInfo{CallID: d.callID, Epoch: 1}
 				if d.session != "" {
 					info.IdempotencyKey = agent.IdempotencyKey{Session: d.session, Epoch: 1, CallID: d.callID}
@@ -254,8 +254,8 @@ func TestSaveNote(t *testing.T) {
 // Catches a store whose check and insert are not one step: concurrent
 // deliveries of one call would each save a note.
 func TestNoteStoreConcurrentDeliveries(t *testing.T) {
-	store := tools.NewNoteStore()
-	reg, err := agent.NewRegistry(tools.SaveNote(store))
+	store := stock.NewNoteStore()
+	reg, err := agent.NewRegistry(stock.SaveNote(store))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +268,7 @@ func TestNoteStoreConcurrentDeliveries(t *testing.T) {
 		key := agent.IdempotencyKey{Session: "s1", Epoch: 1, CallID: callID}
 		for d := range deliveries {
 			wg.Go(func() {
-				call := messages.ToolCall{ID: callID, Name: tools.SaveNoteTool, Arguments: json.RawMessage(`{"text":"` + callID + `"}`)}
+				call := messages.ToolCall{ID: callID, Name: stock.SaveNoteTool, Arguments: json.RawMessage(`{"text":"` + callID + `"}`)}
 				r := agent.RunCall(context.Background(), reg, call, agent.CallInfo{CallID: callID, Epoch: 1, IdempotencyKey: key})
 				ids[c][d] = r.Content
 			})
@@ -302,10 +302,10 @@ func TestSaveNoteSchemaBound(t *testing.T) {
 			} `json:"text"`
 		} `json:"properties"`
 	}
-	if err := json.Unmarshal(tools.SaveNote(nil).Spec().Parameters, &schema); err != nil {
+	if err := json.Unmarshal(stock.SaveNote(nil).Spec().Parameters, &schema); err != nil {
 		t.Fatal(err)
 	}
-	if schema.Properties.Text.MaxLength != tools.MaxNoteRunes {
-		t.Errorf("schema maxLength %d, MaxNoteRunes %d", schema.Properties.Text.MaxLength, tools.MaxNoteRunes)
+	if schema.Properties.Text.MaxLength != stock.MaxNoteRunes {
+		t.Errorf("schema maxLength %d, MaxNoteRunes %d", schema.Properties.Text.MaxLength, stock.MaxNoteRunes)
 	}
 }

@@ -1,4 +1,4 @@
-package tools_test
+package stock_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/brisvox/brisvox/agent"
-	"github.com/brisvox/brisvox/examples/tools"
+	"github.com/brisvox/brisvox/agent/stock"
 	"github.com/brisvox/brisvox/messages"
 )
 
@@ -56,9 +56,9 @@ func TestEndCall(t *testing.T) {
 			e := &recordingEnder{err: tt.enderErr}
 			var tool agent.Tool
 			if tt.nilEnder {
-				tool = tools.EndCall(nil)
+				tool = stock.EndCall(nil)
 			} else {
-				tool = tools.EndCall(e)
+				tool = stock.EndCall(e)
 			}
 			reg, err := agent.NewRegistry(tool)
 			if err != nil {
@@ -84,14 +84,14 @@ func TestEndCall(t *testing.T) {
 }
 
 func TestEndCallWrapsEnderError(t *testing.T) {
-	_, err := tools.EndCall(&recordingEnder{err: errLineGone}).Call(context.Background(), json.RawMessage(`{}`), agent.CallInfo{Session: "s1"})
-	if !errors.Is(err, tools.ErrEndCall) || !errors.Is(err, errLineGone) {
+	_, err := stock.EndCall(&recordingEnder{err: errLineGone}).Call(context.Background(), json.RawMessage(`{}`), agent.CallInfo{Session: "s1"})
+	if !errors.Is(err, stock.ErrEndCall) || !errors.Is(err, errLineGone) {
 		t.Errorf("err %v, want ErrEndCall wrapping the ender's error", err)
 	}
 }
 
 func TestEndCallSpec(t *testing.T) {
-	got, want := tools.EndCall(nil).Spec(), agent.EndCallSpec()
+	got, want := stock.EndCall(nil).Spec(), agent.EndCallSpec()
 	if got.Name != want.Name || got.Effect != agent.SideEffect || got.FillerAfter >= 0 || string(got.Parameters) != string(want.Parameters) {
 		t.Errorf("spec %+v, want agent.EndCallSpec()", got)
 	}

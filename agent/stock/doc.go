@@ -1,6 +1,9 @@
-// Package tools is an example of application tools written in Go: what an
-// application adds to the engine so the model can act on its behalf. It
-// holds two, one of each effect:
+// Package stock holds the engine's stock tools, the ones an agent file may
+// enable by name (cmd/internal/agentbuild's catalogue), written the way an
+// application writes its own: what an application adds to the engine so
+// the model can act on its behalf. It sits beside the contract it
+// implements (package agent) and imports nothing else of the module. Two
+// show one of each effect:
 //
 //   - get_time (GetTime) is ReadOnly: it changes nothing, so the engine may
 //     cancel it at a barge-in or run it again. It reads the time from the
@@ -24,10 +27,10 @@
 //
 // An application builds its tools once and registers them in a registry:
 //
-//	store := tools.NewNoteStore()
+//	store := stock.NewNoteStore()
 //	reg, err := agent.NewRegistry(
-//		tools.GetTime(tools.ClockFunc(time.Now)),
-//		tools.SaveNote(store),
+//		stock.GetTime(stock.ClockFunc(time.Now)),
+//		stock.SaveNote(store),
 //	)
 //
 // A registry refuses a bad spec (a name, an undeclared effect, a schema that
@@ -47,4 +50,4 @@
 //
 // The package embeds the IANA time zone database (time/tzdata), so
 // get_time works on a machine without system zoneinfo (a scratch container).
-package tools
+package stock

@@ -35,7 +35,7 @@ func settingNames(t *testing.T) map[string]bool {
 			names[o.Name] = true
 		}
 	}
-	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "CONFIG.md"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "CONFIG.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

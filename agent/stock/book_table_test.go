@@ -1,4 +1,4 @@
-package tools_test
+package stock_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/brisvox/brisvox/agent"
-	"github.com/brisvox/brisvox/examples/tools"
+	"github.com/brisvox/brisvox/agent/stock"
 	"github.com/brisvox/brisvox/messages"
 )
 
@@ -81,13 +81,13 @@ func TestBookTable(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			store := tools.NewBookingStore()
-			reg, err := agent.NewRegistry(tools.BookTable(store))
+			store := stock.NewBookingStore()
+			reg, err := agent.NewRegistry(stock.BookTable(store))
 			if err != nil {
 				t.Fatal(err)
 			}
 			for i, d := range tt.deliveries {
-				call := messages.ToolCall{ID: d.callID, Name: tools.BookTableTool, Arguments: json.RawMessage(d.args)}
+				call := messages.ToolCall{ID: d.callID, Name: stock.BookTableTool, Arguments: json.RawMessage(d.args)}
 				info := agent.CallInfo{CallID: d.callID, Epoch: 1}
 				if d.session != "" {
 					info.IdempotencyKey = agent.IdempotencyKey{Session: d.session, Epoch: 1, CallID: d.callID}
@@ -118,8 +118,8 @@ func TestBookTable(t *testing.T) {
 // The tool checks its arguments when called directly (without the
 // registry's schema check), with the same bounds.
 func TestBookTableDirectCall(t *testing.T) {
-	store := tools.NewBookingStore()
-	tool := tools.BookTable(store)
+	store := stock.NewBookingStore()
+	tool := stock.BookTable(store)
 	key := agent.CallInfo{IdempotencyKey: agent.IdempotencyKey{Session: "s", Epoch: 1, CallID: "t1.0"}}
 	for _, args := range []string{
 		`{"party_size":0,"time":"19:00","name":"Sam"}`,
@@ -129,7 +129,7 @@ func TestBookTableDirectCall(t *testing.T) {
 		`{"party_size":2,"time":"19:00","name":"   "}`,
 		`{"party_size":2,"time":"19:00","name":"` + strings.Repeat("a", 41) + `"}`,
 	} {
-		if _, err := tool.Call(context.Background(), json.RawMessage(args), key); !errors.Is(err, tools.ErrInvalidBooking) {
+		if _, err := tool.Call(context.Background(), json.RawMessage(args), key); !errors.Is(err, stock.ErrInvalidBooking) {
 			t.Errorf("%s: err %v, want ErrInvalidBooking", args, err)
 		}
 	}
@@ -147,7 +147,7 @@ func TestBookTableDirectCall(t *testing.T) {
 }
 
 func TestBookTableSpec(t *testing.T) {
-	spec := tools.BookTable(nil).Spec()
+	spec := stock.BookTable(nil).Spec()
 	if spec.Effect != agent.SideEffect || !spec.Confirm {
 		t.Errorf("effect %v confirm %v, want side_effect behind the gate", spec.Effect, spec.Confirm)
 	}
@@ -165,10 +165,10 @@ func TestBookTableSpec(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := schema.Properties
-	if p.PartySize.Minimum != tools.MinPartySize || p.PartySize.Maximum != tools.MaxPartySize || p.Name.MaxLength != tools.MaxBookingRunes {
-		t.Errorf("schema bounds %+v, constants %d..%d, %d", p, tools.MinPartySize, tools.MaxPartySize, tools.MaxBookingRunes)
+	if p.PartySize.Minimum != stock.MinPartySize || p.PartySize.Maximum != stock.MaxPartySize || p.Name.MaxLength != stock.MaxBookingRunes {
+		t.Errorf("schema bounds %+v, constants %d..%d, %d", p, stock.MinPartySize, stock.MaxPartySize, stock.MaxBookingRunes)
 	}
-	reg, err := agent.NewRegistry(tools.BookTable(nil))
+	reg, err := agent.NewRegistry(stock.BookTable(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,13 +185,13 @@ func TestBookTableSpec(t *testing.T) {
 // Catches a check-then-insert that is not one step: concurrent deliveries
 // of one call would each book.
 func TestBookingStoreConcurrentDeliveries(t *testing.T) {
-	store := tools.NewBookingStore()
+	store := stock.NewBookingStore()
 	key := agent.IdempotencyKey{Session: "s1", Epoch: 1, CallID: "t1.0"}
 	var wg sync.WaitGroup
 	refs := make([]string, 16)
 	for i := range refs {
 		wg.Go(func() {
-			b, _, err := store.Book(key, tools.Booking{PartySize: 2, Time: "19:00", Name: "Sam"})
+			b, _, err := store.Book(key, stock.Booking{PartySize: 2, Time: "19:00", Name: "Sam"})
 			if err != nil {
 				t.Error(err)
 			}

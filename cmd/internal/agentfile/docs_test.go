@@ -13,7 +13,7 @@ import (
 // Mutation caught: an option added to a provider's table without docs, a
 // documented example that check would refuse (a range drifting).
 func TestDocs(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "CONFIG.md"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "CONFIG.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
