@@ -6,7 +6,9 @@
 // reaches the llm actor as a late result. Results of one request are always
 // returned in the order of the calls. Each call is traced once at debug
 // level when it settles, and again when a late result comes (observe.go).
-// (This is the minimal form; the full
-// contract — validation, idempotency, speculation, fillers, confirmation —
-// arrives with the tool-contract work.)
+// The actor applies the whole tool contract of docs/TOOLS.md: admission
+// (malformed calls answered, the turn's retry budget, duplicates), the
+// idempotency record and its orphans, speculation (SideEffect calls of a
+// speculative turn held until its commit), confirmation (confirm_pending)
+// and the SideEffect backstop; fillers are the llm actor's.
 package tools
