@@ -59,7 +59,7 @@ const (
 	outcomeTimedOutRunning    = "timed_out_running"
 	outcomeInterruptedRunning = "interrupted_running"
 	outcomeRecorded           = "recorded"
-	outcomeDuplicate          = "duplicate"
+	outcomeDuplicate          = agent.OutcomeDuplicate
 	outcomeRepeatRefused      = "repeat_refused"
 	outcomeStoreFull          = "store_full"
 )

@@ -59,18 +59,13 @@ func (a *Actor) commit(ctx actor.Context, e messages.Epoch) {
 		held := b.held
 		b.held = nil
 		for _, i := range held {
-			c := b.calls[i]
-			switch {
-			case e < a.minEpoch || e < a.turn:
+			switch v := a.budget.AdmitHeld(e, a.minEpoch); v {
+			case agent.RefusedStale:
 				a.stats.Inc("stale_turn")
-				r := agent.ErrorResult(c, agent.KindStaleTurn, "this turn was superseded; the call did not run")
-				r.Outcome = agent.KindStaleTurn
-				a.answer(key, b, i, r)
-			case e == a.turn && a.invalidRounds > MaxInvalidRounds:
+				a.answer(key, b, i, agent.RefusedResult(v, b.calls[i]))
+			case agent.RefusedBudget:
 				a.stats.Inc("budget_exhausted")
-				r := agent.ErrorResult(c, agent.KindBudgetExhausted, "too many malformed tool calls in this turn; nothing ran: tell the caller what you can without tools")
-				r.Outcome = agent.KindBudgetExhausted
-				a.answer(key, b, i, r)
+				a.answer(key, b, i, agent.RefusedResult(v, b.calls[i]))
 			default:
 				a.start(ctx, key, b, i)
 			}

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"sync"
 	"time"
@@ -73,10 +72,8 @@ type Actor struct {
 	logArgs bool
 
 	batches map[batchKey]*batch
-	// turn and invalidRounds are the newest turn seen and its spent retry
-	// budget.
-	turn          messages.Epoch
-	invalidRounds int
+	// budget is the newest turn's spent retry budget.
+	budget agent.RetryBudget
 	// epochCtx cancels the ReadOnly calls of an epoch at its interrupt.
 	epochs   map[messages.Epoch]epochCtx
 	minEpoch messages.Epoch
@@ -221,98 +218,37 @@ func (a *Actor) start(ctx actor.Context, key batchKey, b *batch, i int) {
 	}()
 }
 
-// MaxInvalidRounds is the turn's retry budget: rounds with a malformed
-// call beyond it run nothing (budget_exhausted). The count never goes down
-// within the turn.
-const MaxInvalidRounds = 2
-
-// admit plans a round in issue order and admits it (the contract's steps 1
-// and 2): a round of a superseded turn is answered stale_turn and runs
-// nothing; malformed calls (an unknown tool, arguments over the cap or
-// failing their schema) are answered at once; a second SideEffect call
-// with the provider id of an earlier one is answered duplicate_call; a
-// round with a malformed call spends the turn's budget, and a round past
-// it answers every call budget_exhausted. It answers the round itself when
-// nothing is left to run and returns false.
+// admit plans a round in issue order and admits it by the contract's rules
+// (agent.PlanRound, agent.RetryBudget): a refused round answers every call
+// and runs nothing; calls refused in planning are answered at once. It
+// answers the round itself when nothing is left to run and returns false.
 func (a *Actor) admit(ctx actor.Context, key batchKey, b *batch, malformed int) bool {
-	answerAll := func(kind, detail string) {
-		for i, c := range b.calls {
-			b.results[i] = agent.ErrorResult(c, kind, detail)
-			b.results[i].Outcome = kind
-		}
-		b.remaining = 0
-	}
-	if key.epoch == a.turn {
-		// A stale round of the newest turn seen still has its count;
-		// an older turn's is gone (its retries trace as 0).
-		b.retries = a.invalidRounds
-	}
 	if key.epoch < a.minEpoch {
+		_, b.retries = a.budget.Admit(key.epoch, a.minEpoch, 0)
 		a.stats.Inc("stale_turn")
-		answerAll(agent.KindStaleTurn, "this turn was superseded; the call did not run")
+		b.results, b.remaining = agent.RefusedResults(agent.RefusedStale, b.calls), 0
 		a.traceAdmitted(key, b)
 		a.finish(ctx, key, b)
 		return false
 	}
-	if key.epoch > a.turn {
-		a.turn, a.invalidRounds = key.epoch, 0
+	plan := agent.PlanRound(a.reg, a.gated, b.calls)
+	if plan.Duplicates > 0 {
+		a.stats.Add("duplicate", uint64(plan.Duplicates))
 	}
-	// The rounds spent before this one: a malformed call of this round
-	// traces the retries it was made after.
-	b.retries = a.invalidRounds
-	seen := map[string]bool{}
-	for i, c := range b.calls {
-		_, spec, ok := a.reg.Lookup(c.Name)
-		var res messages.ToolResult
-		switch {
-		case a.gated && c.Name == agent.ConfirmPendingTool:
-			if confirmTarget(c.Arguments) == "" {
-				res = agent.ErrorResult(c, agent.KindInvalidArguments, "confirm_pending needs the call_id of the request, as a string")
-				res.Outcome = agent.KindInvalidArguments
-			}
-		case !ok:
-			res = agent.ErrorResult(c, agent.KindUnknownTool, "no tool of this name is available")
-			res.Outcome = agent.KindUnknownTool
-		default:
-			if err := a.reg.ValidateArguments(c.Name, c.Arguments); err != nil {
-				var aerr *agent.ArgumentError
-				if errors.As(err, &aerr) {
-					res = aerr.Result(c)
-					res.Outcome = aerr.Kind // invalid_arguments or arguments_too_large
-				} else {
-					res = agent.ErrorResult(c, agent.KindInvalidArguments, "the arguments could not be checked")
-					res.Outcome = agent.KindInvalidArguments
-				}
-			}
-		}
-		if res.CallID != "" {
-			malformed++
-			b.results[i] = res
-			b.remaining--
-			continue
-		}
-		if spec.Effect == agent.SideEffect && c.ProviderID != "" {
-			if seen[c.ProviderID] {
-				a.stats.Inc("duplicate")
-				b.results[i] = agent.ErrorResult(c, agent.KindDuplicateCall, "this call repeats the id of an earlier call of the same response; it did not run")
-				b.results[i].Outcome = outcomeDuplicate
-				b.remaining--
-				continue
-			}
-			seen[c.ProviderID] = true
-		}
-	}
+	malformed += plan.Malformed
+	verdict, retries := a.budget.Admit(key.epoch, a.minEpoch, malformed)
+	b.retries = retries
 	if malformed > 0 {
-		a.invalidRounds++
 		a.stats.Inc("malformed_rounds")
 	}
-	if a.invalidRounds > MaxInvalidRounds {
+	if verdict == agent.RefusedBudget {
 		a.stats.Inc("budget_exhausted")
-		answerAll(agent.KindBudgetExhausted, "too many malformed tool calls in this turn; nothing ran: tell the caller what you can without tools")
+		b.results, b.remaining = agent.RefusedResults(verdict, b.calls), 0
 		a.traceAdmitted(key, b)
-		ctx.Send(a.peers.LLM, &messages.ToolResults{Epoch: key.epoch, Round: key.round, Results: b.results, BudgetExhausted: true})
+		a.finishExhausted(ctx, key, b)
 		return false
 	}
+	b.results, b.remaining = plan.Answers, plan.Runs()
 	a.traceAdmitted(key, b)
 	if b.remaining == 0 {
 		a.finish(ctx, key, b)
@@ -449,7 +385,7 @@ func verdictCounter(v agent.Verdict) string {
 // SideEffect path; the request's arguments are run as they were asked.
 // A refused confirmation answers why and runs nothing.
 func (a *Actor) confirm(ctx actor.Context, call messages.ToolCall, info agent.CallInfo, bk batchKey, tr trace, done *messages.ToolDone) (messages.ToolResult, bool) {
-	held, err := a.confirms.Take(confirmTarget(call.Arguments), bk.epoch, time.Now())
+	held, err := a.confirms.Take(agent.ConfirmTarget(call.Arguments), bk.epoch, time.Now())
 	var ce *agent.ConfirmError
 	if errors.As(err, &ce) {
 		a.stats.Inc("confirm_refused")
@@ -465,17 +401,6 @@ func (a *Actor) confirm(ctx actor.Context, call messages.ToolCall, info agent.Ca
 	run := held
 	run.ID = call.ID
 	return a.sideEffect(ctx, run, spec, info, bk, tr, done, true)
-}
-
-// confirmTarget reads confirm_pending's call_id, or "" when there is none.
-func confirmTarget(args []byte) string {
-	var a struct {
-		CallID string `json:"call_id"`
-	}
-	if json.Unmarshal(args, &a) != nil {
-		return ""
-	}
-	return a.CallID
 }
 
 // slotTimeout answers a SideEffect call's slot at its timeout, when its
@@ -572,6 +497,12 @@ func (a *Actor) stopReadOnly() {
 func (a *Actor) finish(ctx actor.Context, key batchKey, b *batch) {
 	delete(a.batches, key)
 	ctx.Send(a.peers.LLM, &messages.ToolResults{Epoch: key.epoch, Round: key.round, Results: b.results})
+}
+
+// finishExhausted answers a round refused budget_exhausted: nothing ran
+// and the turn ends with the fallback line.
+func (a *Actor) finishExhausted(ctx actor.Context, key batchKey, b *batch) {
+	ctx.Send(a.peers.LLM, &messages.ToolResults{Epoch: key.epoch, Round: key.round, Results: b.results, BudgetExhausted: true})
 }
 
 // undelivered reports the SideEffect results of a round that never reached
