@@ -3,8 +3,6 @@ package opus
 import (
 	"fmt"
 	"sync/atomic"
-
-	hraban "gopkg.in/hraban/opus.v2"
 )
 
 // Stats is a snapshot of what a Decoder has done, for metrics: every call
@@ -29,7 +27,7 @@ type Stats struct {
 // lost ones. It serves one stream from one goroutine; Stats may be read
 // from any goroutine.
 type Decoder struct {
-	dec *hraban.Decoder
+	dec *libDecoder
 	cfg DecoderConfig
 	// lostSamples is what Conceal and DecodeFEC produce: the duration of the
 	// last decoded packet, as libopus advises.
@@ -46,7 +44,7 @@ func NewDecoder(cfg DecoderConfig) (*Decoder, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	dec, err := hraban.NewDecoder(cfg.SampleRate, 1)
+	dec, err := newLibDecoder(cfg.SampleRate)
 	if err != nil {
 		return nil, fmt.Errorf("%w: new decoder: %w", ErrCodec, err)
 	}

@@ -6,9 +6,13 @@
 //
 // It wraps libopus through cgo (gopkg.in/hraban/opus.v2), so it lives in its
 // own package: the rest of media builds without a C library, and only the
-// code that imports this package needs libopus and pkg-config. Both types
-// keep all state in memory allocated at construction; Encode, Decode,
-// Conceal and DecodeFEC allocate nothing on success. An Encoder or Decoder
-// serves one stream from one goroutine; only Decoder.Stats may be called
-// from another goroutine.
+// code that imports this package needs libopus and pkg-config. Built without
+// cgo (CGO_ENABLED=0) it compiles all the same, and NewEncoder and
+// NewDecoder fail with ErrNoCgo: a binary built so serves what needs no
+// Opus and refuses a call that does.
+//
+// Both types keep all state in memory allocated at construction; Encode,
+// Decode, Conceal and DecodeFEC allocate nothing on success. An Encoder or
+// Decoder serves one stream from one goroutine; only Decoder.Stats may be
+// called from another goroutine.
 package opus

@@ -1,16 +1,11 @@
 package opus
 
-import (
-	"errors"
-	"fmt"
-
-	hraban "gopkg.in/hraban/opus.v2"
-)
+import "fmt"
 
 // Encoder encodes mono PCM16 frames of a fixed duration into Opus packets.
 // It serves one stream from one goroutine.
 type Encoder struct {
-	enc          *hraban.Encoder
+	enc          *libEncoder
 	cfg          EncoderConfig
 	frameSamples int
 }
@@ -21,14 +16,7 @@ func NewEncoder(cfg EncoderConfig) (*Encoder, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	app := hraban.AppVoIP
-	switch cfg.Application {
-	case ApplicationAudio:
-		app = hraban.AppAudio
-	case ApplicationLowDelay:
-		app = hraban.AppRestrictedLowdelay
-	}
-	enc, err := hraban.NewEncoder(cfg.SampleRate, 1, app)
+	enc, err := newLibEncoder(cfg.SampleRate, cfg.Application)
 	if err != nil {
 		return nil, fmt.Errorf("%w: new encoder: %w", ErrCodec, err)
 	}
@@ -77,7 +65,7 @@ func (e *Encoder) Encode(pcm []int16, out []byte) (int, error) {
 	// it at len so that nothing past the caller's slice is written.
 	n, err := e.enc.Encode(pcm, out[:len(out):len(out)])
 	if err != nil {
-		if errors.Is(err, hraban.ErrBufferTooSmall) {
+		if bufferTooSmall(err) {
 			return 0, fmt.Errorf("%w: %d bytes: %w", ErrPacketBuffer, len(out), err)
 		}
 		return 0, fmt.Errorf("%w: encode: %w", ErrCodec, err)

@@ -22,4 +22,8 @@ var (
 	ErrCorruptPacket = errors.New("opus: corrupt packet")
 	// ErrCodec: libopus failed for another reason.
 	ErrCodec = errors.New("opus: codec failure")
+	// ErrNoCgo: the binary was built without cgo (CGO_ENABLED=0), so
+	// libopus is not linked; NewEncoder and NewDecoder fail with it (after
+	// checking the config), wrapped in ErrCodec.
+	ErrNoCgo = errors.New("opus: built without cgo; libopus is not linked (build with CGO_ENABLED=1 and libopus-dev, pkg-config installed)")
 )

@@ -17,11 +17,7 @@ func benchCall(tb testing.TB, rate int) *Call {
 		tb.Fatal(err)
 	}
 	cfg := h.cfg
-	core := wscall.NewCore(carriertest.IdleConn(tb), wscall.Config{
-		ID: "pw-bench", Rate: rate, MaxMessageBytes: cfg.MaxMessageBytes,
-		InQueue: cfg.InQueue, OutQueue: cfg.OutQueue, MaxPendingMarks: cfg.MaxPendingMarks,
-		MaxBadMessages: cfg.MaxBadMessages, WriteTimeout: cfg.WriteTimeout, IdleTimeout: cfg.IdleTimeout,
-	}, h.stats, cfg.Logger)
+	core := wscall.NewCore(carriertest.IdleConn(tb), wscall.Config{ID: "pw-bench", Rate: rate, Limits: noPings(cfg.Limits)}, h.stats, cfg.Logger)
 	return &Call{core: core, h: h, rate: rate}
 }
 
@@ -101,4 +97,11 @@ func TestAudioDecodeAllocs(t *testing.T) {
 	if a := testing.AllocsPerRun(200, func() { decodeStep(t, c, data, f) }); a != 0 {
 		t.Fatalf("%v allocs per message, want 0", a)
 	}
+}
+
+// noPings is the limits with the pinger off: the bench drives the
+// goroutines' steps itself.
+func noPings(l Limits) Limits {
+	l.PingInterval, l.PongTimeout = 0, 0
+	return l
 }

@@ -142,13 +142,13 @@ func TestBadInput(t *testing.T) {
 			f.sendRaw(websocket.MessageText, []byte("{nope"))
 			survives(t, f, call)
 		}, want: map[string]uint64{"bad_json": 1}},
-		{name: "unknown controls", cfg: Config{MaxBadMessages: 2}, run: func(t *testing.T, r *rig) {
+		{name: "unknown controls", cfg: Config{Limits: Limits{MaxBadMessages: 2}}, run: func(t *testing.T, r *rig) {
 			f, call := r.open("/pcm?rate=8000")
 			f.control(map[string]string{"type": "dance"})
 			f.control(map[string]string{"type": "sing"})
 			survives(t, f, call)
 		}, want: map[string]uint64{"unknown_controls": 2, "too_many_bad": 0}},
-		{name: "binary garbage run", cfg: Config{MaxBadMessages: 3}, run: func(t *testing.T, r *rig) {
+		{name: "binary garbage run", cfg: Config{Limits: Limits{MaxBadMessages: 3}}, run: func(t *testing.T, r *rig) {
 			f, call := r.open("/pcm?rate=8000")
 			for range 3 {
 				f.sendRaw(websocket.MessageBinary, []byte{0xff})
@@ -162,7 +162,7 @@ func TestBadInput(t *testing.T) {
 				t.Fatalf("end %v", call.Err())
 			}
 		}, want: map[string]uint64{"odd_length": 3, "too_many_bad": 1}},
-		{name: "oversized", cfg: Config{MaxMessageBytes: 4096}, run: func(t *testing.T, r *rig) {
+		{name: "oversized", cfg: Config{Limits: Limits{MaxMessageBytes: 4096}}, run: func(t *testing.T, r *rig) {
 			f, call := r.open("/pcm?rate=8000")
 			f.sendRaw(websocket.MessageBinary, make([]byte, 5000))
 			survives(t, f, call)

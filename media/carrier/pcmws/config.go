@@ -4,39 +4,49 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"time"
 
+	"github.com/brisvox/brisvox/media/carrier/internal/wscall"
 	"github.com/brisvox/brisvox/media/conn"
 	"github.com/rs/zerolog"
 )
 
-// Defaults of the zero Config fields.
+// Defaults of the zero Config fields: the call's Limits take the
+// defaults every websocket carrier shares (media/carrier/internal/wscall).
 const (
 	// DefaultRate is the call's rate when the URL gives none.
 	DefaultRate = 16000
 	// DefaultMaxMessageBytes bounds one inbound message: 64 KiB is
 	// 0.68 s of 48 kHz audio.
-	DefaultMaxMessageBytes = 64 << 10
+	DefaultMaxMessageBytes = wscall.DefaultMaxMessageBytes
 	// DefaultIdleTimeout: clients stream audio for the whole call,
 	// silence included; 10 s without any message means the client is
 	// gone.
-	DefaultIdleTimeout = 10 * time.Second
+	DefaultIdleTimeout = wscall.DefaultIdleTimeout
 	// DefaultWriteTimeout bounds one websocket write.
-	DefaultWriteTimeout = 5 * time.Second
+	DefaultWriteTimeout = wscall.DefaultWriteTimeout
 	// DefaultInQueue: 50 frames, 1 s of the caller's audio.
-	DefaultInQueue = 50
+	DefaultInQueue = wscall.DefaultInQueue
 	// DefaultOutQueue: 100 messages, 2 s of bot audio.
-	DefaultOutQueue = 100
+	DefaultOutQueue = wscall.DefaultOutQueue
 	// DefaultMaxPendingMarks bounds the marks waiting for their echo.
-	DefaultMaxPendingMarks = 64
+	DefaultMaxPendingMarks = wscall.DefaultMaxPendingMarks
 	// DefaultMaxBadMessages is the run of bad messages that ends a call.
-	DefaultMaxBadMessages = 50
+	DefaultMaxBadMessages = wscall.DefaultMaxBadMessages
 	// DefaultPingInterval and DefaultPongTimeout: a client that answers
 	// no ping is taken for gone (or, when its messages keep coming, for
 	// one that stopped reading) at most 20 s after its last pong.
-	DefaultPingInterval = 10 * time.Second
-	DefaultPongTimeout  = 10 * time.Second
+	DefaultPingInterval = wscall.DefaultPingInterval
+	DefaultPongTimeout  = wscall.DefaultPongTimeout
 )
+
+// minMessageBytes is the smallest MaxMessageBytes.
+const minMessageBytes = 4096
+
+// Limits are the bounds of a call that every websocket carrier has
+// (MaxMessageBytes at least 4096 here; a negative IdleTimeout suits
+// clients that send audio only while someone speaks; a bad message is
+// odd-length audio, bad JSON or oversized).
+type Limits = wscall.Limits
 
 // Config sets up a Handler. Only OnCall is required.
 type Config struct {
@@ -51,28 +61,9 @@ type Config struct {
 	// nothing). Lines carry our call id only.
 	Logger zerolog.Logger
 
-	// MaxMessageBytes bounds one inbound message (DefaultMaxMessageBytes);
-	// a longer one is skipped and counted, one over 8 times the bound
-	// ends the call.
-	MaxMessageBytes int
-	// IdleTimeout bounds the time without any inbound message; negative:
-	// no bound (for clients that send audio only while someone speaks).
-	IdleTimeout time.Duration
-	// WriteTimeout bounds one websocket write.
-	WriteTimeout time.Duration
-	// InQueue is how many 20 ms frames of the caller wait for ReadFrame
-	// before the oldest is dropped.
-	InQueue int
-	// OutQueue is how many outbound messages may wait for the socket.
-	OutQueue int
-	// MaxPendingMarks bounds the marks waiting for their echo.
-	MaxPendingMarks int
-	// MaxBadMessages is the run of bad messages (odd-length audio, bad
-	// JSON, oversized) after which the call is closed.
-	MaxBadMessages int
-	// PingInterval is the time between websocket pings (negative: no
-	// pings); PongTimeout the wait for each pong. See the package doc.
-	PingInterval, PongTimeout time.Duration
+	// Limits bound the call: message size, queues, the bad-message run,
+	// the idle, write and ping bounds. See the package doc.
+	Limits
 	// AllowedOrigins are the origins ("https://host[:port]") of the web
 	// pages whose browsers may open a call. A browser sends its page's
 	// Origin; a request from any other origin than the server's own is
@@ -87,20 +78,8 @@ func (c Config) Validate() error {
 	if c.OnCall == nil {
 		return fmt.Errorf("%w: OnCall is required", ErrInvalidConfig)
 	}
-	if c.MaxMessageBytes < 0 || (c.MaxMessageBytes > 0 && c.MaxMessageBytes < 4096) {
-		return fmt.Errorf("%w: MaxMessageBytes must be 0 (default) or at least 4096", ErrInvalidConfig)
-	}
-	if c.WriteTimeout < 0 {
-		return fmt.Errorf("%w: WriteTimeout must not be negative", ErrInvalidConfig)
-	}
-	if c.InQueue < 0 || c.OutQueue < 0 || c.MaxPendingMarks < 0 || c.MaxBadMessages < 0 {
-		return fmt.Errorf("%w: sizes must not be negative", ErrInvalidConfig)
-	}
-	if c.OutQueue == 1 {
-		return fmt.Errorf("%w: OutQueue must leave room for a clear", ErrInvalidConfig)
-	}
-	if c.PongTimeout < 0 {
-		return fmt.Errorf("%w: PongTimeout must not be negative", ErrInvalidConfig)
+	if err := c.Limits.Validate(ErrInvalidConfig, minMessageBytes); err != nil {
+		return err
 	}
 	for _, o := range c.AllowedOrigins {
 		if _, err := parseOrigin(o); err != nil {
@@ -128,30 +107,6 @@ func parseOrigin(s string) (string, error) {
 
 // withDefaults fills the zero fields.
 func (c Config) withDefaults() Config {
-	setInt := func(p *int, v int) {
-		if *p == 0 {
-			*p = v
-		}
-	}
-	setDur := func(p *time.Duration, v time.Duration) {
-		if *p == 0 {
-			*p = v
-		}
-	}
-	setInt(&c.MaxMessageBytes, DefaultMaxMessageBytes)
-	setInt(&c.InQueue, DefaultInQueue)
-	setInt(&c.OutQueue, DefaultOutQueue)
-	setInt(&c.MaxPendingMarks, DefaultMaxPendingMarks)
-	setInt(&c.MaxBadMessages, DefaultMaxBadMessages)
-	setDur(&c.IdleTimeout, DefaultIdleTimeout)
-	setDur(&c.WriteTimeout, DefaultWriteTimeout)
-	setDur(&c.PingInterval, DefaultPingInterval)
-	setDur(&c.PongTimeout, DefaultPongTimeout)
-	if c.IdleTimeout < 0 {
-		c.IdleTimeout = 0
-	}
-	if c.PingInterval < 0 {
-		c.PingInterval = 0
-	}
+	c.Limits = wscall.WithDefaults(c.Limits)
 	return c
 }

@@ -34,18 +34,18 @@ func livenessCases(scale time.Duration) []livenessCase {
 	ping, pong, idle := 10*scale, 10*scale, 10*scale
 	audio := make([]byte, 320) // 20 ms at 8 kHz
 	return []livenessCase{
-		{name: "stops answering pings", cfg: Config{IdleTimeout: -1, PingInterval: ping, PongTimeout: pong},
+		{name: "stops answering pings", cfg: Config{Limits: Limits{IdleTimeout: -1, PingInterval: ping, PongTimeout: pong}},
 			client: func(c *carriertest.RawClient) func() { c.Discard(); return nil },
 			cause:  conn.ErrVanished, counter: "no_pong", within: ping + pong, exactly: true},
-		{name: "stops reading, keeps sending", cfg: Config{IdleTimeout: idle, PingInterval: ping, PongTimeout: pong},
+		{name: "stops reading, keeps sending", cfg: Config{Limits: Limits{IdleTimeout: idle, PingInterval: ping, PongTimeout: pong}},
 			client: func(c *carriertest.RawClient) func() {
 				return c.SendEvery(carriertest.OpBinary, audio, 20*time.Millisecond)
 			},
 			cause: conn.ErrStoppedReading, counter: "no_pong", within: ping + pong},
-		{name: "sends nothing", cfg: Config{IdleTimeout: idle, PingInterval: 3 * scale, PongTimeout: pong},
+		{name: "sends nothing", cfg: Config{Limits: Limits{IdleTimeout: idle, PingInterval: 3 * scale, PongTimeout: pong}},
 			client: func(c *carriertest.RawClient) func() { c.Answer(); return nil },
 			cause:  conn.ErrSilentInput, counter: "silent_input", within: idle, exactly: true},
-		{name: "bot speaks to a client that stops reading", cfg: Config{IdleTimeout: idle, PingInterval: -1},
+		{name: "bot speaks to a client that stops reading", cfg: Config{Limits: Limits{IdleTimeout: idle, PingInterval: -1}},
 			client: func(c *carriertest.RawClient) func() {
 				return c.SendEvery(carriertest.OpBinary, audio, 20*time.Millisecond)
 			},

@@ -90,7 +90,7 @@ func TestClientToldItsMistakes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			inBubble(t, Config{MaxMessageBytes: 4096}, func(r *rig) {
+			inBubble(t, Config{Limits: Limits{MaxMessageBytes: 4096}}, func(r *rig) {
 				f, call := r.open("/pcm?rate=8000")
 				f.sendRaw(tc.typ, []byte(tc.msg))
 				got := f.readError()
@@ -111,7 +111,7 @@ func TestClientToldItsMistakes(t *testing.T) {
 // the MaxBadMessages run still closes the call. Mutation caught (seen
 // failing): no budget (an error per bad message: 30 replies).
 func TestErrorRepliesBounded(t *testing.T) {
-	inBubble(t, Config{MaxBadMessages: 40}, func(r *rig) {
+	inBubble(t, Config{Limits: Limits{MaxBadMessages: 40}}, func(r *rig) {
 		f, call := r.open("/pcm?rate=8000")
 		replies := 0
 		flood := func(n int) {

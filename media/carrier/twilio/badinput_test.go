@@ -90,12 +90,12 @@ func TestBadInput(t *testing.T) {
 			f.sendRaw(websocket.MessageBinary, []byte{0xde, 0xad, 0xbe, 0xef})
 			survives(t, f, call)
 		}, want: map[string]uint64{"binary_messages": 1}},
-		{name: "oversized", cfg: Config{MaxMessageBytes: 1024}, run: func(t *testing.T, r *rig) {
+		{name: "oversized", cfg: Config{Limits: Limits{MaxMessageBytes: 1024}}, run: func(t *testing.T, r *rig) {
 			f, call := r.open()
 			f.sendRaw(websocket.MessageText, []byte(`{"event":"media","pad":"`+strings.Repeat("x", 2000)+`"}`))
 			survives(t, f, call)
 		}, want: map[string]uint64{"oversized": 1}},
-		{name: "far oversized", cfg: Config{MaxMessageBytes: 1024}, run: func(t *testing.T, r *rig) {
+		{name: "far oversized", cfg: Config{Limits: Limits{MaxMessageBytes: 1024}}, run: func(t *testing.T, r *rig) {
 			f, call := r.open()
 			_ = f.ws.Write(context.Background(), websocket.MessageText, make([]byte, 9*1024))
 			closedWith(t, f, websocket.StatusMessageTooBig, "")
@@ -116,7 +116,7 @@ func TestBadInput(t *testing.T) {
 				t.Fatalf("closed after %v, want %v", waited, DefaultStartTimeout)
 			}
 		}, want: map[string]uint64{"start_timeouts": 1, "calls": 0}},
-		{name: "too many bad messages", cfg: Config{MaxBadMessages: 3}, run: func(t *testing.T, r *rig) {
+		{name: "too many bad messages", cfg: Config{Limits: Limits{MaxBadMessages: 3}}, run: func(t *testing.T, r *rig) {
 			f, call := r.open()
 			for range 3 {
 				f.sendRaw(websocket.MessageText, []byte(`nope`))
@@ -124,7 +124,7 @@ func TestBadInput(t *testing.T) {
 			closedWith(t, f, websocket.StatusPolicyViolation, "too many bad messages")
 			endsWith(t, call, "too many bad messages")
 		}, want: map[string]uint64{"bad_json": 3, "too_many_bad": 1}},
-		{name: "bad run broken by a good message", cfg: Config{MaxBadMessages: 2}, run: func(t *testing.T, r *rig) {
+		{name: "bad run broken by a good message", cfg: Config{Limits: Limits{MaxBadMessages: 2}}, run: func(t *testing.T, r *rig) {
 			f, call := r.open()
 			f.sendRaw(websocket.MessageText, []byte(`nope`))
 			survives(t, f, call)

@@ -18,11 +18,7 @@ func benchCall(tb testing.TB) *Call {
 		tb.Fatal(err)
 	}
 	cfg := h.cfg
-	core := wscall.NewCore(carriertest.IdleConn(tb), wscall.Config{
-		ID: "tw-bench", Rate: Rate, MaxMessageBytes: cfg.MaxMessageBytes,
-		InQueue: cfg.InQueue, OutQueue: cfg.OutQueue, MaxPendingMarks: cfg.MaxPendingMarks,
-		MaxBadMessages: cfg.MaxBadMessages, WriteTimeout: cfg.WriteTimeout, IdleTimeout: cfg.IdleTimeout,
-	}, h.stats, cfg.Logger)
+	core := wscall.NewCore(carriertest.IdleConn(tb), wscall.Config{ID: "tw-bench", Rate: Rate, Limits: noPings(cfg.Limits)}, h.stats, cfg.Logger)
 	c := &Call{core: core, h: h, started: true, streamSID: testStreamSID, quotedSID: QuoteSID(testStreamSID)}
 	return c
 }
@@ -106,4 +102,11 @@ func TestMediaAllocs(t *testing.T) {
 	if a := testing.AllocsPerRun(200, func() { encodeStep(t, c, out, &spare) }); a != 0 {
 		t.Errorf("encode: %v allocs per frame, want 0", a)
 	}
+}
+
+// noPings is the limits with the pinger off: the bench drives the
+// goroutines' steps itself.
+func noPings(l Limits) Limits {
+	l.PingInterval, l.PongTimeout = 0, 0
+	return l
 }

@@ -77,14 +77,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// server frees it when the call ends.
 	defer adm.Release()
 	id := wscall.NewID("tw")
-	core := wscall.NewCore(ws, wscall.Config{
-		ID: id, Rate: Rate,
-		MaxMessageBytes: h.cfg.MaxMessageBytes,
-		InQueue:         h.cfg.InQueue, OutQueue: h.cfg.OutQueue, MaxPendingMarks: h.cfg.MaxPendingMarks,
-		MaxBadMessages: h.cfg.MaxBadMessages,
-		WriteTimeout:   h.cfg.WriteTimeout, IdleTimeout: h.cfg.IdleTimeout,
-		PingInterval: h.cfg.PingInterval, PongTimeout: h.cfg.PongTimeout,
-	}, h.stats, h.cfg.Logger)
+	core := wscall.NewCore(ws, wscall.Config{ID: id, Rate: Rate, Limits: h.cfg.Limits}, h.stats, h.cfg.Logger)
 	c := &Call{core: core, h: h, adm: adm}
 	h.reg.Add(core)
 	defer h.reg.Remove(core)

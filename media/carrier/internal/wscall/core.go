@@ -17,33 +17,6 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// Config sizes one call's core. The protocol packages fill it from their
-// validated Config; every field must be set.
-type Config struct {
-	// ID is our id of the call (logged; it identifies no phone call).
-	ID string
-	// Rate is the caller's sample rate.
-	Rate int
-	// MaxMessageBytes bounds an inbound message; a longer one is read to
-	// its end (up to HardLimitFactor times the bound) and counted.
-	MaxMessageBytes int
-	// InQueue and OutQueue bound the inbox (frames) and the outbox
-	// (messages); MaxPendingMarks the marks waiting for their echo.
-	InQueue, OutQueue, MaxPendingMarks int
-	// MaxBadMessages is the run of bad messages after which the call is
-	// closed (StatusPolicyViolation).
-	MaxBadMessages int
-	// WriteTimeout bounds one websocket write: a peer that stops reading
-	// is cut (ErrStoppedReading). IdleTimeout bounds the time without any
-	// inbound message once the call is live (0: no bound;
-	// ErrSilentInput).
-	WriteTimeout, IdleTimeout time.Duration
-	// PingInterval is the time between websocket pings, PongTimeout the
-	// wait for each one's pong (PingInterval 0: no pings). See Core for
-	// the cause a missing pong is reported as.
-	PingInterval, PongTimeout time.Duration
-}
-
 // HardLimitFactor times MaxMessageBytes is the size at which the
 // websocket itself gives up (StatusMessageTooBig) instead of the message
 // being skipped.

@@ -17,8 +17,8 @@ import (
 // caught (seen failing): cutting at the byte bound (an invalid UTF-8
 // reason, which the peer may reject).
 func TestHangupReasonFitsACloseFrame(t *testing.T) {
-	c := NewCore(carriertest.IdleConn(t), Config{ID: "x", Rate: 8000, MaxMessageBytes: 1024, InQueue: 2, OutQueue: 2,
-		MaxPendingMarks: 1, MaxBadMessages: 1}, NewCounters(), zerolog.Nop())
+	c := NewCore(carriertest.IdleConn(t), Config{ID: "x", Rate: 8000, Limits: Limits{MaxMessageBytes: 1024, InQueue: 2, OutQueue: 2,
+		MaxPendingMarks: 1, MaxBadMessages: 1}}, NewCounters(), zerolog.Nop())
 	long := strings.Repeat("é", 100) // 200 bytes
 	c.Hangup(websocket.StatusNormalClosure, long)
 	c.Hangup(websocket.StatusGoingAway, "second")

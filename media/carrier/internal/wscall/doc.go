@@ -1,5 +1,6 @@
 // Package wscall is the machinery that the carrier websocket transports
-// (twilio, pcmws) share for one call: the inbox that re-chunks the
+// (twilio, pcmws) share for one call: the Limits their Config embeds (the
+// common fields, their defaults and validation, once), the inbox that re-chunks the
 // caller's audio into 20 ms frames and fills gaps with silence, the
 // bounded outbox of encoded messages with its mark book (which echo is a
 // playback confirmation and which belongs to audio a clear threw away),
