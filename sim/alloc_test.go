@@ -9,6 +9,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/brisvox/brisvox/providers/providertest"
 )
 
 // TestSteadyFramesAllocateNothing pins the data path's allocation budget:
@@ -32,9 +34,9 @@ func TestSteadyFramesAllocateNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := NewScenario("alloc").Silence(500*msec).Speak("One long sentence from the caller.", 3*time.Second).
 			Silence(12 * time.Second)
-		c := base(s, Response{Text: longAnswer})
+		c := base(s, providertest.Response{Text: longAnswer})
 		// No interims: they are per-event messages, not per-frame work.
-		c.STT = NewMockSTT(STTConfig{InterimEvery: time.Hour}, s.Utterances())
+		c.STT = providertest.NewMockSTT(providertest.STTConfig{InterimEvery: time.Hour}, s.Utterances())
 		c.Linger = time.Second
 		measure := func(name string, at time.Duration) Action {
 			return Action{At: at, Do: func(*Handle) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/providertest"
 )
 
 // chaosCall is one call of the chaos run and the fault it got.
@@ -45,31 +46,31 @@ var chaosFaults = []string{
 
 func newChaosCall(i int, fault string, rng *rand.Rand) *Call {
 	s := chaosScenario(fmt.Sprintf("chaos%03d", i), fault == "barge_in")
-	answers := []Response{{Text: chaosA1}, {Text: chaosA2}}
+	answers := []providertest.Response{{Text: chaosA1}, {Text: chaosA2}}
 	if fault == "barge_in" {
-		answers = []Response{{Text: chaosA1}, {Text: "Yes, I said Friday morning or afternoon."}, {Text: chaosA2}}
+		answers = []providertest.Response{{Text: chaosA1}, {Text: "Yes, I said Friday morning or afternoon."}, {Text: chaosA2}}
 	}
 	c := &Call{
 		Scenario: s, Linger: 2 * time.Second,
-		STT: NewMockSTT(STTConfig{}, s.Utterances()),
-		LLM: NewMockLLM(LLMConfig{}, answers...),
-		TTS: NewMockTTS(TTSConfig{}),
+		STT: providertest.NewMockSTT(providertest.STTConfig{}, s.Utterances()),
+		LLM: providertest.NewMockLLM(providertest.LLMConfig{}, answers...),
+		TTS: providertest.NewMockTTS(providertest.TTSConfig{}),
 	}
 	switch fault {
 	case "stt_disconnect":
-		c.STT.Inject(Fault{Kind: FaultDisconnect, BeforeEvent: 1 + rng.IntN(7)}) // event 6 is the final
+		c.STT.Inject(providertest.Fault{Kind: providertest.FaultDisconnect, BeforeEvent: 1 + rng.IntN(7)}) // event 6 is the final
 	case "stt_stall":
-		c.STT.Inject(Fault{Kind: FaultStall, BeforeEvent: 1 + rng.IntN(7), Duration: 2 * time.Second})
+		c.STT.Inject(providertest.Fault{Kind: providertest.FaultStall, BeforeEvent: 1 + rng.IntN(7), Duration: 2 * time.Second})
 	case "llm_503":
-		c.LLM = NewMockLLM(LLMConfig{}, Response{Err: &providers.Rejected{Status: 503}}, Response{Text: chaosA2})
+		c.LLM = providertest.NewMockLLM(providertest.LLMConfig{}, providertest.Response{Err: &providers.Rejected{Status: 503}}, providertest.Response{Text: chaosA2})
 	case "llm_disconnect":
-		c.LLM.Inject(Fault{Kind: FaultDisconnect, BeforeEvent: 2 + rng.IntN(6)})
+		c.LLM.Inject(providertest.Fault{Kind: providertest.FaultDisconnect, BeforeEvent: 2 + rng.IntN(6)})
 	case "llm_stall":
-		c.LLM.Inject(Fault{Kind: FaultStall, BeforeEvent: 0, Duration: 3 * time.Second})
+		c.LLM.Inject(providertest.Fault{Kind: providertest.FaultStall, BeforeEvent: 0, Duration: 3 * time.Second})
 	case "tts_disconnect":
-		c.TTS.Inject(Fault{Kind: FaultDisconnect, BeforeEvent: 4 + rng.IntN(20)})
+		c.TTS.Inject(providertest.Fault{Kind: providertest.FaultDisconnect, BeforeEvent: 4 + rng.IntN(20)})
 	case "tts_stall":
-		c.TTS.Inject(Fault{Kind: FaultStall, BeforeEvent: 2 + rng.IntN(10), Duration: time.Second})
+		c.TTS.Inject(providertest.Fault{Kind: providertest.FaultStall, BeforeEvent: 2 + rng.IntN(10), Duration: time.Second})
 	case "slow_consumer":
 		c.Loopback.ReadDelay = 30 * msec
 	case "hang_up":

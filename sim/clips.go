@@ -11,6 +11,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/brisvox/brisvox/actors/tts"
 	"github.com/brisvox/brisvox/messages"
+	"github.com/brisvox/brisvox/providers/providertest"
 )
 
 // The played-words oracle with filler clips. A clip is audio the mock
@@ -33,12 +34,12 @@ type chunk struct {
 // clipTap records the tts stage's audio per epoch.
 type clipTap struct {
 	store *tts.ClipStore
-	mock  *MockTTS
+	mock  *providertest.MockTTS
 	mu    sync.Mutex
 	byEp  map[messages.Epoch][]chunk
 }
 
-func newClipTap(store *tts.ClipStore, mock *MockTTS) *clipTap {
+func newClipTap(store *tts.ClipStore, mock *providertest.MockTTS) *clipTap {
 	return &clipTap{store: store, mock: mock, byEp: map[messages.Epoch][]chunk{}}
 }
 
@@ -65,7 +66,7 @@ func (t *clipTap) middleware(next actor.ReceiverFunc) actor.ReceiverFunc {
 // out of order: provider audio of a segment other than the one between
 // the clips around it (a clip that overtook the text before it, or text
 // that overtook the clip).
-func (t *clipTap) words(ctxWords map[string][]Word, log map[messages.Epoch][]Word) (map[messages.Epoch][]Word, error) {
+func (t *clipTap) words(ctxWords map[string][]providertest.Word, log map[messages.Epoch][]providertest.Word) (map[messages.Epoch][]providertest.Word, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var errs []error
@@ -77,19 +78,19 @@ func (t *clipTap) words(ctxWords map[string][]Word, log map[messages.Epoch][]Wor
 		if !hasClip {
 			continue
 		}
-		var out []Word
+		var out []providertest.Word
 		seg, at := 0, time.Duration(0)
 		segBase := time.Duration(0)
 		flushSeg := func() {
 			for _, w := range ctxWords[segmentID(e, seg)] {
-				out = append(out, Word{Text: w.Text, Offset: segBase + w.Offset})
+				out = append(out, providertest.Word{Text: w.Text, Offset: segBase + w.Offset})
 			}
 		}
 		for _, c := range chunks {
 			if c.clip != nil {
 				flushSeg()
 				for _, w := range c.clip.Words() {
-					out = append(out, Word{Text: w.Text, Offset: at + w.Offset})
+					out = append(out, providertest.Word{Text: w.Text, Offset: at + w.Offset})
 				}
 				at += c.dur
 				seg++

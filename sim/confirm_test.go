@@ -7,6 +7,7 @@ import (
 
 	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/messages"
+	"github.com/brisvox/brisvox/providers/providertest"
 )
 
 // pacerCounter reads one of the pacer's counters from the call's tree.
@@ -40,7 +41,7 @@ func TestConfirmationsWithoutEchoes(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			s := NewScenario("no_echo_end").Silence(500*msec).Speak("Tell me about your opening hours.", 1000*msec).
 				Silence(8*time.Second).Speak("Thanks.", 600*msec).Silence(3 * time.Second)
-			c := base(s, Response{Text: longAnswer}, Response{Text: "Okay."})
+			c := base(s, providertest.Response{Text: longAnswer}, providertest.Response{Text: "Okay."})
 			c.Configure, c.Loopback = confirm, LoopbackConfig{MarkAcks: MarkNever}
 			r, err := c.Run()
 			if err != nil {
@@ -61,7 +62,7 @@ func TestConfirmationsWithoutEchoes(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			s := NewScenario("no_echo_cut").Silence(500*msec).Speak("Tell me about your opening hours.", 1000*msec).
 				Silence(2000*msec).Speak("Wait.", 600*msec).Silence(3 * time.Second)
-			c := base(s, Response{Text: longAnswer}, Response{Text: "Okay."})
+			c := base(s, providertest.Response{Text: longAnswer}, providertest.Response{Text: "Okay."})
 			c.Configure, c.Loopback = confirm, LoopbackConfig{MarkAcks: MarkNever}
 			r, err := c.Run()
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/agent"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -22,12 +23,12 @@ func TestKeypadCall(t *testing.T) {
 		const answer = "Table forty two is booked for you."
 		kp := &sim.Keypad{}
 		s := sim.NewScenario("keypad").Silence(6 * time.Second)
-		llm := sim.NewMockLLM(sim.LLMConfig{}, sim.Response{Text: answer})
+		llm := providertest.NewMockLLM(providertest.LLMConfig{}, providertest.Response{Text: answer})
 		r, err := (&sim.Call{
 			Scenario: s, Linger: 2 * time.Second,
-			STT:      sim.NewMockSTT(sim.STTConfig{}, s.Utterances()),
+			STT:      providertest.NewMockSTT(providertest.STTConfig{}, s.Utterances()),
 			LLM:      llm,
-			TTS:      sim.NewMockTTS(sim.TTSConfig{}),
+			TTS:      providertest.NewMockTTS(providertest.TTSConfig{}),
 			WrapConn: kp.Wrap,
 			During:   kp.Press(time.Second, 400*time.Millisecond, "42#"),
 			Configure: func(c *session.Config) {

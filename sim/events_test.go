@@ -11,6 +11,7 @@ import (
 	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/actors/switchboard"
 	"github.com/brisvox/brisvox/messages"
+	"github.com/brisvox/brisvox/providers/providertest"
 )
 
 // eventLog keeps a call's live events.
@@ -51,7 +52,7 @@ func TestLiveEvents(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := NewScenario("events").Silence(3000*msec).Speak("Tell me about your opening hours.", 1000*msec).
 			Silence(1500*msec).Speak("Wait.", 600*msec).Silence(3000 * msec)
-		c := base(s, Response{Text: longAnswer}, Response{Text: "Okay."})
+		c := base(s, providertest.Response{Text: longAnswer}, providertest.Response{Text: "Okay."})
 		rec := &eventLog{}
 		c.Configure = func(cfg *session.Config) {
 			cfg.Greeting = "Hello there, how can I help?"
@@ -148,7 +149,7 @@ func TestEndCallAfterPlayout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := NewScenario("goodbye").Silence(500*msec).Speak("Tell me about your opening hours.", 1000*msec).
 			Silence(2000*msec).Speak("Wait.", 600*msec).Silence(30 * time.Second)
-		c := base(s, Response{Text: longAnswer}, Response{Text: "Okay."})
+		c := base(s, providertest.Response{Text: longAnswer}, providertest.Response{Text: "Okay."})
 		log := &eventLog{}
 		c.Configure = func(cfg *session.Config) { cfg.OnEvent = log.add }
 		c.During = []Action{{At: 3000 * msec, Do: func(h *Handle) {

@@ -7,6 +7,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/messages"
+	"github.com/brisvox/brisvox/providers/providertest"
 )
 
 // panicOnFirstFrame makes a stage panic on the first audio frame it sees.
@@ -35,7 +36,7 @@ func TestCallsAreIsolated(t *testing.T) {
 	healthy := []Case{byName["s02_barge_in"], byName["s09_back_to_back_turns"]}
 	faulty := func() *Call {
 		c := byName["s11_tts_disconnect_mid_answer"].Build()
-		c.STT.Inject(Fault{Kind: FaultDisconnect, BeforeEvent: 1})
+		c.STT.Inject(providertest.Fault{Kind: providertest.FaultDisconnect, BeforeEvent: 1})
 		configure(c, func(cfg *session.Config) {
 			cfg.Taps = map[messages.Stage]actor.ReceiverMiddleware{messages.StageVAD: panicOnFirstFrame}
 		})

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/actors/session"
+	"github.com/brisvox/brisvox/providers/providertest"
 )
 
 // bargeInStarts are when the caller starts speaking over the long answer
@@ -65,7 +66,7 @@ func PlayedTextCases() []Case {
 			out = append(out, Case{Name: name, Slack: v.slack, Build: func() *Call {
 				s := NewScenario(name).Silence(500*msec).Speak("Tell me about your opening hours.", 1000*msec).
 					Silence(start-1500*msec).Speak("Wait.", 600*msec).Silence(3000 * msec)
-				c := base(s, Response{Text: longAnswer}, Response{Text: "Okay."})
+				c := base(s, providertest.Response{Text: longAnswer}, providertest.Response{Text: "Okay."})
 				c.Configure = v.configure
 				c.Loopback = v.loopback
 				return c
@@ -96,10 +97,10 @@ func DemoCall() *Call {
 		Speak("And when are you open?", 1200*msec).Silence(2600*msec).
 		Speak("Thanks, that is all.", 1000*msec).Silence(3000 * msec)
 	c := base(s,
-		Response{Text: "Let me check the time.", Calls: []ScriptedCall{{ID: "call_1", Name: "get_time", Args: `{}`}}},
-		Response{Text: "It is twelve o'clock."},
-		Response{Text: longAnswer},
-		Response{Text: "You're welcome. Goodbye!"})
+		providertest.Response{Text: "Let me check the time.", Calls: []providertest.ScriptedCall{{ID: "call_1", Name: "get_time", Args: `{}`}}},
+		providertest.Response{Text: "It is twelve o'clock."},
+		providertest.Response{Text: longAnswer},
+		providertest.Response{Text: "You're welcome. Goodbye!"})
 	c.Tools = mustRegistry(timeTool())
 	return c
 }

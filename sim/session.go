@@ -16,6 +16,7 @@ import (
 	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/rs/zerolog"
 )
 
@@ -29,9 +30,9 @@ type Call struct {
 	// Linger is how long the call goes on after the script ends, before
 	// the caller hangs up (the bot's last answer plays out).
 	Linger time.Duration
-	STT    *MockSTT
-	LLM    *MockLLM
-	TTS    *MockTTS
+	STT    *providertest.MockSTT
+	LLM    *providertest.MockLLM
+	TTS    *providertest.MockTTS
 	// Provider, when set, is the call's LLM instead of LLM: a real adapter
 	// talking to its vendor-format mock (the tool suite over each
 	// adapter). Cleanup, when set, runs once the call has ended (it closes
@@ -80,7 +81,7 @@ type Result struct {
 	Timelines []session.Timeline
 	Stats     *session.Stats
 	Tree      *messages.Description
-	Words     map[messages.Epoch][]Word
+	Words     map[messages.Epoch][]providertest.Word
 	Ended     messages.CallEnded
 	// PlayoutDelay is the client's (LoopbackConfig.PlayoutDelay): a frame
 	// plays that long after its record's At.
@@ -93,12 +94,6 @@ type Result struct {
 	// LayoutErr says where the tts stage's audio of an epoch with filler
 	// clips was out of order (clips.go); nil without clips.
 	LayoutErr error
-}
-
-// Word is one word the TTS spoke, at Offset in its epoch's audio.
-type Word struct {
-	Text   string
-	Offset time.Duration
 }
 
 // Run plays the call to its end and collects the result. Inside a

@@ -13,6 +13,7 @@ import (
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/providertest"
 )
 
 const msec = time.Millisecond
@@ -142,13 +143,13 @@ func toSilence(r *Result) []time.Duration {
 }
 
 // base is a call with the default mocks.
-func base(s *Scenario, responses ...Response) *Call {
+func base(s *Scenario, responses ...providertest.Response) *Call {
 	return &Call{
 		Scenario: s,
 		Linger:   3 * time.Second,
-		STT:      NewMockSTT(STTConfig{}, s.Utterances()),
-		LLM:      NewMockLLM(LLMConfig{}, responses...),
-		TTS:      NewMockTTS(TTSConfig{}),
+		STT:      providertest.NewMockSTT(providertest.STTConfig{}, s.Utterances()),
+		LLM:      providertest.NewMockLLM(providertest.LLMConfig{}, responses...),
+		TTS:      providertest.NewMockTTS(providertest.TTSConfig{}),
 	}
 }
 
@@ -200,7 +201,7 @@ func Scenarios() []Case {
 		{Name: "s02_barge_in", Slack: 1, Build: func() *Call {
 			s := NewScenario("s02").Silence(500*msec).Speak("Tell me about your opening hours.", 1000*msec).
 				Silence(1500*msec).Speak("Wait, one more thing.", 800*msec).Silence(3000 * msec)
-			return base(s, Response{Text: longAnswer}, Response{Text: "Sure, go ahead."})
+			return base(s, providertest.Response{Text: longAnswer}, providertest.Response{Text: "Sure, go ahead."})
 		}, Check: func(r *Result, c *Call) error {
 			return errors.Join(expect(r, 2, 1), answeredWithin(r, c.Scenario, AnswerBound, 0, 1),
 				interruptedWithin(r, c.Scenario, 1, BargeInBound), nonEmptyCut(r, 0), equalWords(saidTurn(r, 1), "Sure, go ahead."))
@@ -208,7 +209,7 @@ func Scenarios() []Case {
 		{Name: "s03_double_utterance", Build: func() *Call {
 			s := NewScenario("s03").Silence(500*msec).Speak("Hi.", 800*msec).Silence(450*msec).
 				Speak("Is anyone there?", 800*msec).Silence(3000 * msec)
-			return base(s, Response{Text: "Hello!"}, Response{Text: "Yes, I am here. How can I help?"})
+			return base(s, providertest.Response{Text: "Hello!"}, providertest.Response{Text: "Yes, I am here. How can I help?"})
 		}, Check: func(r *Result, c *Call) error {
 			return errors.Join(expect(r, 2, 1), answeredWithin(r, c.Scenario, AnswerBound, 1),
 				equalWords(saidTurn(r, 0), ""), equalWords(saidTurn(r, 1), "Yes, I am here. How can I help?"))
@@ -216,15 +217,15 @@ func Scenarios() []Case {
 		{Name: "s04_long_silence", Build: func() *Call {
 			s := NewScenario("s04").Silence(500*msec).Speak("Hello there.", 900*msec).Silence(12*time.Second).
 				Speak("Are you still there?", 1000*msec).Silence(3000 * msec)
-			return base(s, Response{Text: "Hello! How can I help you today?"}, Response{Text: "Yes, I am still here."})
+			return base(s, providertest.Response{Text: "Hello! How can I help you today?"}, providertest.Response{Text: "Yes, I am still here."})
 		}, Check: func(r *Result, c *Call) error {
 			return errors.Join(expect(r, 2, 0), answeredWithin(r, c.Scenario, AnswerBound, 0, 1))
 		}},
 		{Name: "s05_provider_stall", Build: func() *Call {
 			s := NewScenario("s05").Silence(500*msec).Speak("What is my balance?", 1000*msec).Silence(10*time.Second).
 				Speak("Hello?", 600*msec).Silence(3000 * msec)
-			c := base(s, Response{Text: "Your balance is ten euros."}, Response{Text: "Sorry for the wait, I am here now."})
-			c.LLM.Inject(Fault{Kind: FaultStall, BeforeEvent: 0})
+			c := base(s, providertest.Response{Text: "Your balance is ten euros."}, providertest.Response{Text: "Sorry for the wait, I am here now."})
+			c.LLM.Inject(providertest.Fault{Kind: providertest.FaultStall, BeforeEvent: 0})
 			c.Configure = func(cfg *session.Config) { cfg.LLMConfig.RoundTimeout = 3 * time.Second }
 			return c
 		}, Check: func(r *Result, c *Call) error {
@@ -234,14 +235,14 @@ func Scenarios() []Case {
 		{Name: "s06_llm_error", Build: func() *Call {
 			s := NewScenario("s06").Silence(500*msec).Speak("Book me a table.", 1000*msec).Silence(4*time.Second).
 				Speak("Can you hear me?", 800*msec).Silence(3000 * msec)
-			return base(s, Response{Err: &providers.Rejected{Status: 503}}, Response{Text: "Yes, I can hear you."})
+			return base(s, providertest.Response{Err: &providers.Rejected{Status: 503}}, providertest.Response{Text: "Yes, I can hear you."})
 		}, Check: func(r *Result, c *Call) error {
 			return errors.Join(expect(r, 2, 0), answeredWithin(r, c.Scenario, AnswerBound, 0, 1), saidFallback(r, 0))
 		}},
 		{Name: "s07_stt_disconnect", Build: func() *Call {
 			s := NewScenario("s07").Silence(500*msec).Speak("I need to change my delivery address please.", 1500*msec).Silence(4000 * msec)
-			c := base(s, Response{Text: "Of course, what is the new address?"})
-			c.STT.Inject(Fault{Kind: FaultDisconnect, BeforeEvent: 2})
+			c := base(s, providertest.Response{Text: "Of course, what is the new address?"})
+			c.STT.Inject(providertest.Fault{Kind: providertest.FaultDisconnect, BeforeEvent: 2})
 			return c
 		}, Check: func(r *Result, c *Call) error {
 			if r.STTConnects != 2 {
@@ -253,8 +254,8 @@ func Scenarios() []Case {
 		{Name: "s08_tool_call_with_text", Build: func() *Call {
 			s := NewScenario("s08").Silence(500*msec).Speak("What time is it?", 1000*msec).Silence(5000 * msec)
 			c := base(s,
-				Response{Text: "Let me check the time.", Calls: []ScriptedCall{{ID: "call_1", Name: "get_time", Args: `{}`}}},
-				Response{Text: "It is twelve o'clock."})
+				providertest.Response{Text: "Let me check the time.", Calls: []providertest.ScriptedCall{{ID: "call_1", Name: "get_time", Args: `{}`}}},
+				providertest.Response{Text: "It is twelve o'clock."})
 			c.Tools = mustRegistry(timeTool())
 			return c
 		}, Check: func(r *Result, c *Call) error {
@@ -264,15 +265,15 @@ func Scenarios() []Case {
 		{Name: "s09_back_to_back_turns", Build: func() *Call {
 			s := NewScenario("s09").Silence(500*msec).Speak("First question.", 800*msec).Silence(3500*msec).
 				Speak("Second question.", 800*msec).Silence(3500*msec).Speak("Third question.", 800*msec).Silence(3000 * msec)
-			return base(s, Response{Text: "First answer."}, Response{Text: "Second answer."}, Response{Text: "Third answer."})
+			return base(s, providertest.Response{Text: "First answer."}, providertest.Response{Text: "Second answer."}, providertest.Response{Text: "Third answer."})
 		}, Check: func(r *Result, c *Call) error {
 			return errors.Join(expect(r, 3, 0), answeredWithin(r, c.Scenario, AnswerBound, 0, 1, 2))
 		}},
 		{Name: "s10_interrupt_during_tts_first_byte", Build: func() *Call {
 			s := NewScenario("s10").Silence(500*msec).Speak("Can you help me?", 1000*msec).Silence(1200*msec).
 				Speak("Actually, never mind.", 800*msec).Silence(4000 * msec)
-			c := base(s, Response{Text: "Sure, I can help you with that."}, Response{Text: "Alright, no problem."})
-			c.TTS = NewMockTTS(TTSConfig{FirstByte: 1500 * msec})
+			c := base(s, providertest.Response{Text: "Sure, I can help you with that."}, providertest.Response{Text: "Alright, no problem."})
+			c.TTS = providertest.NewMockTTS(providertest.TTSConfig{FirstByte: 1500 * msec})
 			return c
 		}, Check: func(r *Result, c *Call) error {
 			return errors.Join(expect(r, 2, 1), answeredWithin(r, c.Scenario, AnswerBound+1300*msec, 1),
@@ -281,8 +282,8 @@ func Scenarios() []Case {
 		{Name: "s11_tts_disconnect_mid_answer", Build: func() *Call {
 			s := NewScenario("s11").Silence(500*msec).Speak("Tell me about your opening hours.", 1000*msec).Silence(6*time.Second).
 				Speak("Hello?", 600*msec).Silence(3000 * msec)
-			c := base(s, Response{Text: longAnswer}, Response{Text: "Sorry, I was cut off."})
-			c.TTS.Inject(Fault{Kind: FaultDisconnect, BeforeEvent: 12})
+			c := base(s, providertest.Response{Text: longAnswer}, providertest.Response{Text: "Sorry, I was cut off."})
+			c.TTS.Inject(providertest.Fault{Kind: providertest.FaultDisconnect, BeforeEvent: 12})
 			return c
 		}, Check: func(r *Result, c *Call) error {
 			if r.TTSConnects != 2 {
@@ -304,7 +305,7 @@ const speculationDelay = 600 * msec
 func s12Build() *Call {
 	c := s01Build()
 	c.Scenario = NewScenario("s12").Silence(500*msec).Speak("Hello, I would like to book a table.", 1500*msec).Silence(4000 * msec)
-	c.STT = NewMockSTT(c.STT.cfg, c.Scenario.Utterances())
+	c.STT = providertest.NewMockSTT(c.STT.Config(), c.Scenario.Utterances())
 	c.Configure = func(cfg *session.Config) {
 		cfg.Turn.EndOfTurnDelay = speculationDelay
 		cfg.Turn.Speculate = true
@@ -317,17 +318,17 @@ func s12Build() *Call {
 // speech plus the hangover, the STT final, the delay and the TTS first
 // byte, exactly.
 func s12Check(r *Result, c *Call) error {
-	if c.LLM.cfg.FirstToken >= speculationDelay {
-		return fmt.Errorf("%w: the first token (%v) must fit in the delay (%v)", ErrCheck, c.LLM.cfg.FirstToken, speculationDelay)
+	if c.LLM.Config().FirstToken >= speculationDelay {
+		return fmt.Errorf("%w: the first token (%v) must fit in the delay (%v)", ErrCheck, c.LLM.Config().FirstToken, speculationDelay)
 	}
-	want := DefaultHangover + c.STT.cfg.FinalLatency + speculationDelay + c.TTS.cfg.FirstByte
+	want := DefaultHangover + c.STT.Config().FinalLatency + speculationDelay + c.TTS.Config().FirstByte
 	end := r.SpeechEnds(c.Scenario)[0]
 	at, ok := r.FirstAudioAfter(end)
 	if !ok {
 		return fmt.Errorf("%w: no answer", ErrCheck)
 	}
 	if got := at.Sub(end); got != want {
-		return fmt.Errorf("%w: first audio %v after the end of speech, want exactly %v (the %v first token hidden)", ErrCheck, got, want, c.LLM.cfg.FirstToken)
+		return fmt.Errorf("%w: first audio %v after the end of speech, want exactly %v (the %v first token hidden)", ErrCheck, got, want, c.LLM.Config().FirstToken)
 	}
 	return errors.Join(expect(r, 1, 0), equalWords(saidTurn(r, 0), "Of course. For how many people, and at what time?"))
 }
@@ -340,9 +341,9 @@ func s01Build() *Call {
 	s := NewScenario("s01").Silence(500*msec).Speak("Hello, I would like to book a table.", 1500*msec).Silence(4000 * msec)
 	return &Call{
 		Scenario: s, Linger: 2 * time.Second,
-		STT: NewMockSTT(STTConfig{FinalLatency: final}, s.Utterances()),
-		LLM: NewMockLLM(LLMConfig{FirstToken: ft}, Response{Text: "Of course. For how many people, and at what time?"}),
-		TTS: NewMockTTS(TTSConfig{FirstByte: fb}),
+		STT: providertest.NewMockSTT(providertest.STTConfig{FinalLatency: final}, s.Utterances()),
+		LLM: providertest.NewMockLLM(providertest.LLMConfig{FirstToken: ft}, providertest.Response{Text: "Of course. For how many people, and at what time?"}),
+		TTS: providertest.NewMockTTS(providertest.TTSConfig{FirstByte: fb}),
 	}
 }
 
@@ -350,7 +351,7 @@ func s01Build() *Call {
 // end of speech plus the VAD hangover, the STT final, the LLM's first token
 // and the TTS first byte.
 func s01Check(r *Result, c *Call) error {
-	want := DefaultHangover + c.STT.cfg.FinalLatency + c.LLM.cfg.FirstToken + c.TTS.cfg.FirstByte
+	want := DefaultHangover + c.STT.Config().FinalLatency + c.LLM.Config().FirstToken + c.TTS.Config().FirstByte
 	end := r.SpeechEnds(c.Scenario)[0]
 	at, ok := r.FirstAudioAfter(end)
 	if !ok {

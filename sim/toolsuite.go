@@ -12,6 +12,7 @@ import (
 
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/providertest"
 )
 
 // toolProbe records what the tool suite's tools did, in virtual time.
@@ -88,7 +89,7 @@ func ToolCases() []Case { return ToolCasesOver(nil) }
 // (fragments of different calls interleaved when asked): a real adapter
 // over its vendor-format mock. requests counts the requests the mock got;
 // cleanup closes both once the call has ended.
-type ScriptedLLM func(rs []Response, interleave bool) (p providers.LLM, requests func() int, cleanup func(), err error)
+type ScriptedLLM func(rs []providertest.Response, interleave bool) (p providers.LLM, requests func() int, cleanup func(), err error)
 
 // ToolCasesOver is the tool suite with the LLM made by scripted instead of
 // the mock LLM (nil: the mock LLM), so every adapter runs S1-S6 over its
@@ -116,7 +117,7 @@ func ToolCasesOver(scripted ScriptedLLM) []Case {
 					c := base(sc)
 					c.Tools = p.registry()
 					if scripted == nil {
-						llm := NewMockLLM(LLMConfig{}, rs...)
+						llm := providertest.NewMockLLM(providertest.LLMConfig{}, rs...)
 						c.LLM, requests = llm, func() int { return len(llm.Requests()) }
 						return c
 					}
@@ -141,7 +142,7 @@ func ToolCasesOver(scripted ScriptedLLM) []Case {
 type toolScenario struct {
 	name, ask string
 	wait      time.Duration
-	responses func() []Response
+	responses func() []providertest.Response
 	check     func(r *Result, p *toolProbe) error
 }
 
@@ -170,15 +171,15 @@ func wantResults(r *Result, want ...string) error {
 }
 
 func toolScenarios() []toolScenario {
-	weather := func(id, c string) ScriptedCall {
-		return ScriptedCall{ID: id, Name: "get_weather", Args: fmt.Sprintf(`{"city":%q}`, c)}
+	weather := func(id, c string) providertest.ScriptedCall {
+		return providertest.ScriptedCall{ID: id, Name: "get_weather", Args: fmt.Sprintf(`{"city":%q}`, c)}
 	}
 	return []toolScenario{
 		{
 			name: "S1_parallel", ask: "What is the weather in Ankara, Izmir and Paris?", wait: 6 * time.Second,
-			responses: func() []Response {
-				return []Response{
-					{Calls: []ScriptedCall{weather("a", "Ankara"), weather("b", "Izmir"), weather("c", "Paris")}},
+			responses: func() []providertest.Response {
+				return []providertest.Response{
+					{Calls: []providertest.ScriptedCall{weather("a", "Ankara"), weather("b", "Izmir"), weather("c", "Paris")}},
 					{Text: "It is sunny in all three cities."},
 				}
 			},
@@ -194,10 +195,10 @@ func toolScenarios() []toolScenario {
 		},
 		{
 			name: "S2_chain", ask: "What is the weather where customer 42 lives?", wait: 6 * time.Second,
-			responses: func() []Response {
-				return []Response{
-					{Calls: []ScriptedCall{{ID: "a", Name: "get_customer", Args: `{"id":42}`}}},
-					{Calls: []ScriptedCall{weather("b", "Izmir")}},
+			responses: func() []providertest.Response {
+				return []providertest.Response{
+					{Calls: []providertest.ScriptedCall{{ID: "a", Name: "get_customer", Args: `{"id":42}`}}},
+					{Calls: []providertest.ScriptedCall{weather("b", "Izmir")}},
 					{Text: "Kaya lives in Izmir, where it is sunny."},
 				}
 			},
@@ -210,13 +211,13 @@ func toolScenarios() []toolScenario {
 		},
 		{
 			name: "S3_repeated_booking", ask: "Book a table for two on Friday.", wait: 6 * time.Second,
-			responses: func() []Response {
-				book := ScriptedCall{Name: "book_table", Args: `{"day":"friday","people":2}`}
+			responses: func() []providertest.Response {
+				book := providertest.ScriptedCall{Name: "book_table", Args: `{"day":"friday","people":2}`}
 				a, b := book, book
 				a.ID, b.ID = "a", "b"
-				return []Response{
-					{Text: "Booking it now.", Calls: []ScriptedCall{a}},
-					{Calls: []ScriptedCall{b}},
+				return []providertest.Response{
+					{Text: "Booking it now.", Calls: []providertest.ScriptedCall{a}},
+					{Calls: []providertest.ScriptedCall{b}},
 					{Text: "Your table for two on Friday is booked."},
 				}
 			},
@@ -229,9 +230,9 @@ func toolScenarios() []toolScenario {
 		},
 		{
 			name: "S4_invalid_argument", ask: "What is the forecast for Izmir for the next seven days?", wait: 5 * time.Second,
-			responses: func() []Response {
-				return []Response{
-					{Calls: []ScriptedCall{{ID: "a", Name: "get_forecast", Args: `{"city":"Izmir","days":7}`}}},
+			responses: func() []providertest.Response {
+				return []providertest.Response{
+					{Calls: []providertest.ScriptedCall{{ID: "a", Name: "get_forecast", Args: `{"city":"Izmir","days":7}`}}},
 					{Text: "I can only look three days ahead."},
 				}
 			},
@@ -244,9 +245,9 @@ func toolScenarios() []toolScenario {
 		},
 		{
 			name: "S5_slow_tool", ask: "Can you look that up?", wait: 6 * time.Second,
-			responses: func() []Response {
-				return []Response{
-					{Text: "Let me check that for you.", Calls: []ScriptedCall{{ID: "a", Name: "slow_lookup", Args: `{}`}}},
+			responses: func() []providertest.Response {
+				return []providertest.Response{
+					{Text: "Let me check that for you.", Calls: []providertest.ScriptedCall{{ID: "a", Name: "slow_lookup", Args: `{}`}}},
 					{Text: "I found it."},
 				}
 			},
@@ -266,9 +267,9 @@ func toolScenarios() []toolScenario {
 		},
 		{
 			name: "S6_tool_timeout", ask: "Is the system up?", wait: 5 * time.Second,
-			responses: func() []Response {
-				return []Response{
-					{Calls: []ScriptedCall{{ID: "a", Name: "hanging_lookup", Args: `{}`}}},
+			responses: func() []providertest.Response {
+				return []providertest.Response{
+					{Calls: []providertest.ScriptedCall{{ID: "a", Name: "hanging_lookup", Args: `{}`}}},
 					{Text: "The lookup did not answer in time."},
 				}
 			},

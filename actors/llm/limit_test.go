@@ -7,6 +7,7 @@ import (
 
 	"github.com/brisvox/brisvox/messages"
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -17,7 +18,7 @@ import (
 func TestAnswerCutByTheTokenLimit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := sim.NewScenario("cut-by-limit").Silence(500*time.Millisecond).Speak("Tell me everything.", time.Second).Silence(4 * time.Second)
-		r, _ := run(t, s, nil, nil, sim.Response{Text: "Well, it all began", StopReason: providers.StopLength})
+		r, _ := run(t, s, nil, nil, providertest.Response{Text: "Well, it all began", StopReason: providers.StopLength})
 		if got := roles(r.Context); got != "u(Tell me everything.) a(Well, it all began)" {
 			t.Errorf("context %s", got)
 		}

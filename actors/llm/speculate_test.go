@@ -13,6 +13,7 @@ import (
 	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/messages"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -29,14 +30,14 @@ func speculatingFor(on bool, delay time.Duration) func(*session.Config) {
 	}
 }
 
-func run(t *testing.T, s *sim.Scenario, reg *agent.Registry, configure func(*session.Config), responses ...sim.Response) (*sim.Result, *sim.MockLLM) {
+func run(t *testing.T, s *sim.Scenario, reg *agent.Registry, configure func(*session.Config), responses ...providertest.Response) (*sim.Result, *providertest.MockLLM) {
 	t.Helper()
-	m := sim.NewMockLLM(sim.LLMConfig{}, responses...)
+	m := providertest.NewMockLLM(providertest.LLMConfig{}, responses...)
 	r, err := (&sim.Call{
 		Scenario: s, Linger: 3 * time.Second, Tools: reg, Configure: configure,
-		STT: sim.NewMockSTT(sim.STTConfig{}, s.Utterances()),
+		STT: providertest.NewMockSTT(providertest.STTConfig{}, s.Utterances()),
 		LLM: m,
-		TTS: sim.NewMockTTS(sim.TTSConfig{}),
+		TTS: providertest.NewMockTTS(providertest.TTSConfig{}),
 	}).Run()
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +74,7 @@ func TestSpeculationHidesTheFirstToken(t *testing.T) {
 	for _, on := range []bool{false, true} {
 		synctest.Test(t, func(t *testing.T) {
 			s := sim.NewScenario("speculate").Silence(500*time.Millisecond).Speak("What are your opening hours?", time.Second).Silence(4 * time.Second)
-			r, m := run(t, s, nil, speculating(on), sim.Response{Text: "We open at nine."})
+			r, m := run(t, s, nil, speculating(on), providertest.Response{Text: "We open at nine."})
 			fa := r.FirstAudios()
 			if len(fa) != 1 {
 				t.Fatalf("speculate=%v: first audios %v", on, fa)
@@ -139,8 +140,8 @@ func TestSpeculationHoldsTheBookingUntilTheTurnEnds(t *testing.T) {
 		}
 		s := sim.NewScenario("speculate-tools").Silence(500*time.Millisecond).Speak("Book the terrace if it is free.", time.Second).Silence(5 * time.Second)
 		r, m := run(t, s, reg, speculating(true),
-			sim.Response{Calls: []sim.ScriptedCall{{ID: "a", Name: "book", Args: `{}`}, {ID: "b", Name: "lookup", Args: `{}`}}},
-			sim.Response{Text: "Done, the terrace is yours."})
+			providertest.Response{Calls: []providertest.ScriptedCall{{ID: "a", Name: "book", Args: `{}`}, {ID: "b", Name: "lookup", Args: `{}`}}},
+			providertest.Response{Text: "Done, the terrace is yours."})
 		if len(r.Timelines) != 1 {
 			t.Fatalf("timelines %+v", r.Timelines)
 		}
@@ -199,8 +200,8 @@ func TestDiscardedSpeculationLeavesNoTrace(t *testing.T) {
 		// token) + the tokens after the speculation began, inside the
 		// 1.5 s delay.
 		r, m := run(t, s, reg, speculatingFor(true, 1500*time.Millisecond),
-			sim.Response{Text: "SPECULATIVE ", Calls: []sim.ScriptedCall{{ID: "a", Name: "book", Args: `{}`}, {ID: "b", Name: "lookup", Args: `{}`}}},
-			sim.Response{Text: "We open at nine."})
+			providertest.Response{Text: "SPECULATIVE ", Calls: []providertest.ScriptedCall{{ID: "a", Name: "book", Args: `{}`}, {ID: "b", Name: "lookup", Args: `{}`}}},
+			providertest.Response{Text: "We open at nine."})
 		for _, sp := range r.Spoken {
 			if strings.Contains(sp, "SPECULATIVE") {
 				t.Fatalf("the discarded speculation was spoken: %q", r.Spoken)

@@ -15,6 +15,7 @@ import (
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -35,8 +36,8 @@ func bigTool(t *testing.T) *agent.Registry {
 	return reg
 }
 
-func lookup(id string) sim.Response {
-	return sim.Response{Calls: []sim.ScriptedCall{{ID: id, Name: "lookup", Args: `{}`}}}
+func lookup(id string) providertest.Response {
+	return providertest.Response{Calls: []providertest.ScriptedCall{{ID: id, Name: "lookup", Args: `{}`}}}
 }
 
 func estimate(msgs []agent.Message) int {
@@ -65,14 +66,14 @@ func TestLongCallRequestsStayBounded(t *testing.T) {
 		for _, u := range utterances {
 			s = s.Speak(u, time.Second).Silence(4 * time.Second)
 		}
-		var script []sim.Response
+		var script []providertest.Response
 		for i := range 4 {
-			script = append(script, lookup(fmt.Sprint("c", i)), sim.Response{Text: fmt.Sprintf("Answer %d.", i)})
+			script = append(script, lookup(fmt.Sprint("c", i)), providertest.Response{Text: fmt.Sprintf("Answer %d.", i)})
 		}
 		for i := range 4 {
 			script = append(script, lookup(fmt.Sprint("l", i)))
 		}
-		script = append(script, sim.Response{Text: "All checked."})
+		script = append(script, providertest.Response{Text: "All checked."})
 		r, m := run(t, s, bigTool(t), func(c *session.Config) { c.LLMConfig.Window = agent.WindowConfig{MaxTokens: bound} }, script...)
 
 		reqs := m.Requests()
@@ -175,7 +176,7 @@ func TestRequestOverTheWindowIsSentAndCounted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := sim.NewScenario("over-window").Silence(500*time.Millisecond).Speak("Look it up.", time.Second).Silence(4 * time.Second)
 		r, m := run(t, s, bigTool(t), func(c *session.Config) { c.LLMConfig.Window = agent.WindowConfig{MaxTokens: agent.MinWindowTokens} },
-			lookup("c0"), sim.Response{Text: "Found it."})
+			lookup("c0"), providertest.Response{Text: "Found it."})
 		reqs := m.Requests()
 		if len(reqs) != 2 || roleLetters(reqs[1].Messages) != "uat" {
 			t.Fatalf("requests %d, want 2, the second whole", len(reqs))
@@ -214,7 +215,7 @@ func TestRequestToolsAreNameOrdered(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := sim.NewScenario("tool-order").Silence(500*time.Millisecond).Speak("Hello.", time.Second).Silence(4 * time.Second)
-		_, m := run(t, s, reg, nil, sim.Response{Text: "Hi."})
+		_, m := run(t, s, reg, nil, providertest.Response{Text: "Hi."})
 		reqs := m.Requests()
 		if len(reqs) != 1 {
 			t.Fatalf("%d requests", len(reqs))
@@ -275,10 +276,10 @@ func TestWindowCutStaysPutAcrossTurns(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const turns = 16
 		s := sim.NewScenario("steady-window").Silence(500 * time.Millisecond)
-		var script []sim.Response
+		var script []providertest.Response
 		for i := range turns {
 			s = s.Speak(fmt.Sprintf("Question %d.", i), time.Second).Silence(6 * time.Second)
-			script = append(script, sim.Response{Text: fmt.Sprintf("Answer %d is %s.", i, strings.Repeat("long ", 28))})
+			script = append(script, providertest.Response{Text: fmt.Sprintf("Answer %d is %s.", i, strings.Repeat("long ", 28))})
 		}
 		prompt := strings.Repeat("You are a helpful agent. ", 112) // about 700 tokens
 		_, m := run(t, s, nil, func(c *session.Config) {

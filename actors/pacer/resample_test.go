@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/messages"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -23,11 +24,11 @@ func TestProviderAudioAtOtherRates(t *testing.T) {
 	}{{24000, false}, {22050, true}, {8000, false}} {
 		synctest.Test(t, func(t *testing.T) {
 			s := sim.NewScenario("tts-rate").Silence(500*time.Millisecond).Speak("Hello there.", time.Second).Silence(4 * time.Second)
-			tts := sim.NewMockTTS(sim.TTSConfig{Rate: tc.rate})
+			tts := providertest.NewMockTTS(providertest.TTSConfig{Rate: tc.rate})
 			r, err := (&sim.Call{
 				Scenario: s, Linger: 2 * time.Second,
-				STT: sim.NewMockSTT(sim.STTConfig{}, s.Utterances()),
-				LLM: sim.NewMockLLM(sim.LLMConfig{}, sim.Response{Text: "We open at nine in the morning."}),
+				STT: providertest.NewMockSTT(providertest.STTConfig{}, s.Utterances()),
+				LLM: providertest.NewMockLLM(providertest.LLMConfig{}, providertest.Response{Text: "We open at nine in the morning."}),
 				TTS: tts,
 			}).Run()
 			if err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/brisvox/brisvox/actors/switchboard"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/brisvox/brisvox/providers"
-	"github.com/brisvox/brisvox/sim"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/rs/zerolog"
 )
 
@@ -95,7 +95,7 @@ func BenchmarkInputFrame(b *testing.B) {
 	ended := make(chan messages.CallEnded, 1)
 	props, err := session.Props(session.Config{
 		Call: "bench", Conn: conn, STT: stt,
-		LLM: sim.NewMockLLM(sim.LLMConfig{}), TTS: sim.NewMockTTS(sim.TTSConfig{}), Log: zerolog.Nop(),
+		LLM: providertest.NewMockLLM(providertest.LLMConfig{}), TTS: providertest.NewMockTTS(providertest.TTSConfig{}), Log: zerolog.Nop(),
 		OnEnd: func(e messages.CallEnded) { ended <- e },
 	})
 	if err != nil {
@@ -123,8 +123,8 @@ func BenchmarkCallSpawnStop(b *testing.B) {
 	sys := kit.NewSystem(zerolog.Nop())
 	board := sys.Root.Spawn(switchboard.Props())
 	ended := make(chan messages.CallEnded, 1)
-	llm, tts := sim.NewMockLLM(sim.LLMConfig{}), sim.NewMockTTS(sim.TTSConfig{})
-	stt := sim.NewMockSTT(sim.STTConfig{}, nil)
+	llm, tts := providertest.NewMockLLM(providertest.LLMConfig{}), providertest.NewMockTTS(providertest.TTSConfig{})
+	stt := providertest.NewMockSTT(providertest.STTConfig{}, nil)
 	var once sync.Once
 	b.ReportAllocs()
 	b.ResetTimer()

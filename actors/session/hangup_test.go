@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/agent"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -51,11 +52,11 @@ func TestHangUpAnywhere(t *testing.T) {
 				}
 				c := &sim.Call{
 					Scenario: s, Linger: time.Second, Tools: reg,
-					STT: sim.NewMockSTT(sim.STTConfig{}, s.Utterances()),
-					LLM: sim.NewMockLLM(sim.LLMConfig{},
-						sim.Response{Text: "One moment.", Calls: []sim.ScriptedCall{{ID: "c1", Name: "book_table", Args: `{}`}}},
-						sim.Response{Text: "Your table is booked for tonight."}),
-					TTS:    sim.NewMockTTS(sim.TTSConfig{}),
+					STT: providertest.NewMockSTT(providertest.STTConfig{}, s.Utterances()),
+					LLM: providertest.NewMockLLM(providertest.LLMConfig{},
+						providertest.Response{Text: "One moment.", Calls: []providertest.ScriptedCall{{ID: "c1", Name: "book_table", Args: `{}`}}},
+						providertest.Response{Text: "Your table is booked for tonight."}),
+					TTS:    providertest.NewMockTTS(providertest.TTSConfig{}),
 					During: []sim.Action{{At: tt.at, Do: func(h *sim.Handle) { h.Conn.HangUp() }}},
 				}
 				r, err := c.Run()

@@ -9,6 +9,7 @@ import (
 	"github.com/brisvox/brisvox/actors/kit"
 	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/messages"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -23,16 +24,16 @@ func twoTurns(name string, during ...sim.Action) *sim.Call {
 		Silence(7500*time.Millisecond).Speak("Yes, that is all.", 1000*time.Millisecond).Silence(3 * time.Second)
 	return &sim.Call{
 		Scenario: s, Linger: 2 * time.Second, During: during,
-		STT: sim.NewMockSTT(sim.STTConfig{}, s.Utterances()),
+		STT: providertest.NewMockSTT(providertest.STTConfig{}, s.Utterances()),
 		// Slow tokens: the answer still streams while it plays (2.75 s to
 		// 4.15 s), so a restart at 3.3 s meets a round in flight.
-		LLM: sim.NewMockLLM(sim.LLMConfig{TokenInterval: 100 * time.Millisecond},
-			sim.Response{Text: "Of course. Please tell me the new street, the house number and the postcode."},
-			sim.Response{Text: followUp}),
+		LLM: providertest.NewMockLLM(providertest.LLMConfig{TokenInterval: 100 * time.Millisecond},
+			providertest.Response{Text: "Of course. Please tell me the new street, the house number and the postcode."},
+			providertest.Response{Text: followUp}),
 		// A paced synthesizer: audio of the answer keeps coming after a
 		// restart, so a stage that forgot the answer was settled would
 		// play it again.
-		TTS: sim.NewMockTTS(sim.TTSConfig{Paced: true}),
+		TTS: providertest.NewMockTTS(providertest.TTSConfig{Paced: true}),
 	}
 }
 
@@ -127,8 +128,8 @@ func TestPanicInAStageIsRecovered(t *testing.T) {
 					// second turn is answered with it either way (it failed
 					// about 1 run in 50 when the second turn got the
 					// first answer). Nothing of the first turn is spoken.
-					c.LLM = sim.NewMockLLM(sim.LLMConfig{TokenInterval: 100 * time.Millisecond},
-						sim.Response{Text: followUp}, sim.Response{Text: followUp})
+					c.LLM = providertest.NewMockLLM(providertest.LLMConfig{TokenInterval: 100 * time.Millisecond},
+						providertest.Response{Text: followUp}, providertest.Response{Text: followUp})
 				}
 				r, err := c.Run()
 				if err != nil {

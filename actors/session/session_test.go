@@ -11,6 +11,7 @@ import (
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 	"go.uber.org/goleak"
 )
@@ -31,9 +32,9 @@ func call(name string, during ...sim.Action) *sim.Call {
 	return &sim.Call{
 		Scenario: s,
 		Linger:   3 * time.Second,
-		STT:      sim.NewMockSTT(sim.STTConfig{}, s.Utterances()),
-		LLM:      sim.NewMockLLM(sim.LLMConfig{}, sim.Response{Text: answer}),
-		TTS:      sim.NewMockTTS(sim.TTSConfig{}),
+		STT:      providertest.NewMockSTT(providertest.STTConfig{}, s.Utterances()),
+		LLM:      providertest.NewMockLLM(providertest.LLMConfig{}, providertest.Response{Text: answer}),
+		TTS:      providertest.NewMockTTS(providertest.TTSConfig{}),
 		During:   during,
 	}
 }
@@ -217,10 +218,10 @@ func TestProviderFailureRestartsOnlyItsStage(t *testing.T) {
 		inject func(c *sim.Call)
 	}{
 		{name: "stt disconnect", stage: messages.StageSTT, inject: func(c *sim.Call) {
-			c.STT.Inject(sim.Fault{Kind: sim.FaultDisconnect, BeforeEvent: 1})
+			c.STT.Inject(providertest.Fault{Kind: providertest.FaultDisconnect, BeforeEvent: 1})
 		}},
 		{name: "stt protocol error", stage: messages.StageSTT, inject: func(c *sim.Call) {
-			c.STT.Inject(sim.Fault{Kind: sim.FaultProtocol, BeforeEvent: 1})
+			c.STT.Inject(providertest.Fault{Kind: providertest.FaultProtocol, BeforeEvent: 1})
 		}},
 	}
 	for _, tt := range tests {
@@ -264,7 +265,7 @@ func TestRepeatedFailureEndsCall(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c := call("stt-gives-up")
 		for range 5 {
-			c.STT.Inject(sim.Fault{Kind: sim.FaultReject, Status: 503})
+			c.STT.Inject(providertest.Fault{Kind: providertest.FaultReject, Status: 503})
 		}
 		r, err := c.Run()
 		if r == nil {
@@ -304,9 +305,9 @@ func TestRepeatedFailureEndsCall(t *testing.T) {
 func TestCallerAudioSurvivesSTTRestarts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c := call("stt-backlog")
-		c.STT = sim.NewMockSTT(sim.STTConfig{ConnectLatency: 200 * time.Millisecond}, c.Scenario.Utterances())
-		c.STT.Inject(sim.Fault{Kind: sim.FaultReject, Status: 503})
-		c.STT.Inject(sim.Fault{Kind: sim.FaultReject, Status: 503})
+		c.STT = providertest.NewMockSTT(providertest.STTConfig{ConnectLatency: 200 * time.Millisecond}, c.Scenario.Utterances())
+		c.STT.Inject(providertest.Fault{Kind: providertest.FaultReject, Status: 503})
+		c.STT.Inject(providertest.Fault{Kind: providertest.FaultReject, Status: 503})
 		r, err := c.Run()
 		if err != nil {
 			t.Fatalf("run: %v", err)
@@ -333,7 +334,7 @@ func TestSTTDiesWhileFinalizing(t *testing.T) {
 		c := call("stt-final-lost")
 		// 1.5 s of speech gives 7 interims (events 0 to 6); event 7 is the
 		// final that answers the finalize.
-		c.STT.Inject(sim.Fault{Kind: sim.FaultDisconnect, BeforeEvent: 7})
+		c.STT.Inject(providertest.Fault{Kind: providertest.FaultDisconnect, BeforeEvent: 7})
 		r, err := c.Run()
 		if err != nil {
 			t.Fatalf("run: %v", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/messages"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 	"github.com/rs/zerolog"
 )
@@ -117,11 +118,11 @@ func TestLogContentSwitch(t *testing.T) {
 				var sink lockedBuffer
 				c := &sim.Call{
 					Scenario: s, Linger: 3 * time.Second, Tools: reg,
-					STT: sim.NewMockSTT(sim.STTConfig{}, s.Utterances()),
-					LLM: sim.NewMockLLM(sim.LLMConfig{},
-						sim.Response{Text: "One moment.", Calls: []sim.ScriptedCall{{ID: "c1", Name: "book_table", Args: args}}},
-						sim.Response{Text: "Your table is booked for tonight."}),
-					TTS: sim.NewMockTTS(sim.TTSConfig{}),
+					STT: providertest.NewMockSTT(providertest.STTConfig{}, s.Utterances()),
+					LLM: providertest.NewMockLLM(providertest.LLMConfig{},
+						providertest.Response{Text: "One moment.", Calls: []providertest.ScriptedCall{{ID: "c1", Name: "book_table", Args: args}}},
+						providertest.Response{Text: "Your table is booked for tonight."}),
+					TTS: providertest.NewMockTTS(providertest.TTSConfig{}),
 					Configure: func(cfg *session.Config) {
 						cfg.LogContent = on
 						// Live events flow as in `serve` (its metrics

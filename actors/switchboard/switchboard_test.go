@@ -12,6 +12,7 @@ import (
 	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/actors/switchboard"
 	"github.com/brisvox/brisvox/messages"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 	"github.com/rs/zerolog"
 )
@@ -43,7 +44,7 @@ func (h *harness) start(id messages.CallID) *switchboard.CallStarted {
 	s := sim.NewScenario(string(id)).Silence(time.Second)
 	props, err := session.Props(session.Config{
 		Call: id, Conn: sim.NewLoopback(sim.LoopbackConfig{}, s, time.Now()),
-		STT: sim.NewMockSTT(sim.STTConfig{}, nil), LLM: sim.NewMockLLM(sim.LLMConfig{}), TTS: sim.NewMockTTS(sim.TTSConfig{}),
+		STT: providertest.NewMockSTT(providertest.STTConfig{}, nil), LLM: providertest.NewMockLLM(providertest.LLMConfig{}), TTS: providertest.NewMockTTS(providertest.TTSConfig{}),
 		Log: zerolog.Nop(), OnEnd: func(e messages.CallEnded) { h.ended <- e },
 	})
 	if err != nil {

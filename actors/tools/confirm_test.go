@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/agent"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -17,9 +18,9 @@ import (
 // once; the turn not reporting the user's turns to the tools actor — the
 // yes is refused; the interrupt not clearing the requests.)
 func TestConfirmationGate(t *testing.T) {
-	transfer := sim.ScriptedCall{ID: "x", Name: "transfer_call", Args: `{"destination":"+4930123456"}`}
-	confirm := func(id string) sim.ScriptedCall {
-		return sim.ScriptedCall{ID: "y", Name: agent.ConfirmPendingTool, Args: `{"call_id":"` + id + `"}`}
+	transfer := providertest.ScriptedCall{ID: "x", Name: "transfer_call", Args: `{"destination":"+4930123456"}`}
+	confirm := func(id string) providertest.ScriptedCall {
+		return providertest.ScriptedCall{ID: "y", Name: agent.ConfirmPendingTool, Args: `{"call_id":"` + id + `"}`}
 	}
 	twoTurns := func(name string, bargeIn bool) *sim.Scenario {
 		s := sim.NewScenario(name).Silence(500*time.Millisecond).Speak("Transfer me to sales.", time.Second)
@@ -32,17 +33,17 @@ func TestConfirmationGate(t *testing.T) {
 	tests := []struct {
 		name      string
 		scenario  *sim.Scenario
-		responses []sim.Response
+		responses []providertest.Response
 		wantRuns  int
 		wantIn    map[string]string // call id -> text its result contains
 	}{
 		{
 			name:     "confirmed after the reply",
 			scenario: twoTurns("gate-ok", false),
-			responses: []sim.Response{
-				{Calls: []sim.ScriptedCall{transfer}},
+			responses: []providertest.Response{
+				{Calls: []providertest.ScriptedCall{transfer}},
 				{Text: "Shall I transfer you to sales now?"},
-				{Calls: []sim.ScriptedCall{confirm("t1.0")}},
+				{Calls: []providertest.ScriptedCall{confirm("t1.0")}},
 				{Text: "Transferring you now."},
 			},
 			wantRuns: 1,
@@ -51,9 +52,9 @@ func TestConfirmationGate(t *testing.T) {
 		{
 			name:     "confirmed in the same turn",
 			scenario: twoTurns("gate-same-turn", false),
-			responses: []sim.Response{
-				{Calls: []sim.ScriptedCall{transfer}},
-				{Calls: []sim.ScriptedCall{confirm("t1.0")}},
+			responses: []providertest.Response{
+				{Calls: []providertest.ScriptedCall{transfer}},
+				{Calls: []providertest.ScriptedCall{confirm("t1.0")}},
 				{Text: "I need your confirmation first."},
 				{Text: "Okay."},
 			},
@@ -63,10 +64,10 @@ func TestConfirmationGate(t *testing.T) {
 		{
 			name:     "a barge-in clears the request",
 			scenario: twoTurns("gate-barge-in", true),
-			responses: []sim.Response{
-				{Calls: []sim.ScriptedCall{transfer}},
+			responses: []providertest.Response{
+				{Calls: []providertest.ScriptedCall{transfer}},
 				{Text: "Shall I transfer you to the sales department now, or would you rather wait?"},
-				{Calls: []sim.ScriptedCall{confirm("t1.0")}},
+				{Calls: []providertest.ScriptedCall{confirm("t1.0")}},
 				{Text: "Let me ask again."},
 			},
 			wantRuns: 0,

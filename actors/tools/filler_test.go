@@ -11,6 +11,7 @@ import (
 	"github.com/brisvox/brisvox/actors/llm"
 	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/agent"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -40,29 +41,29 @@ func TestFillers(t *testing.T) {
 		}
 		return s
 	}
-	look := sim.ScriptedCall{ID: "a", Name: "look", Args: `{}`}
+	look := providertest.ScriptedCall{ID: "a", Name: "look", Args: `{}`}
 	tests := []struct {
 		name      string
 		scenario  *sim.Scenario
 		took      time.Duration
-		responses []sim.Response
+		responses []providertest.Response
 		want      []string // assistant texts in context order
 	}{
 		{
 			name: "slow tool", scenario: ask("filler-slow", "Look it up."), took: 3 * time.Second,
-			responses: []sim.Response{{Text: "Let me look.", Calls: []sim.ScriptedCall{look}}, {Text: "Found it."}},
+			responses: []providertest.Response{{Text: "Let me look.", Calls: []providertest.ScriptedCall{look}}, {Text: "Found it."}},
 			want:      []string{"Let me look.", "One moment, please.", "Found it."},
 		},
 		{
 			name: "fast tool", scenario: ask("filler-fast", "Look it up."), took: 300 * time.Millisecond,
-			responses: []sim.Response{{Text: "Let me look.", Calls: []sim.ScriptedCall{look}}, {Text: "Found it."}},
+			responses: []providertest.Response{{Text: "Let me look.", Calls: []providertest.ScriptedCall{look}}, {Text: "Found it."}},
 			want:      []string{"Let me look.", "Found it."},
 		},
 		{
 			name: "rotation", scenario: ask("filler-rotation", "Look it up.", "And again."), took: 3 * time.Second,
-			responses: []sim.Response{
-				{Calls: []sim.ScriptedCall{look}}, {Text: "Found it."},
-				{Calls: []sim.ScriptedCall{look}}, {Text: "Found it again."},
+			responses: []providertest.Response{
+				{Calls: []providertest.ScriptedCall{look}}, {Text: "Found it."},
+				{Calls: []providertest.ScriptedCall{look}}, {Text: "Found it again."},
 			},
 			want: []string{"One moment, please.", "Found it.", "Let me check that.", "Found it again."},
 		},
@@ -116,8 +117,8 @@ func TestFillerCutByBargeIn(t *testing.T) {
 		s := sim.NewScenario("filler-cut").Silence(500*time.Millisecond).Speak("Look it up.", time.Second).
 			Silence(2260*time.Millisecond).Speak("Never mind.", 800*time.Millisecond).Silence(5 * time.Second)
 		r, err := call(t, s, reg,
-			sim.Response{Calls: []sim.ScriptedCall{{ID: "a", Name: "look", Args: `{}`}}},
-			sim.Response{Text: "Okay."}).Run()
+			providertest.Response{Calls: []providertest.ScriptedCall{{ID: "a", Name: "look", Args: `{}`}}},
+			providertest.Response{Text: "Okay."}).Run()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,8 +147,8 @@ func TestFillerOptOut(t *testing.T) {
 		}
 		s := sim.NewScenario("filler-opt-out").Silence(500*time.Millisecond).Speak("Look it up.", time.Second).Silence(6 * time.Second)
 		r, err := call(t, s, reg,
-			sim.Response{Calls: []sim.ScriptedCall{{ID: "a", Name: "look", Args: `{}`}}},
-			sim.Response{Text: "Found it."}).Run()
+			providertest.Response{Calls: []providertest.ScriptedCall{{ID: "a", Name: "look", Args: `{}`}}},
+			providertest.Response{Text: "Found it."}).Run()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,8 +196,8 @@ func TestFillerPerToolDelay(t *testing.T) {
 			}
 			s := sim.NewScenario("filler-per-tool").Silence(500*time.Millisecond).Speak("Look both up.", time.Second).Silence(6 * time.Second)
 			c := call(t, s, reg,
-				sim.Response{Calls: []sim.ScriptedCall{{ID: "a", Name: "quick", Args: `{}`}, {ID: "b", Name: "slow", Args: `{}`}}},
-				sim.Response{Text: "Found both."})
+				providertest.Response{Calls: []providertest.ScriptedCall{{ID: "a", Name: "quick", Args: `{}`}, {ID: "b", Name: "slow", Args: `{}`}}},
+				providertest.Response{Text: "Found both."})
 			c.Configure = func(cfg *session.Config) { cfg.LLMConfig.FillerPerTool = perTool }
 			r, err := c.Run()
 			if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/messages"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -56,7 +57,7 @@ func TestSideEffectNeverRunsTwice(t *testing.T) {
 		// build the call: the probe's tools are "book" (SideEffect, 2 s)
 		// and "ring" (SideEffect, repeatable, 100 ms)
 		scenario  func() *sim.Scenario
-		responses []sim.Response
+		responses []providertest.Response
 		bookTime  time.Duration
 		check     func(t *testing.T, p *probe, r *sim.Result)
 	}{
@@ -66,9 +67,9 @@ func TestSideEffectNeverRunsTwice(t *testing.T) {
 				return sim.NewScenario("repeat").Silence(500*time.Millisecond).Speak("Book Friday.", time.Second).Silence(6 * time.Second)
 			},
 			bookTime: 100 * time.Millisecond,
-			responses: []sim.Response{
-				{Calls: []sim.ScriptedCall{{ID: "a", Name: "book", Args: book}}},
-				{Calls: []sim.ScriptedCall{{ID: "b", Name: "book", Args: `{ "day" : "friday" }`}}},
+			responses: []providertest.Response{
+				{Calls: []providertest.ScriptedCall{{ID: "a", Name: "book", Args: book}}},
+				{Calls: []providertest.ScriptedCall{{ID: "b", Name: "book", Args: `{ "day" : "friday" }`}}},
 				{Text: "Booked."},
 			},
 			check: func(t *testing.T, p *probe, r *sim.Result) {
@@ -86,9 +87,9 @@ func TestSideEffectNeverRunsTwice(t *testing.T) {
 				return sim.NewScenario("repeatable").Silence(500*time.Millisecond).Speak("Ring twice.", time.Second).Silence(6 * time.Second)
 			},
 			bookTime: 100 * time.Millisecond,
-			responses: []sim.Response{
-				{Calls: []sim.ScriptedCall{{ID: "a", Name: "ring", Args: `{}`}}},
-				{Calls: []sim.ScriptedCall{{ID: "b", Name: "ring", Args: `{}`}}},
+			responses: []providertest.Response{
+				{Calls: []providertest.ScriptedCall{{ID: "a", Name: "ring", Args: `{}`}}},
+				{Calls: []providertest.ScriptedCall{{ID: "b", Name: "ring", Args: `{}`}}},
 				{Text: "Done."},
 			},
 			check: func(t *testing.T, p *probe, r *sim.Result) {
@@ -103,8 +104,8 @@ func TestSideEffectNeverRunsTwice(t *testing.T) {
 				return sim.NewScenario("twins").Silence(500*time.Millisecond).Speak("Book two tables.", time.Second).Silence(6 * time.Second)
 			},
 			bookTime: 100 * time.Millisecond,
-			responses: []sim.Response{
-				{Calls: []sim.ScriptedCall{{ID: "a", Name: "book", Args: book}, {ID: "b", Name: "book", Args: book}}},
+			responses: []providertest.Response{
+				{Calls: []providertest.ScriptedCall{{ID: "a", Name: "book", Args: book}, {ID: "b", Name: "book", Args: book}}},
 				{Text: "Both booked."},
 			},
 			check: func(t *testing.T, p *probe, r *sim.Result) {
@@ -123,9 +124,9 @@ func TestSideEffectNeverRunsTwice(t *testing.T) {
 					Silence(1500*time.Millisecond).Speak("Is it done?", 800*time.Millisecond).Silence(8 * time.Second)
 			},
 			bookTime: 4 * time.Second,
-			responses: []sim.Response{
-				{Text: "One moment.", Calls: []sim.ScriptedCall{{ID: "a", Name: "book", Args: book}}},
-				{Calls: []sim.ScriptedCall{{ID: "b", Name: "book", Args: book}}},
+			responses: []providertest.Response{
+				{Text: "One moment.", Calls: []providertest.ScriptedCall{{ID: "a", Name: "book", Args: book}}},
+				{Calls: []providertest.ScriptedCall{{ID: "b", Name: "book", Args: book}}},
 				{Text: "It is on its way."},
 			},
 			check: func(t *testing.T, p *probe, r *sim.Result) {
@@ -149,9 +150,9 @@ func TestSideEffectNeverRunsTwice(t *testing.T) {
 					Silence(1500*time.Millisecond).Speak("Is it done?", 800*time.Millisecond).Silence(8 * time.Second)
 			},
 			bookTime: time.Second,
-			responses: []sim.Response{
-				{Text: "One moment.", Calls: []sim.ScriptedCall{{ID: "a", Name: "book", Args: book}}},
-				{Calls: []sim.ScriptedCall{{ID: "b", Name: "book", Args: book}}},
+			responses: []providertest.Response{
+				{Text: "One moment.", Calls: []providertest.ScriptedCall{{ID: "a", Name: "book", Args: book}}},
+				{Calls: []providertest.ScriptedCall{{ID: "b", Name: "book", Args: book}}},
 				{Text: "Yes, it is booked."},
 			},
 			check: func(t *testing.T, p *probe, r *sim.Result) {
@@ -216,10 +217,10 @@ func TestToolsRestartLosesInFlightCallsLoudly(t *testing.T) {
 		s := sim.NewScenario("restart-tools").Silence(500*time.Millisecond).Speak("Book Friday.", time.Second).
 			Silence(4*time.Second).Speak("Did it work?", 800*time.Millisecond).Silence(6 * time.Second)
 		c := call(t, s, reg,
-			sim.Response{Text: "One moment.", Calls: []sim.ScriptedCall{{ID: "a", Name: "book", Args: `{"day":"friday"}`}}},
-			sim.Response{Text: "I could not confirm it."},
-			sim.Response{Calls: []sim.ScriptedCall{{ID: "b", Name: "book", Args: `{"day":"friday"}`}}},
-			sim.Response{Text: "I am not sure it went through."})
+			providertest.Response{Text: "One moment.", Calls: []providertest.ScriptedCall{{ID: "a", Name: "book", Args: `{"day":"friday"}`}}},
+			providertest.Response{Text: "I could not confirm it."},
+			providertest.Response{Calls: []providertest.ScriptedCall{{ID: "b", Name: "book", Args: `{"day":"friday"}`}}},
+			providertest.Response{Text: "I am not sure it went through."})
 		c.During = []sim.Action{{At: 3 * time.Second, Do: func(h *sim.Handle) {
 			if _, err := h.Request(&messages.Restart{Stage: messages.StageTools}); err != nil {
 				t.Error(err)
@@ -274,8 +275,8 @@ func TestSideEffectTimeoutKeepsRunning(t *testing.T) {
 				s := sim.NewScenario("slow-booking").Silence(500*time.Millisecond).Speak("Book Friday.", time.Second).
 					Silence(125 * time.Second)
 				r, err := call(t, s, reg,
-					sim.Response{Text: "One moment.", Calls: []sim.ScriptedCall{{ID: "a", Name: "book", Args: `{}`}}},
-					sim.Response{Text: "It is still going through; I will tell you when it is done."}).Run()
+					providertest.Response{Text: "One moment.", Calls: []providertest.ScriptedCall{{ID: "a", Name: "book", Args: `{}`}}},
+					providertest.Response{Text: "It is still going through; I will tell you when it is done."}).Run()
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -315,8 +316,8 @@ func TestToolsRestartAfterASlotTimeout(t *testing.T) {
 		// 2.75 s; the restart comes at 3.5 s, while the lookup runs.
 		s := sim.NewScenario("restart-after-timeout").Silence(500*time.Millisecond).Speak("Book and look.", time.Second).Silence(8 * time.Second)
 		c := call(t, s, reg,
-			sim.Response{Calls: []sim.ScriptedCall{{ID: "a", Name: "book", Args: `{}`}, {ID: "b", Name: "look", Args: `{}`}}},
-			sim.Response{Text: "Something went wrong."})
+			providertest.Response{Calls: []providertest.ScriptedCall{{ID: "a", Name: "book", Args: `{}`}, {ID: "b", Name: "look", Args: `{}`}}},
+			providertest.Response{Text: "Something went wrong."})
 		c.During = []sim.Action{{At: 3500 * time.Millisecond, Do: func(h *sim.Handle) {
 			if _, err := h.Request(&messages.Restart{Stage: messages.StageTools}); err != nil {
 				t.Error(err)
@@ -376,9 +377,9 @@ func TestUndeliveredResultsBecomeNotes(t *testing.T) {
 		s := sim.NewScenario("undelivered").Silence(500*time.Millisecond).Speak("Book Friday.", time.Second).
 			Silence(1500*time.Millisecond).Speak("Did it work?", 800*time.Millisecond).Silence(6 * time.Second)
 		c := call(t, s, reg,
-			sim.Response{Calls: []sim.ScriptedCall{{ID: "a", Name: "book", Args: `{"day":"friday"}`}}},
-			sim.Response{Calls: []sim.ScriptedCall{{ID: "b", Name: "book", Args: `{"day":"friday"}`}}},
-			sim.Response{Text: "Yes, it is booked."})
+			providertest.Response{Calls: []providertest.ScriptedCall{{ID: "a", Name: "book", Args: `{"day":"friday"}`}}},
+			providertest.Response{Calls: []providertest.ScriptedCall{{ID: "b", Name: "book", Args: `{"day":"friday"}`}}},
+			providertest.Response{Text: "Yes, it is booked."})
 		c.Configure = func(cfg *session.Config) {
 			cfg.Taps = map[messages.Stage]actor.ReceiverMiddleware{messages.StageLLM: holdResultsUntilInterrupt}
 		}

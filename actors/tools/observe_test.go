@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/agent"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 	"github.com/rs/zerolog"
 )
@@ -85,7 +86,7 @@ func timedTool(name string, effect agent.Effect, timeout, d time.Duration, conte
 }
 
 // tracedCall is call with the log captured at debug level.
-func tracedCall(t *testing.T, s *sim.Scenario, barges int, reg *agent.Registry, responses ...sim.Response) (*sim.Result, string) {
+func tracedCall(t *testing.T, s *sim.Scenario, barges int, reg *agent.Registry, responses ...providertest.Response) (*sim.Result, string) {
 	t.Helper()
 	var capture logCapture
 	c := call(t, s, reg, responses...)
@@ -139,14 +140,14 @@ func TestTraceEvents(t *testing.T) {
 		// barge, when set, is the caller's second utterance, at 3 s (the
 		// round asks at about 2.3 s).
 		barge     bool
-		responses []sim.Response
+		responses []providertest.Response
 		want      []traceEvent
 	}{
 		{
 			name:  "readonly ok",
 			tools: []agent.Tool{timedTool("lookup", agent.ReadOnly, 10*time.Second, 1500*time.Microsecond, "found")},
-			responses: []sim.Response{
-				{Calls: []sim.ScriptedCall{{ID: "a", Name: "lookup", Args: `{}`}}},
+			responses: []providertest.Response{
+				{Calls: []providertest.ScriptedCall{{ID: "a", Name: "lookup", Args: `{}`}}},
 				{Text: "Found it."},
 			},
 			want: []traceEvent{settled("t1.0", "lookup", "ok", 0, 1500*time.Microsecond)},
@@ -154,8 +155,8 @@ func TestTraceEvents(t *testing.T) {
 		{
 			name:  "side effect timed out then finishing",
 			tools: []agent.Tool{timedTool("book", agent.SideEffect, time.Second, 3*time.Second, "booked")},
-			responses: []sim.Response{
-				{Calls: []sim.ScriptedCall{{ID: "a", Name: "book", Args: `{}`}}},
+			responses: []providertest.Response{
+				{Calls: []providertest.ScriptedCall{{ID: "a", Name: "book", Args: `{}`}}},
 				{Text: "It is still going."},
 				{Text: "It is booked."},
 			},
@@ -171,8 +172,8 @@ func TestTraceEvents(t *testing.T) {
 				timedTool("book", agent.SideEffect, 10*time.Second, 2*time.Second, "booked"),
 			},
 			barge: true,
-			responses: []sim.Response{
-				{Calls: []sim.ScriptedCall{{ID: "a", Name: "lookup", Args: `{}`}, {ID: "b", Name: "book", Args: `{}`}}},
+			responses: []providertest.Response{
+				{Calls: []providertest.ScriptedCall{{ID: "a", Name: "lookup", Args: `{}`}, {ID: "b", Name: "book", Args: `{}`}}},
 				{Text: "Okay, I stopped."},
 			},
 			// The barge-in cuts the round 670 ms after admission (when the
@@ -186,14 +187,14 @@ func TestTraceEvents(t *testing.T) {
 		{
 			name:  "malformed calls",
 			tools: []agent.Tool{timedTool("lookup", agent.ReadOnly, 10*time.Second, 100*time.Millisecond, "found"), schemaTool},
-			responses: []sim.Response{
-				{Calls: []sim.ScriptedCall{
+			responses: []providertest.Response{
+				{Calls: []providertest.ScriptedCall{
 					{ID: "a", Name: "nope", Args: `{}`},
 					{ID: "b", Name: "book_people", Args: `{"people":"two"}`},
 					{ID: "c", Name: "lookup", Args: `{}`},
 					{ID: "d", Name: longName, Args: `{}`},
 				}},
-				{Calls: []sim.ScriptedCall{{ID: "e", Name: "lookup", Args: `{}`}}},
+				{Calls: []providertest.ScriptedCall{{ID: "e", Name: "lookup", Args: `{}`}}},
 				{Text: "Found it."},
 			},
 			want: []traceEvent{
@@ -264,15 +265,15 @@ func TestTraceCarriesNoArgumentsOrResults(t *testing.T) {
 		args := `{"note":"` + argMark + `"}`
 		s := sim.NewScenario("privacy").Silence(500*time.Millisecond).Speak("Do it all.", time.Second).Silence(6 * time.Second)
 		r, log := tracedCall(t, s, 0, reg,
-			sim.Response{Calls: []sim.ScriptedCall{
+			providertest.Response{Calls: []providertest.ScriptedCall{
 				{ID: "a", Name: "lookup", Args: args},
 				{ID: "b", Name: "book", Args: args},
 				{ID: "c", Name: "slow_book", Args: args},
 				{ID: "d", Name: "digits", Args: `{"pick":"` + argMark + `"}`},
 				{ID: "e", Name: "nope", Args: args},
 			}},
-			sim.Response{Text: "Working on it."},
-			sim.Response{Text: "Done."})
+			providertest.Response{Text: "Working on it."},
+			providertest.Response{Text: "Done."})
 		// The results reached the model, and the schema failure's reason
 		// quotes the argument: both were there to leak.
 		if fp := r.Context.Fingerprint(); !strings.Contains(fp, resultMark) || !strings.Contains(resultOf(r.Context, "t1.3"), "'"+argMark+"'") {

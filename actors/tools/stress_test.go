@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/agent"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -39,12 +40,12 @@ func TestResultsAtTheirTimeoutReachTheModelOnce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var scripted []sim.ScriptedCall
+			var scripted []providertest.ScriptedCall
 			for i := range calls {
-				scripted = append(scripted, sim.ScriptedCall{ID: fmt.Sprintf("c%d", i), Name: "book", Args: fmt.Sprintf(`{"N":%d}`, i)})
+				scripted = append(scripted, providertest.ScriptedCall{ID: fmt.Sprintf("c%d", i), Name: "book", Args: fmt.Sprintf(`{"N":%d}`, i)})
 			}
 			s := sim.NewScenario(fmt.Sprintf("at-timeout-%d", run)).Silence(500*time.Millisecond).Speak("Book them all.", time.Second).Silence(6 * time.Second)
-			r, err := call(t, s, reg, sim.Response{Calls: scripted}, sim.Response{Text: "All booked."}).Run()
+			r, err := call(t, s, reg, providertest.Response{Calls: scripted}, providertest.Response{Text: "All booked."}).Run()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +98,7 @@ func TestHangUpStopsRunningSideEffects(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := sim.NewScenario("hang-up-running").Silence(500*time.Millisecond).Speak("Book it.", time.Second).Silence(2 * time.Second)
-		c := call(t, s, reg, sim.Response{Calls: []sim.ScriptedCall{{ID: "a", Name: "book", Args: `{}`}}}, sim.Response{Text: "Done."})
+		c := call(t, s, reg, providertest.Response{Calls: []providertest.ScriptedCall{{ID: "a", Name: "book", Args: `{}`}}}, providertest.Response{Text: "Done."})
 		c.Linger = 0
 		if _, err := c.Run(); err != nil {
 			t.Fatal(err)

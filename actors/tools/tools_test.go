@@ -12,6 +12,7 @@ import (
 	"github.com/brisvox/brisvox/actors/llm"
 	"github.com/brisvox/brisvox/actors/tools"
 	"github.com/brisvox/brisvox/agent"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -48,13 +49,13 @@ func (p *probe) tool(name string, effect agent.Effect, d time.Duration) agent.To
 		})
 }
 
-func call(t *testing.T, s *sim.Scenario, reg *agent.Registry, responses ...sim.Response) *sim.Call {
+func call(t *testing.T, s *sim.Scenario, reg *agent.Registry, responses ...providertest.Response) *sim.Call {
 	t.Helper()
 	return &sim.Call{
 		Scenario: s, Linger: 2 * time.Second, Tools: reg,
-		STT: sim.NewMockSTT(sim.STTConfig{}, s.Utterances()),
-		LLM: sim.NewMockLLM(sim.LLMConfig{}, responses...),
-		TTS: sim.NewMockTTS(sim.TTSConfig{}),
+		STT: providertest.NewMockSTT(providertest.STTConfig{}, s.Utterances()),
+		LLM: providertest.NewMockLLM(providertest.LLMConfig{}, responses...),
+		TTS: providertest.NewMockTTS(providertest.TTSConfig{}),
 	}
 }
 
@@ -82,8 +83,8 @@ func TestCallsRunInParallelAndAnswerInIssueOrder(t *testing.T) {
 		}
 		s := sim.NewScenario("parallel").Silence(500*time.Millisecond).Speak("Check both please.", time.Second).Silence(5 * time.Second)
 		r, err := call(t, s, reg,
-			sim.Response{Calls: []sim.ScriptedCall{{ID: "c1", Name: "slow", Args: `{}`}, {ID: "c2", Name: "fast", Args: `{}`}}},
-			sim.Response{Text: "Both are done."}).Run()
+			providertest.Response{Calls: []providertest.ScriptedCall{{ID: "c1", Name: "slow", Args: `{}`}, {ID: "c2", Name: "fast", Args: `{}`}}},
+			providertest.Response{Text: "Both are done."}).Run()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,8 +127,8 @@ func TestInterruptCancelsReadOnlyButNotSideEffect(t *testing.T) {
 		s := sim.NewScenario("interrupt").Silence(500*time.Millisecond).Speak("Book it and look it up.", time.Second).
 			Silence(1500*time.Millisecond).Speak("Wait, stop.", 800*time.Millisecond).Silence(5 * time.Second)
 		r, err := call(t, s, reg,
-			sim.Response{Calls: []sim.ScriptedCall{{ID: "c1", Name: "lookup", Args: `{}`}, {ID: "c2", Name: "book", Args: `{}`}}},
-			sim.Response{Text: "Okay, I stopped."}).Run()
+			providertest.Response{Calls: []providertest.ScriptedCall{{ID: "c1", Name: "lookup", Args: `{}`}, {ID: "c2", Name: "book", Args: `{}`}}},
+			providertest.Response{Text: "Okay, I stopped."}).Run()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,10 +184,10 @@ func TestMalformedCallsAreAnsweredWithoutRunning(t *testing.T) {
 		}
 		s := sim.NewScenario("malformed").Silence(500*time.Millisecond).Speak("Look it up.", time.Second).Silence(5 * time.Second)
 		r, err := call(t, s, reg,
-			sim.Response{Calls: []sim.ScriptedCall{
+			providertest.Response{Calls: []providertest.ScriptedCall{
 				{ID: "a", Name: "nope", Args: `{}`}, {ID: "b", Name: "lookup", Args: `{"q": `}, {ID: "c", Name: "lookup", Args: `{}`},
 			}},
-			sim.Response{Text: "Here is what I found."}).Run()
+			providertest.Response{Text: "Here is what I found."}).Run()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,14 +223,16 @@ func TestRetryBudget(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := sim.NewScenario("budget").Silence(500*time.Millisecond).Speak("Look it up.", time.Second).Silence(8 * time.Second)
-		bad := sim.ScriptedCall{ID: "x", Name: "nope", Args: `{}`}
-		good := func(id string) sim.ScriptedCall { return sim.ScriptedCall{ID: id, Name: "lookup", Args: `{}`} }
+		bad := providertest.ScriptedCall{ID: "x", Name: "nope", Args: `{}`}
+		good := func(id string) providertest.ScriptedCall {
+			return providertest.ScriptedCall{ID: id, Name: "lookup", Args: `{}`}
+		}
 		r, err := call(t, s, reg,
-			sim.Response{Calls: []sim.ScriptedCall{bad}},             // malformed 1
-			sim.Response{Calls: []sim.ScriptedCall{good("g1")}},      // valid: no refund
-			sim.Response{Calls: []sim.ScriptedCall{bad, good("g2")}}, // malformed 2: still runs g2
-			sim.Response{Calls: []sim.ScriptedCall{bad, good("g3")}}, // malformed 3: exhausted
-			sim.Response{Text: "never asked"},
+			providertest.Response{Calls: []providertest.ScriptedCall{bad}},             // malformed 1
+			providertest.Response{Calls: []providertest.ScriptedCall{good("g1")}},      // valid: no refund
+			providertest.Response{Calls: []providertest.ScriptedCall{bad, good("g2")}}, // malformed 2: still runs g2
+			providertest.Response{Calls: []providertest.ScriptedCall{bad, good("g3")}}, // malformed 3: exhausted
+			providertest.Response{Text: "never asked"},
 		).Run()
 		if err != nil {
 			t.Fatal(err)
@@ -265,11 +268,11 @@ func TestDuplicateProviderIDs(t *testing.T) {
 		}
 		s := sim.NewScenario("dup-ids").Silence(500*time.Millisecond).Speak("Book it.", time.Second).Silence(5 * time.Second)
 		r, err := call(t, s, reg,
-			sim.Response{Calls: []sim.ScriptedCall{
+			providertest.Response{Calls: []providertest.ScriptedCall{
 				{ID: "same", Name: "book", Args: `{"a":1}`}, {ID: "same", Name: "book", Args: `{"a":2}`},
 				{ID: "twin", Name: "look", Args: `{}`}, {ID: "twin", Name: "look", Args: `{}`},
 			}},
-			sim.Response{Text: "Done."}).Run()
+			providertest.Response{Text: "Done."}).Run()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -308,8 +311,8 @@ func TestToolsReceiveTheirCallInfo(t *testing.T) {
 		}
 		s := sim.NewScenario("call-info").Silence(500*time.Millisecond).Speak("Look and book.", time.Second).Silence(4 * time.Second)
 		r, err := call(t, s, reg,
-			sim.Response{Calls: []sim.ScriptedCall{{ID: "a", Name: "look", Args: `{}`}, {ID: "b", Name: "book", Args: `{}`}}},
-			sim.Response{Text: "Done."}).Run()
+			providertest.Response{Calls: []providertest.ScriptedCall{{ID: "a", Name: "look", Args: `{}`}, {ID: "b", Name: "book", Args: `{}`}}},
+			providertest.Response{Text: "Done."}).Run()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/messages"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -38,9 +39,9 @@ func TestDTMFAcrossARestart(t *testing.T) {
 		s := sim.NewScenario("keys-restart").Silence(6 * time.Second)
 		r, err := (&sim.Call{
 			Scenario: s, Linger: 2 * time.Second,
-			STT:      sim.NewMockSTT(sim.STTConfig{}, s.Utterances()),
-			LLM:      sim.NewMockLLM(sim.LLMConfig{}, sim.Response{Text: "Thank you."}),
-			TTS:      sim.NewMockTTS(sim.TTSConfig{}),
+			STT:      providertest.NewMockSTT(providertest.STTConfig{}, s.Utterances()),
+			LLM:      providertest.NewMockLLM(providertest.LLMConfig{}, providertest.Response{Text: "Thank you."}),
+			TTS:      providertest.NewMockTTS(providertest.TTSConfig{}),
 			WrapConn: kp.Wrap,
 			During:   during,
 			Configure: func(c *session.Config) {

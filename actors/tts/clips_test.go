@@ -15,6 +15,7 @@ import (
 	"github.com/brisvox/brisvox/actors/tts"
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/messages"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -59,12 +60,12 @@ func slowLookup(t *testing.T, d time.Duration) *agent.Registry {
 type clipCall struct {
 	scenario *sim.Scenario
 	store    *tts.ClipStore
-	tts      sim.TTSConfig
+	tts      providertest.TTSConfig
 	first    string // text before the tool
 	toolTook time.Duration
 	// reg and responses replace the slow lookup and its script.
 	reg       *agent.Registry
-	responses []sim.Response
+	responses []providertest.Response
 }
 
 func (c clipCall) run(t *testing.T) *sim.Result {
@@ -72,17 +73,17 @@ func (c clipCall) run(t *testing.T) *sim.Result {
 	reg, responses := c.reg, c.responses
 	if reg == nil {
 		reg = slowLookup(t, c.toolTook)
-		responses = []sim.Response{
-			{Text: c.first, Calls: []sim.ScriptedCall{{ID: "a", Name: "look", Args: `{}`}}},
+		responses = []providertest.Response{
+			{Text: c.first, Calls: []providertest.ScriptedCall{{ID: "a", Name: "look", Args: `{}`}}},
 			{Text: "It is all set."},
 			{Text: "Okay."},
 		}
 	}
 	r, err := (&sim.Call{
 		Scenario: c.scenario, Linger: 3 * time.Second, Tools: reg,
-		STT: sim.NewMockSTT(sim.STTConfig{}, c.scenario.Utterances()),
-		LLM: sim.NewMockLLM(sim.LLMConfig{}, responses...),
-		TTS: sim.NewMockTTS(c.tts),
+		STT: providertest.NewMockSTT(providertest.STTConfig{}, c.scenario.Utterances()),
+		LLM: providertest.NewMockLLM(providertest.LLMConfig{}, responses...),
+		TTS: providertest.NewMockTTS(c.tts),
 		Configure: func(cfg *session.Config) {
 			cfg.FillerClips = c.store
 			cfg.LLMConfig.Fillers = []string{phrase}
@@ -129,7 +130,7 @@ func TestFillerClipPlaysBetweenItsNeighbours(t *testing.T) {
 		r := clipCall{
 			scenario: sim.NewScenario("clip").Silence(500*time.Millisecond).Speak("Check my booking.", time.Second).Silence(12 * time.Second),
 			store:    clipStore(t),
-			tts:      sim.TTSConfig{Paced: true},
+			tts:      providertest.TTSConfig{Paced: true},
 			first:    long,
 			toolTook: 1500 * time.Millisecond,
 		}.run(t)
@@ -214,7 +215,7 @@ func TestStaleClipIsDropped(t *testing.T) {
 		long := strings.Repeat("Let me look that up for you in our booking system, it can take a little while. ", 3)
 		s := sim.NewScenario("clip-stale").Silence(500*time.Millisecond).Speak("Check my booking.", time.Second).
 			Silence(4500*time.Millisecond).Speak("Stop.", 600*time.Millisecond).Silence(5 * time.Second)
-		r := clipCall{scenario: s, store: clipStore(t), tts: sim.TTSConfig{Paced: true}, first: long, toolTook: 5 * time.Second}.run(t)
+		r := clipCall{scenario: s, store: clipStore(t), tts: providertest.TTSConfig{Paced: true}, first: long, toolTook: 5 * time.Second}.run(t)
 		if err := sim.CheckInvariants(r, 1); err != nil {
 			t.Fatal(err)
 		}
@@ -290,9 +291,9 @@ func TestBargeInDuringClipWhileABookingRuns(t *testing.T) {
 		}
 		return reg
 	}
-	book := []sim.ScriptedCall{{ID: "a", Name: "book", Args: `{"people":4}`}}
-	script := func() []sim.Response {
-		return []sim.Response{
+	book := []providertest.ScriptedCall{{ID: "a", Name: "book", Args: `{"people":4}`}}
+	script := func() []providertest.Response {
+		return []providertest.Response{
 			{Text: "Let me book that.", Calls: book},
 			{Text: "Done."},
 		}
@@ -313,7 +314,7 @@ func TestBargeInDuringClipWhileABookingRuns(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		gap := clipAt + 400*time.Millisecond - 1500*time.Millisecond
 		s := base().Silence(gap).Speak("Sorry, go on.", 800*time.Millisecond).Silence(9 * time.Second)
-		r := clipCall{scenario: s, store: clipStore(t), reg: booking(t), responses: []sim.Response{
+		r := clipCall{scenario: s, store: clipStore(t), reg: booking(t), responses: []providertest.Response{
 			{Text: "Let me book that.", Calls: book},
 			{Calls: book}, // the regenerated booking
 			{Text: "It is on its way."},

@@ -16,6 +16,7 @@ import (
 	"github.com/brisvox/brisvox/actors/turn"
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/messages"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -42,14 +43,14 @@ type keyCall struct {
 	// turn adjusts the rest of the turn config.
 	turn func(*turn.Config)
 	// responses, when set, are the model's answers.
-	responses []sim.Response
+	responses []providertest.Response
 	// onEvent, when set, receives the call's live events.
 	onEvent func(messages.CallEvent)
 	// also runs after the presses are scheduled (more actions, in order).
 	also []sim.Action
 }
 
-func (c keyCall) run(t *testing.T) (*sim.Result, *sim.MockLLM, error) {
+func (c keyCall) run(t *testing.T) (*sim.Result, *providertest.MockLLM, error) {
 	t.Helper()
 	scen := c.scen
 	switch {
@@ -65,19 +66,19 @@ func (c keyCall) run(t *testing.T) (*sim.Result, *sim.MockLLM, error) {
 	}
 	during = append(during, c.also...)
 	slices.SortStableFunc(during, func(a, b sim.Action) int { return int(a.At - b.At) })
-	responses := []sim.Response{{Text: "Noted."}, {Text: "Noted again."}, {Text: "And again."}}
+	responses := []providertest.Response{{Text: "Noted."}, {Text: "Noted again."}, {Text: "And again."}}
 	if c.talk {
 		responses[0].Text = longAnswer
 	}
 	if c.responses != nil {
 		responses = c.responses
 	}
-	llm := sim.NewMockLLM(sim.LLMConfig{}, responses...)
+	llm := providertest.NewMockLLM(providertest.LLMConfig{}, responses...)
 	r, err := (&sim.Call{
 		Scenario: scen, Linger: 3 * time.Second,
-		STT:      sim.NewMockSTT(sim.STTConfig{}, scen.Utterances()),
+		STT:      providertest.NewMockSTT(providertest.STTConfig{}, scen.Utterances()),
 		LLM:      llm,
-		TTS:      sim.NewMockTTS(sim.TTSConfig{}),
+		TTS:      providertest.NewMockTTS(providertest.TTSConfig{}),
 		WrapConn: kp.Wrap,
 		During:   during,
 		Configure: func(cfg *session.Config) {
@@ -437,7 +438,7 @@ func TestDTMFKeyStopsSpeculation(t *testing.T) {
 			presses:   []press{{2500 * ms, 300 * ms, "1#"}},
 			dtmf:      turn.DTMFConfig{Terminator: '#'},
 			turn:      func(c *turn.Config) { c.EndOfTurnDelay, c.Speculate = 600*ms, true },
-			responses: []sim.Response{{Text: long}, {Text: "Noted."}},
+			responses: []providertest.Response{{Text: long}, {Text: "Noted."}},
 		}.run(t)
 		if err != nil {
 			t.Fatal(err)
@@ -485,7 +486,7 @@ func TestDTMFRandomCalls(t *testing.T) {
 				var mu sync.Mutex
 				var turns []string
 				r, _, err := keyCall{scen: scen, presses: presses, dtmf: cfg,
-					responses: []sim.Response{{Text: "Okay."}, {Text: "Right."}, {Text: "Sure."}, {Text: "Fine."}, {Text: "Good."}, {Text: "Yes."},
+					responses: []providertest.Response{{Text: "Okay."}, {Text: "Right."}, {Text: "Sure."}, {Text: "Fine."}, {Text: "Good."}, {Text: "Yes."},
 						{Text: "Okay."}, {Text: "Right."}, {Text: "Sure."}, {Text: "Fine."}, {Text: "Good."}, {Text: "Yes."}},
 					onEvent: func(e messages.CallEvent) {
 						if e.Kind == messages.EventUserTurn {

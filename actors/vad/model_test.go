@@ -14,6 +14,7 @@ import (
 	"github.com/brisvox/brisvox/actors/vad"
 	"github.com/brisvox/brisvox/media"
 	"github.com/brisvox/brisvox/messages"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 	"github.com/rs/zerolog"
 )
@@ -104,9 +105,9 @@ func modelCall(t *testing.T, s *sim.Scenario, newScorer func() (vad.Scorer, erro
 	t.Helper()
 	r, err := (&sim.Call{
 		Scenario: s, Linger: 2 * time.Second, Log: log,
-		STT: sim.NewMockSTT(sim.STTConfig{}, s.Utterances()),
-		LLM: sim.NewMockLLM(sim.LLMConfig{}, sim.Response{Text: "Hello there."}, sim.Response{Text: "Again."}),
-		TTS: sim.NewMockTTS(sim.TTSConfig{}),
+		STT: providertest.NewMockSTT(providertest.STTConfig{}, s.Utterances()),
+		LLM: providertest.NewMockLLM(providertest.LLMConfig{}, providertest.Response{Text: "Hello there."}, providertest.Response{Text: "Again."}),
+		TTS: providertest.NewMockTTS(providertest.TTSConfig{}),
 		Configure: func(c *session.Config) {
 			c.VADModel = &vad.Model{NewScorer: newScorer, NewGate: func() vad.Gate { return &testGate{} }}
 		},

@@ -25,7 +25,7 @@ import (
 	"github.com/brisvox/brisvox/actors/vad"
 	"github.com/brisvox/brisvox/cmd/internal/serve"
 	"github.com/brisvox/brisvox/media/webrtc"
-	"github.com/brisvox/brisvox/sim"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/rs/zerolog"
 )
 
@@ -37,7 +37,7 @@ import (
 // in 200 ms chunks at the call's rate (no resampling in the pacer).
 type talker struct {
 	greeting string
-	tts      sim.TTSConfig
+	tts      providertest.TTSConfig
 	// vad, when set, is every call's model VAD (sip-load --silero).
 	vad *vad.Model
 }
@@ -46,9 +46,9 @@ func (talker) Name() string { return "load" }
 
 func (a talker) Session(serve.CallEnv) (session.Config, error) {
 	return session.Config{
-		STT:      sim.NewMockSTT(sim.STTConfig{}, nil),
-		LLM:      sim.NewMockLLM(sim.LLMConfig{}),
-		TTS:      sim.NewMockTTS(a.tts),
+		STT:      providertest.NewMockSTT(providertest.STTConfig{}, nil),
+		LLM:      providertest.NewMockLLM(providertest.LLMConfig{}),
+		TTS:      providertest.NewMockTTS(a.tts),
 		VADModel: a.vad,
 		Greeting: a.greeting,
 	}, nil

@@ -26,7 +26,7 @@ import (
 	"github.com/brisvox/brisvox/cmd/internal/serve"
 	"github.com/brisvox/brisvox/media"
 	"github.com/brisvox/brisvox/media/silero"
-	"github.com/brisvox/brisvox/sim"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sip"
 	"github.com/brisvox/brisvox/sip/rtp"
 	"github.com/brisvox/brisvox/sip/sdp"
@@ -117,7 +117,7 @@ func sipLoad(args []string, stdout, stderr io.Writer) int {
 	words := int(length/(200*time.Millisecond)) + 10
 	text := strings.TrimSpace(strings.Repeat("load ", words))
 
-	agent := talker{greeting: text, tts: sim.TTSConfig{Rate: 8000, Paced: true, Chunk: 200 * time.Millisecond}}
+	agent := talker{greeting: text, tts: providertest.TTSConfig{Rate: 8000, Paced: true, Chunk: 200 * time.Millisecond}}
 	if *useSilero {
 		pool, err := silero.NewPool(silero.PoolConfig{SampleRate: silero.Rate8k})
 		if err != nil {

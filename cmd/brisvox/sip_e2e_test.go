@@ -25,7 +25,7 @@ import (
 	"github.com/brisvox/brisvox/cmd/internal/agentfile"
 	"github.com/brisvox/brisvox/cmd/internal/serve"
 	"github.com/brisvox/brisvox/internal/logcheck"
-	"github.com/brisvox/brisvox/sim"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sip"
 	sipmsg "github.com/emiago/sipgo/sip"
 	"github.com/rs/zerolog"
@@ -605,9 +605,9 @@ func (sipLoad) Name() string { return "load" }
 
 func (a sipLoad) Session(serve.CallEnv) (session.Config, error) {
 	return session.Config{
-		STT:      sim.NewMockSTT(sim.STTConfig{}, []string{"hello", "hello", "hello", "hello"}),
-		LLM:      sim.NewMockLLM(sim.LLMConfig{}),
-		TTS:      sim.NewMockTTS(sim.TTSConfig{}),
+		STT:      providertest.NewMockSTT(providertest.STTConfig{}, []string{"hello", "hello", "hello", "hello"}),
+		LLM:      providertest.NewMockLLM(providertest.LLMConfig{}),
+		TTS:      providertest.NewMockTTS(providertest.TTSConfig{}),
 		Greeting: a.greeting,
 	}, nil
 }

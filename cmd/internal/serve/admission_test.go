@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/media/conn"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -123,7 +124,7 @@ func TestServeForce(t *testing.T) {
 		t.Run(fmt.Sprintf("%d", forces), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s, _, stop := serving(t, Config{MaxCalls: 2, DrainTimeout: time.Minute, ClosingTimeout: 20 * time.Second,
-					ClosingLine: "We are closing, goodbye."}, &simAgent{responses: []sim.Response{{Text: "Hi."}}})
+					ClosingLine: "We are closing, goodbye."}, &simAgent{responses: []providertest.Response{{Text: "Hi."}}})
 				c := newFakeConn("c1", sim.NewScenario("long").Silence(5*time.Minute))
 				s.Start(c)
 				time.Sleep(time.Second)
@@ -169,7 +170,7 @@ func TestServeForce(t *testing.T) {
 // still idle (a run while b is live).
 func TestIdleFreesMemory(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s, _, stop := serving(t, Config{MaxCalls: 2, IdleFree: 5 * time.Second}, &simAgent{responses: []sim.Response{{Text: "Hi."}}})
+		s, _, stop := serving(t, Config{MaxCalls: 2, IdleFree: 5 * time.Second}, &simAgent{responses: []providertest.Response{{Text: "Hi."}}})
 		returned := func() uint64 {
 			s.mu.Lock()
 			defer s.mu.Unlock()

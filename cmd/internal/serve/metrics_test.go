@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/messages"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
@@ -22,7 +23,7 @@ import (
 // counted.
 func TestServeMetrics(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s, ln, stop := serving(t, Config{MaxCalls: 1}, &simAgent{responses: []sim.Response{{Text: "Hi, how can I help?"}}})
+		s, ln, stop := serving(t, Config{MaxCalls: 1}, &simAgent{responses: []providertest.Response{{Text: "Hi, how can I help?"}}})
 		c := newFakeConn("c1", sim.NewScenario("hello").Silence(500*msec).Speak("Hello?", 800*msec).Silence(4*time.Second))
 		s.Start(c)
 		time.Sleep(3 * time.Second)

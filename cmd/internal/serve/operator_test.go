@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/internal/pipenet"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -49,7 +50,7 @@ func do(t *testing.T, ln *pipenet.Listener, method, path, token string) (int, ma
 // stays live), an unknown call answered as a gateway error (not 404).
 func TestOperatorAPI(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s, ln, stop := serving(t, Config{MaxCalls: 2}, &simAgent{responses: []sim.Response{{Text: "Hi."}}})
+		s, ln, stop := serving(t, Config{MaxCalls: 2}, &simAgent{responses: []providertest.Response{{Text: "Hi."}}})
 		if err := s.EnableOperator("short"); !errors.Is(err, ErrInvalidConfig) {
 			t.Errorf("a short token: %v, want ErrInvalidConfig", err)
 		}

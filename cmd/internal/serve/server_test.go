@@ -15,6 +15,7 @@ import (
 
 	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/internal/pipenet"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 	"github.com/rs/zerolog"
 )
@@ -67,7 +68,7 @@ func (c *fakeConn) snapshot() ([]Event, []string) {
 
 // simAgent answers with the simulator's mock providers.
 type simAgent struct {
-	responses []sim.Response
+	responses []providertest.Response
 	fail      error
 }
 
@@ -79,9 +80,9 @@ func (a *simAgent) Session(env CallEnv) (session.Config, error) {
 	}
 	fc := env.Conn.(*fakeConn)
 	return session.Config{
-		STT: sim.NewMockSTT(sim.STTConfig{}, fc.scenario.Utterances()),
-		LLM: sim.NewMockLLM(sim.LLMConfig{}, a.responses...),
-		TTS: sim.NewMockTTS(sim.TTSConfig{}),
+		STT: providertest.NewMockSTT(providertest.STTConfig{}, fc.scenario.Utterances()),
+		LLM: providertest.NewMockLLM(providertest.LLMConfig{}, a.responses...),
+		TTS: providertest.NewMockTTS(providertest.TTSConfig{}),
 	}, nil
 }
 
@@ -136,7 +137,7 @@ func wordsOf(evs []Event, kind string) []string {
 // it and the server stops with nothing left running (the bubble checks).
 func TestServeCall(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s, ln, stop := serving(t, Config{MaxCalls: 2}, &simAgent{responses: []sim.Response{{Text: "Hi, how can I help?"}}})
+		s, ln, stop := serving(t, Config{MaxCalls: 2}, &simAgent{responses: []providertest.Response{{Text: "Hi, how can I help?"}}})
 		if code, body := get(t, ln, "/healthz"); code != 200 || body["status"] != "ok" {
 			t.Errorf("healthz %d %v", code, body)
 		}
@@ -190,7 +191,7 @@ func TestServeCall(t *testing.T) {
 func TestServeDrain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s, ln, stop := serving(t, Config{MaxCalls: 2, DrainTimeout: 3 * time.Second, ClosingLine: "We are closing, goodbye."},
-			&simAgent{responses: []sim.Response{{Text: "Hi."}}})
+			&simAgent{responses: []providertest.Response{{Text: "Hi."}}})
 		c := newFakeConn("c1", sim.NewScenario("long").Silence(60*time.Second))
 		s.Start(c)
 		time.Sleep(time.Second)
@@ -229,7 +230,7 @@ func TestServeDrain(t *testing.T) {
 // build (hung up with a reason, counted).
 func TestServeRefusals(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		a := &simAgent{responses: []sim.Response{{Text: "Hi."}}}
+		a := &simAgent{responses: []providertest.Response{{Text: "Hi."}}}
 		s, ln, stop := serving(t, Config{MaxCalls: 1}, a)
 		c1 := newFakeConn("c1", sim.NewScenario("long").Silence(60*time.Second))
 		s.Start(c1)
@@ -285,7 +286,7 @@ func TestServeLogContent(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			var sink logSink
 			s, _, stop := serving(t, Config{Log: zerolog.New(&sink).Level(zerolog.DebugLevel), LogContent: on},
-				&simAgent{responses: []sim.Response{{Text: "Hi, how can I help?"}}})
+				&simAgent{responses: []providertest.Response{{Text: "Hi, how can I help?"}}})
 			c := newFakeConn("c1", sim.NewScenario("hello").Silence(500*msec).Speak("Hello there?", 800*msec).Silence(4*time.Second))
 			s.Start(c)
 			time.Sleep(5 * time.Second)

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/contracttest"
 	"github.com/brisvox/brisvox/providers/internal/wsmock"
-	"github.com/brisvox/brisvox/sim"
-	"github.com/brisvox/brisvox/sim/contract"
+	"github.com/brisvox/brisvox/providers/providertest"
 )
 
 // FaultMap maps the contract suite's faults onto a wsmock vendor mock's:
@@ -31,20 +31,20 @@ type FaultMap struct {
 
 // Map returns f as the mock's fault. The zero Kind (no fault) stays no
 // fault.
-func (m FaultMap) Map(f sim.Fault) wsmock.Fault {
+func (m FaultMap) Map(f providertest.Fault) wsmock.Fault {
 	w := wsmock.Fault{Before: max(f.BeforeEvent, 0), Duration: f.Duration}
 	switch f.Kind {
-	case sim.FaultReject:
+	case providertest.FaultReject:
 		w.Kind, w.Status, w.RefuseBody = wsmock.FaultRefuse, f.Status, m.RefuseBody
-	case sim.FaultConnectStall:
+	case providertest.FaultConnectStall:
 		w.Kind = wsmock.FaultConnectStall
-	case sim.FaultDisconnect:
+	case providertest.FaultDisconnect:
 		w.Kind = wsmock.FaultDrop
-	case sim.FaultStall:
+	case providertest.FaultStall:
 		w.Kind, w.NoPong = wsmock.FaultStall, m.StallNoPong
-	case sim.FaultDelay:
+	case providertest.FaultDelay:
 		w.Kind = wsmock.FaultDelay
-	case sim.FaultProtocol:
+	case providertest.FaultProtocol:
 		w.Kind, w.Violation = wsmock.FaultViolate, wsmock.ViolateMalformed
 	}
 	return w
@@ -64,7 +64,7 @@ type Harness[M interface{ Inject(wsmock.Fault) }] struct {
 }
 
 // Inject queues f, mapped, on the mock.
-func (h Harness[M]) Inject(f sim.Fault) { h.Mock.Inject(h.Faults.Map(f)) }
+func (h Harness[M]) Inject(f providertest.Fault) { h.Mock.Inject(h.Faults.Map(f)) }
 
 // IOTimeout is the deadline the harness declares.
 func (h Harness[M]) IOTimeout() time.Duration { return h.IO }
@@ -73,26 +73,26 @@ func (h Harness[M]) IOTimeout() time.Duration { return h.IO }
 // its report, logged with the virtual time it took. It must run inside
 // the synctest bubble a and h were made in. A suite error fails the test,
 // and so does a report without one result for each of the suite's checks.
-func RunSTT(t testing.TB, a providers.STT, h contract.STTHarness) contract.Report {
+func RunSTT(t testing.TB, a providers.STT, h contracttest.STTHarness) contracttest.Report {
 	t.Helper()
-	return runSuite(t, func() (contract.Report, error) {
-		return contract.RunSTT(context.Background(), a, h, contract.Config{})
-	}, len(contract.STTCheckNames()))
+	return runSuite(t, func() (contracttest.Report, error) {
+		return contracttest.RunSTT(context.Background(), a, h, contracttest.Config{})
+	}, len(contracttest.STTCheckNames()))
 }
 
 // RunTTS runs the TTS contract suite over a, driven through h, as RunSTT
 // does; the checks owed are those TTSCheckNamesFor(h) lists (the held-text
 // checks included when h holds text).
-func RunTTS(t testing.TB, a providers.TTS, h contract.TTSHarness) contract.Report {
+func RunTTS(t testing.TB, a providers.TTS, h contracttest.TTSHarness) contracttest.Report {
 	t.Helper()
-	return runSuite(t, func() (contract.Report, error) {
-		return contract.RunTTS(context.Background(), a, h, contract.Config{})
-	}, len(contract.TTSCheckNamesFor(h)))
+	return runSuite(t, func() (contracttest.Report, error) {
+		return contracttest.RunTTS(context.Background(), a, h, contracttest.Config{})
+	}, len(contracttest.TTSCheckNamesFor(h)))
 }
 
 // runSuite runs a suite, logs its report and fails the test on an error or
 // a report of other than checks results.
-func runSuite(t testing.TB, run func() (contract.Report, error), checks int) contract.Report {
+func runSuite(t testing.TB, run func() (contracttest.Report, error), checks int) contracttest.Report {
 	t.Helper()
 	start := time.Now()
 	rep, err := run()
@@ -108,7 +108,7 @@ func runSuite(t testing.TB, run func() (contract.Report, error), checks int) con
 
 // FailedChecks returns the names of the checks rep failed, in the order
 // run (skipped checks are not failures); nil when none failed.
-func FailedChecks(rep contract.Report) []string {
+func FailedChecks(rep contracttest.Report) []string {
 	var failed []string
 	for _, c := range rep.Failures() {
 		failed = append(failed, c.Name)
@@ -118,7 +118,7 @@ func FailedChecks(rep contract.Report) []string {
 
 // WantFailed fails the test unless the checks rep failed are exactly want,
 // in order (none for an empty want); the message carries the report.
-func WantFailed(t testing.TB, rep contract.Report, want []string) {
+func WantFailed(t testing.TB, rep contracttest.Report, want []string) {
 	t.Helper()
 	if failed := FailedChecks(rep); !slices.Equal(failed, want) {
 		t.Fatalf("failed checks %q, want %q\n%s", failed, want, rep)

@@ -7,10 +7,10 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/brisvox/brisvox/providers/contracttest"
 	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	"github.com/brisvox/brisvox/providers/internal/wsmock"
-	"github.com/brisvox/brisvox/sim"
-	"github.com/brisvox/brisvox/sim/contract"
+	"github.com/brisvox/brisvox/providers/providertest"
 )
 
 // Every suite fault kind lands on its wsmock kind, before the same
@@ -27,61 +27,61 @@ func TestFaultMap(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		m    speechtest.FaultMap
-		f    sim.Fault
+		f    providertest.Fault
 		want wsmock.Fault
 	}{
 		{
 			name: "none",
 			m:    deaf,
-			f:    sim.Fault{BeforeEvent: 2},
+			f:    providertest.Fault{BeforeEvent: 2},
 			want: wsmock.Fault{Before: 2},
 		},
 		{
 			name: "reject",
 			m:    plain,
-			f:    sim.Fault{Kind: sim.FaultReject, Status: http.StatusTooManyRequests},
+			f:    providertest.Fault{Kind: providertest.FaultReject, Status: http.StatusTooManyRequests},
 			want: wsmock.Fault{Kind: wsmock.FaultRefuse, Status: http.StatusTooManyRequests, RefuseBody: body},
 		},
 		{
 			name: "connect_stall",
 			m:    plain,
-			f:    sim.Fault{Kind: sim.FaultConnectStall, Duration: time.Second},
+			f:    providertest.Fault{Kind: providertest.FaultConnectStall, Duration: time.Second},
 			want: wsmock.Fault{Kind: wsmock.FaultConnectStall, Duration: time.Second},
 		},
 		{
 			name: "disconnect",
 			m:    deaf,
-			f:    sim.Fault{Kind: sim.FaultDisconnect, BeforeEvent: 3},
+			f:    providertest.Fault{Kind: providertest.FaultDisconnect, BeforeEvent: 3},
 			want: wsmock.Fault{Kind: wsmock.FaultDrop, Before: 3},
 		},
 		{
 			name: "disconnect_before_the_first",
 			m:    plain,
-			f:    sim.Fault{Kind: sim.FaultDisconnect, BeforeEvent: -1},
+			f:    providertest.Fault{Kind: providertest.FaultDisconnect, BeforeEvent: -1},
 			want: wsmock.Fault{Kind: wsmock.FaultDrop},
 		},
 		{
 			name: "stall",
 			m:    plain,
-			f:    sim.Fault{Kind: sim.FaultStall, BeforeEvent: 1},
+			f:    providertest.Fault{Kind: providertest.FaultStall, BeforeEvent: 1},
 			want: wsmock.Fault{Kind: wsmock.FaultStall, Before: 1},
 		},
 		{
 			name: "stall_without_pong",
 			m:    deaf,
-			f:    sim.Fault{Kind: sim.FaultStall, BeforeEvent: 1, Duration: 3 * time.Second},
+			f:    providertest.Fault{Kind: providertest.FaultStall, BeforeEvent: 1, Duration: 3 * time.Second},
 			want: wsmock.Fault{Kind: wsmock.FaultStall, Before: 1, Duration: 3 * time.Second, NoPong: true},
 		},
 		{
 			name: "delay",
 			m:    deaf,
-			f:    sim.Fault{Kind: sim.FaultDelay, BeforeEvent: 4, Duration: time.Second},
+			f:    providertest.Fault{Kind: providertest.FaultDelay, BeforeEvent: 4, Duration: time.Second},
 			want: wsmock.Fault{Kind: wsmock.FaultDelay, Before: 4, Duration: time.Second},
 		},
 		{
 			name: "protocol",
 			m:    deaf,
-			f:    sim.Fault{Kind: sim.FaultProtocol, BeforeEvent: 5},
+			f:    providertest.Fault{Kind: providertest.FaultProtocol, BeforeEvent: 5},
 			want: wsmock.Fault{Kind: wsmock.FaultViolate, Before: 5, Violation: wsmock.ViolateMalformed},
 		},
 	} {
@@ -105,7 +105,7 @@ func (m *injections) Inject(f wsmock.Fault) { m.faults = append(m.faults, f) }
 func TestHarness(t *testing.T) {
 	m := &injections{}
 	h := speechtest.Harness[*injections]{Mock: m, Faults: speechtest.FaultMap{RefuseBody: "B"}, IO: 1500 * time.Millisecond}
-	h.Inject(sim.Fault{Kind: sim.FaultReject, Status: http.StatusServiceUnavailable})
+	h.Inject(providertest.Fault{Kind: providertest.FaultReject, Status: http.StatusServiceUnavailable})
 	want := []wsmock.Fault{{Kind: wsmock.FaultRefuse, Status: http.StatusServiceUnavailable, RefuseBody: "B"}}
 	if !slices.Equal(m.faults, want) {
 		t.Errorf("queued %+v, want %+v", m.faults, want)
@@ -117,11 +117,11 @@ func TestHarness(t *testing.T) {
 
 // sttNoIO and ttsNoIO are harnesses whose declared deadline (none) the
 // suite refuses with an error.
-type sttNoIO struct{ *contract.MockSTTHarness }
+type sttNoIO struct{ *contracttest.MockSTTHarness }
 
 func (sttNoIO) IOTimeout() time.Duration { return 0 }
 
-type ttsNoIO struct{ *contract.MockTTSHarness }
+type ttsNoIO struct{ *contracttest.MockTTSHarness }
 
 func (ttsNoIO) IOTimeout() time.Duration { return 0 }
 
@@ -131,19 +131,19 @@ func (ttsNoIO) IOTimeout() time.Duration { return 0 }
 // taken from the TTS suite (11 ran, want 12).
 func TestRunSTT(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h, err := contract.NewMockSTTHarness(contract.MockSTTHarnessConfig{
-			STT: sim.STTConfig{ConnectLatency: 50 * time.Millisecond},
+		h, err := contracttest.NewMockSTTHarness(contracttest.MockSTTHarnessConfig{
+			STT: providertest.STTConfig{ConnectLatency: 50 * time.Millisecond},
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := contract.STTWithDeadlines(h.Provider(), contract.Uniform(h.IOTimeout()))
+		p, err := contracttest.STTWithDeadlines(h.Provider(), contracttest.Uniform(h.IOTimeout()))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var rep contract.Report
+		var rep contracttest.Report
 		run(t, func(tb testing.TB) { rep = speechtest.RunSTT(tb, p, h) }).want(t, "", false)
-		if !rep.Passed() || len(rep.Checks) != len(contract.STTCheckNames()) {
+		if !rep.Passed() || len(rep.Checks) != len(contracttest.STTCheckNames()) {
 			t.Errorf("the reference mock's report:\n%s", rep)
 		}
 		run(t, func(tb testing.TB) { speechtest.RunSTT(tb, p, sttNoIO{h}) }).want(t, "io timeout", true)
@@ -159,24 +159,24 @@ func TestRunSTT(t *testing.T) {
 // never does, so no run here can show the check missing.)
 func TestRunTTS(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h, err := contract.NewMockTTSHarness(contract.MockTTSHarnessConfig{
-			TTS: sim.TTSConfig{ConnectLatency: 50 * time.Millisecond, Paced: true},
+		h, err := contracttest.NewMockTTSHarness(contracttest.MockTTSHarnessConfig{
+			TTS: providertest.TTSConfig{ConnectLatency: 50 * time.Millisecond, Paced: true},
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := contract.TTSWithDeadlines(h.Provider(), contract.Uniform(h.IOTimeout()))
+		p, err := contracttest.TTSWithDeadlines(h.Provider(), contracttest.Uniform(h.IOTimeout()))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var rep contract.Report
+		var rep contracttest.Report
 		run(t, func(tb testing.TB) { rep = speechtest.RunTTS(tb, p, h) }).want(t, "", false)
-		if !rep.Passed() || len(rep.Checks) != len(contract.TTSCheckNames()) {
+		if !rep.Passed() || len(rep.Checks) != len(contracttest.TTSCheckNames()) {
 			t.Errorf("the reference mock's report:\n%s", rep)
 		}
-		held := contract.HoldsText(h)
+		held := contracttest.HoldsText(h)
 		run(t, func(tb testing.TB) { rep = speechtest.RunTTS(tb, p, held) }).want(t, "", false)
-		if got, want := len(rep.Checks), len(contract.TTSCheckNames())+2; got != want {
+		if got, want := len(rep.Checks), len(contracttest.TTSCheckNames())+2; got != want {
 			t.Errorf("%d checks reported for a harness that holds text, want %d", got, want)
 		}
 		run(t, func(tb testing.TB) { speechtest.RunTTS(tb, p, ttsNoIO{h}) }).want(t, "io timeout", true)
@@ -189,7 +189,7 @@ func TestRunTTS(t *testing.T) {
 // failed, the order lost, WantFailed comparing only the count, or passing
 // an empty want whatever failed.
 func TestFailedChecks(t *testing.T) {
-	rep := contract.Report{Kind: "tts", Checks: []contract.CheckResult{
+	rep := contracttest.Report{Kind: "tts", Checks: []contracttest.CheckResult{
 		{Name: "a", Passed: true},
 		{Name: "b", Detail: "broke"},
 		{Name: "c", Skipped: true, Detail: "in process"},
@@ -198,7 +198,7 @@ func TestFailedChecks(t *testing.T) {
 	if got, want := speechtest.FailedChecks(rep), []string{"b", "d"}; !slices.Equal(got, want) {
 		t.Errorf("FailedChecks = %q, want %q", got, want)
 	}
-	if got := speechtest.FailedChecks(contract.Report{Checks: rep.Checks[:1]}); got != nil {
+	if got := speechtest.FailedChecks(contracttest.Report{Checks: rep.Checks[:1]}); got != nil {
 		t.Errorf("FailedChecks of a pass = %q, want nil", got)
 	}
 	for _, tc := range []struct {

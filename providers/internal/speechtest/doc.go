@@ -15,7 +15,7 @@
 //     the message (CheckDecodeErr);
 //   - the live runs' gate and reads (SkipUnlessLive, NextWithoutWords);
 //   - the contract suite's plumbing over a wsmock vendor mock: the mapping
-//     of the suite's sim.Fault onto wsmock.Fault (FaultMap: each service
+//     of the suite's providertest.Fault onto wsmock.Fault (FaultMap: each service
 //     gives its refusal body, and says whether a stall answers pings), the
 //     harness part every adapter shares (Harness: Inject and IOTimeout),
 //     the suite's run with its count of checks (RunSTT, RunTTS) and the
@@ -24,8 +24,9 @@
 //     settings, Script, its declarations, what its mock counts as an event.
 //
 // The helpers fail the test they are given, with t.Fatal where reading on
-// would make no sense. The package is imported by tests only
-// (TestImportedOnlyByTests checks it): it imports package testing, and
-// sim. That is why archtest's production-without-sim rule exempts exactly
-// this package: sim still reaches no binary through it.
+// would make no sense. The package is test support by its name: it imports
+// package testing, so only tests import it (TestImportedOnlyByTests checks
+// it). It imports the providers, their fakes' fault vocabulary
+// (providertest) and the conformance suite (contracttest), and nothing of
+// the runtime: an adapter's tests compile no actor through it.
 package speechtest

@@ -9,27 +9,27 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/brisvox/brisvox/providers/contracttest"
 	"github.com/brisvox/brisvox/providers/llm/anthropic"
 	m "github.com/brisvox/brisvox/providers/llm/anthropic/anthropicmock"
 	"github.com/brisvox/brisvox/providers/llm/internal/llmtest"
-	"github.com/brisvox/brisvox/sim"
-	"github.com/brisvox/brisvox/sim/contract"
+	"github.com/brisvox/brisvox/providers/providertest"
 )
 
 // The suite's harness is llmtest's over anthropicmock: every request takes
 // the next scripted response ("ok" when none is left) and the next
 // injected fault, merged by respond.
-var _ contract.LLMHarness = (*llmtest.Harness[contract.Response, sim.Fault])(nil)
+var _ contracttest.LLMHarness = (*llmtest.Harness)(nil)
 
 // respond is the mock's answer to a request of the suite: r streamed as
 // the service does, with f (if any) applied.
-func respond(r contract.Response, f sim.Fault) m.Response { return withFault(lines(r), f) }
+func respond(r contracttest.Response, f providertest.Fault) m.Response { return withFault(lines(r), f) }
 
 // lines streams r as the service does: message_start, a text block with
 // one delta per word, then each call as a tool_use block with its input
 // in two deltas (cut at a rune boundary), the message_delta and
 // message_stop.
-func lines(r contract.Response) []string {
+func lines(r contracttest.Response) []string {
 	out := []string{m.MessageStart(10)}
 	block := 0
 	if r.Text != "" {
@@ -67,19 +67,19 @@ const contractPace = 100 * time.Millisecond
 // withFault is the response of ls with f applied; BeforeEvent counts the
 // data lines (message_start and the block starts and stops yield no
 // event of their own).
-func withFault(ls []string, f sim.Fault) m.Response {
+func withFault(ls []string, f providertest.Fault) m.Response {
 	r := m.Response{Lines: ls, Pace: contractPace}
 	before := lineOfEvent(ls, max(f.BeforeEvent, 0))
 	switch f.Kind {
-	case sim.FaultReject:
+	case providertest.FaultReject:
 		r = m.Response{Status: f.Status, ErrorBody: m.ErrorBody("api_error", "refused by the contract suite")}
-	case sim.FaultConnectStall:
+	case providertest.FaultConnectStall:
 		r.StallHeaders, r.StallFor = true, f.Duration
-	case sim.FaultStall, sim.FaultDelay:
+	case providertest.FaultStall, providertest.FaultDelay:
 		r.Stall, r.StallBefore, r.StallFor = true, before, f.Duration
-	case sim.FaultDisconnect:
+	case providertest.FaultDisconnect:
 		r.Lines, r.Cut = ls[:before], true
-	case sim.FaultProtocol:
+	case providertest.FaultProtocol:
 		r.Lines, r.Cut = append(ls[:before:before], `{"type":"content_block_delta","index":`), true
 	}
 	return r
@@ -136,8 +136,8 @@ func TestContractSuiteOverTheMock(t *testing.T) {
 			IdleTimeout:       contractIO,
 			DialContext:       dial,
 		}, nil)
-		h := llmtest.NewHarness(srv, contractIO, contract.Response{Text: "ok"}, respond)
-		rep, err := contract.RunLLM(context.Background(), a, h, contract.Config{})
+		h := llmtest.NewHarness(srv, contractIO, contracttest.Response{Text: "ok"}, respond)
+		rep, err := contracttest.RunLLM(context.Background(), a, h, contracttest.Config{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +145,7 @@ func TestContractSuiteOverTheMock(t *testing.T) {
 		if !rep.Passed() {
 			t.Fatalf("the adapter breaks the contract:\n%s", rep)
 		}
-		if got, want := len(rep.Checks), len(contract.LLMCheckNames()); got != want {
+		if got, want := len(rep.Checks), len(contracttest.LLMCheckNames()); got != want {
 			t.Fatalf("%d checks ran, want %d", got, want)
 		}
 	})

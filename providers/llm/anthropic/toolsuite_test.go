@@ -10,6 +10,7 @@ import (
 	"github.com/brisvox/brisvox/providers/llm/anthropic"
 	m "github.com/brisvox/brisvox/providers/llm/anthropic/anthropicmock"
 	"github.com/brisvox/brisvox/providers/llm/internal/llmtest"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -19,7 +20,7 @@ import (
 // string); interleaved, the calls' blocks are all open at once and their
 // deltas alternate (all first halves, then all second halves), the stops
 // last.
-func toolSuiteLines(r sim.Response, interleave bool) []string {
+func toolSuiteLines(r providertest.Response, interleave bool) []string {
 	out := []string{m.MessageStart(10)}
 	block := 0
 	if r.Text != "" {
@@ -60,7 +61,7 @@ func toolSuiteLines(r sim.Response, interleave bool) []string {
 
 // overAnthropic makes the Anthropic adapter over its mock on an in-memory
 // listener, answering rs in order.
-func overAnthropic(rs []sim.Response, interleave bool) (providers.LLM, func() int, func(), error) {
+func overAnthropic(rs []providertest.Response, interleave bool) (providers.LLM, func() int, func(), error) {
 	script := make([]m.Response, len(rs))
 	for i, r := range rs {
 		script[i] = m.Response{Lines: toolSuiteLines(r, interleave)}

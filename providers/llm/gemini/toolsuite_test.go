@@ -9,6 +9,7 @@ import (
 	"github.com/brisvox/brisvox/providers/llm/gemini"
 	m "github.com/brisvox/brisvox/providers/llm/gemini/geminimock"
 	"github.com/brisvox/brisvox/providers/llm/internal/llmtest"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -27,7 +28,7 @@ func splitWords(s string) []string {
 // one word a chunk, then the calls each in a chunk of its own (plain) or
 // all in one chunk, the parallel calls side by side as the service sends
 // them (interleaved), then the finishReason chunk.
-func toolSuiteLines(r sim.Response, together bool) []string {
+func toolSuiteLines(r providertest.Response, together bool) []string {
 	var out []string
 	for _, w := range splitWords(r.Text) {
 		out = append(out, m.TextChunk(w))
@@ -48,7 +49,7 @@ func toolSuiteLines(r sim.Response, together bool) []string {
 
 // overGemini makes the Gemini adapter over its mock on an in-memory
 // listener, answering rs in order.
-func overGemini(rs []sim.Response, together bool) (providers.LLM, func() int, func(), error) {
+func overGemini(rs []providertest.Response, together bool) (providers.LLM, func() int, func(), error) {
 	script := make([]m.Response, len(rs))
 	for i, r := range rs {
 		script[i] = m.Response{Lines: toolSuiteLines(r, together)}

@@ -8,26 +8,26 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/brisvox/brisvox/providers/contracttest"
 	"github.com/brisvox/brisvox/providers/llm/internal/llmtest"
 	"github.com/brisvox/brisvox/providers/llm/openai"
 	m "github.com/brisvox/brisvox/providers/llm/openai/openaimock"
-	"github.com/brisvox/brisvox/sim"
-	"github.com/brisvox/brisvox/sim/contract"
+	"github.com/brisvox/brisvox/providers/providertest"
 )
 
 // The suite's harness is llmtest's over openaimock: every request takes
 // the next scripted response ("ok" when none is left) and the next
 // injected fault, merged by respond.
-var _ contract.LLMHarness = (*llmtest.Harness[contract.Response, sim.Fault])(nil)
+var _ contracttest.LLMHarness = (*llmtest.Harness)(nil)
 
 // respond is the mock's answer to a request of the suite: r streamed as
 // the service does, with f (if any) applied.
-func respond(r contract.Response, f sim.Fault) m.Response { return withFault(lines(r), f) }
+func respond(r contracttest.Response, f providertest.Fault) m.Response { return withFault(lines(r), f) }
 
 // lines streams r as the service does: one chunk per word of the text,
 // then each call in two fragments (id and name on the first, the
 // arguments cut at a rune boundary), then the finish reason.
-func lines(r contract.Response) []string {
+func lines(r contracttest.Response) []string {
 	var out []string
 	if r.Text != "" {
 		for _, w := range strings.SplitAfter(r.Text, " ") {
@@ -59,19 +59,19 @@ const contractPace = 100 * time.Millisecond
 
 // withFault is the response of ls with f applied; BeforeEvent counts the
 // data lines (one event each, but the finish chunk, which yields none).
-func withFault(ls []string, f sim.Fault) m.Response {
+func withFault(ls []string, f providertest.Fault) m.Response {
 	r := m.Response{Lines: ls, Pace: contractPace}
 	before := min(max(f.BeforeEvent, 0), len(ls))
 	switch f.Kind {
-	case sim.FaultReject:
+	case providertest.FaultReject:
 		r = m.Response{Status: f.Status, ErrorBody: `{"error":{"message":"refused by the contract suite","type":"contract"}}`}
-	case sim.FaultConnectStall:
+	case providertest.FaultConnectStall:
 		r.StallHeaders, r.StallFor = true, f.Duration
-	case sim.FaultStall, sim.FaultDelay:
+	case providertest.FaultStall, providertest.FaultDelay:
 		r.Stall, r.StallBefore, r.StallFor = true, before, f.Duration
-	case sim.FaultDisconnect:
+	case providertest.FaultDisconnect:
 		r.Lines, r.Cut = ls[:before], true
-	case sim.FaultProtocol:
+	case providertest.FaultProtocol:
 		r.Lines, r.Cut = append(ls[:before:before], `{"choices":[{"delta":`), true
 	}
 	return r
@@ -103,8 +103,8 @@ func TestContractSuiteOverTheMock(t *testing.T) {
 			IdleTimeout:       contractIO,
 			DialContext:       dial,
 		}, nil)
-		h := llmtest.NewHarness(srv, contractIO, contract.Response{Text: "ok"}, respond)
-		rep, err := contract.RunLLM(context.Background(), a, h, contract.Config{})
+		h := llmtest.NewHarness(srv, contractIO, contracttest.Response{Text: "ok"}, respond)
+		rep, err := contracttest.RunLLM(context.Background(), a, h, contracttest.Config{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +112,7 @@ func TestContractSuiteOverTheMock(t *testing.T) {
 		if !rep.Passed() {
 			t.Fatalf("the adapter breaks the contract:\n%s", rep)
 		}
-		if got, want := len(rep.Checks), len(contract.LLMCheckNames()); got != want {
+		if got, want := len(rep.Checks), len(contracttest.LLMCheckNames()); got != want {
 			t.Fatalf("%d checks ran, want %d", got, want)
 		}
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/brisvox/brisvox/providers/llm/internal/llmtest"
 	"github.com/brisvox/brisvox/providers/llm/openai"
 	m "github.com/brisvox/brisvox/providers/llm/openai/openaimock"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -18,7 +19,7 @@ import (
 // on the first, the arguments cut at a rune boundary); interleaved, the
 // calls' fragments alternate (all first halves, then all second halves),
 // as a service streams parallel calls.
-func toolSuiteLines(r sim.Response, interleave bool) []string {
+func toolSuiteLines(r providertest.Response, interleave bool) []string {
 	var out []string
 	if r.Text != "" {
 		for _, w := range strings.SplitAfter(r.Text, " ") {
@@ -51,7 +52,7 @@ func toolSuiteLines(r sim.Response, interleave bool) []string {
 
 // overOpenAI makes the OpenAI adapter over its mock on an in-memory
 // listener, answering rs in order.
-func overOpenAI(rs []sim.Response, interleave bool) (providers.LLM, func() int, func(), error) {
+func overOpenAI(rs []providertest.Response, interleave bool) (providers.LLM, func() int, func(), error) {
 	script := make([]m.Response, len(rs))
 	for i, r := range rs {
 		script[i] = m.Response{Lines: toolSuiteLines(r, interleave)}

@@ -12,6 +12,7 @@ import (
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/agent/stock"
 	"github.com/brisvox/brisvox/providers/llm/rules"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -68,8 +69,8 @@ func newAgentCallAt(t *testing.T, s *sim.Scenario, ahead time.Duration) *agentCa
 	a.call = &sim.Call{
 		Scenario: s,
 		Linger:   3 * time.Second,
-		STT:      sim.NewMockSTT(sim.STTConfig{}, s.Utterances()),
-		TTS:      sim.NewMockTTS(sim.TTSConfig{}),
+		STT:      providertest.NewMockSTT(providertest.STTConfig{}, s.Utterances()),
+		TTS:      providertest.NewMockTTS(providertest.TTSConfig{}),
 		Provider: l,
 		Tools:    reg,
 		Configure: func(cfg *session.Config) {

@@ -5,10 +5,10 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/brisvox/brisvox/providers/contracttest"
 	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	"github.com/brisvox/brisvox/providers/stt/deepgram"
 	"github.com/brisvox/brisvox/providers/stt/deepgram/deepgrammock"
-	"github.com/brisvox/brisvox/sim/contract"
 )
 
 // contractIO is the adapter's connect and result deadline, as the suite
@@ -32,13 +32,13 @@ const contractLatency = 240 * time.Millisecond
 const contractKeyEnv = "BRISVOX_TEST_DEEPGRAM_CONTRACT_KEY"
 
 // mockHarness is the contract suite's STTHarness over deepgrammock: a
-// scripted text is the next utterance, a sim.Fault the wsmock fault of the
+// scripted text is the next utterance, a providertest.Fault the wsmock fault of the
 // next handshake (contractFaults).
 type mockHarness struct {
 	speechtest.Harness[*deepgrammock.Server]
 }
 
-var _ contract.STTHarness = (*mockHarness)(nil)
+var _ contracttest.STTHarness = (*mockHarness)(nil)
 
 func (h *mockHarness) Reset()             { h.Mock.Reset() }
 func (h *mockHarness) Script(text string) { h.Mock.ScriptText(text) }
@@ -107,28 +107,28 @@ func TestContractSuiteCatchesWrongDeadlines(t *testing.T) {
 			// idle gap time out 1 s late.
 			name:   "result_deadline_3s",
 			mutate: func(c *deepgram.Config) { c.ResultTimeout = 3 * time.Second },
-			want:   []string{contract.CheckTimeoutFirst, contract.CheckTimeoutIdle},
+			want:   []string{contracttest.CheckTimeoutFirst, contracttest.CheckTimeoutIdle},
 		},
 		{
 			// A result deadline of 1.5 s: the stalls time out 500 ms
 			// early; the events late by 1 s still come in time.
 			name:   "result_deadline_1500ms",
 			mutate: func(c *deepgram.Config) { c.ResultTimeout = 1500 * time.Millisecond },
-			want:   []string{contract.CheckTimeoutFirst, contract.CheckTimeoutIdle},
+			want:   []string{contracttest.CheckTimeoutFirst, contracttest.CheckTimeoutIdle},
 		},
 		{
 			// A connect deadline of 3 s: the stalled connect gives up
 			// 1 s late.
 			name:   "connect_deadline_3s",
 			mutate: func(c *deepgram.Config) { c.ConnectTimeout = 3 * time.Second },
-			want:   []string{contract.CheckTimeoutConnect},
+			want:   []string{contracttest.CheckTimeoutConnect},
 		},
 		{
 			// A connect deadline of 800 ms: the stalled connect gives up
 			// early and the connect slow by 1 s is cut off.
 			name:   "connect_deadline_800ms",
 			mutate: func(c *deepgram.Config) { c.ConnectTimeout = 800 * time.Millisecond },
-			want:   []string{contract.CheckTimeoutConnect, contract.CheckTimeoutConnectSlow},
+			want:   []string{contracttest.CheckTimeoutConnect, contracttest.CheckTimeoutConnectSlow},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

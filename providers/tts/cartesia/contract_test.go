@@ -5,10 +5,10 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/brisvox/brisvox/providers/contracttest"
 	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	"github.com/brisvox/brisvox/providers/tts/cartesia"
 	"github.com/brisvox/brisvox/providers/tts/cartesia/cartesiamock"
-	"github.com/brisvox/brisvox/sim/contract"
 )
 
 // contractIO is the adapter's connect and reply deadline, as the suite
@@ -26,16 +26,16 @@ const contractPace = 240 * time.Millisecond
 const contractKeyEnv = "BRISVOX_TEST_CARTESIA_CONTRACT_KEY"
 
 // mockHarness is the contract suite's TTSHarness over cartesiamock: a
-// sim.Fault is the wsmock fault of the next handshake (contractFaults).
+// providertest.Fault is the wsmock fault of the next handshake (contractFaults).
 // The adapter opens its websocket at Connect and the mock reports word
 // times, so the defaults of TTSDefaults hold.
 type mockHarness struct {
-	contract.TTSDefaults
+	contracttest.TTSDefaults
 	speechtest.Harness[*cartesiamock.Server]
 	voice cartesiamock.Voice
 }
 
-var _ contract.TTSHarness = (*mockHarness)(nil)
+var _ contracttest.TTSHarness = (*mockHarness)(nil)
 
 // Reset drops the faults not yet used and restores the harness's voice
 // (the mock's Reset sets the default one).
@@ -125,21 +125,21 @@ func TestContractSuiteCatchesWrongDeadlines(t *testing.T) {
 			// idle gap time out 1 s late.
 			name:   "reply_deadline_3s",
 			mutate: func(c *cartesia.Config) { c.ReplyTimeout = 3 * time.Second },
-			want:   []string{contract.CheckTimeoutFirst, contract.CheckTimeoutIdle},
+			want:   []string{contracttest.CheckTimeoutFirst, contracttest.CheckTimeoutIdle},
 		},
 		{
 			// A reply deadline of 1.5 s: the stalls time out 500 ms
 			// early; the first event late by 1 s still comes in time.
 			name:   "reply_deadline_1500ms",
 			mutate: func(c *cartesia.Config) { c.ReplyTimeout = 1500 * time.Millisecond },
-			want:   []string{contract.CheckTimeoutFirst, contract.CheckTimeoutIdle},
+			want:   []string{contracttest.CheckTimeoutFirst, contracttest.CheckTimeoutIdle},
 		},
 		{
 			// A connect deadline of 800 ms: the stalled connect gives up
 			// early and the connect slow by 1 s is cut off.
 			name:   "connect_deadline_800ms",
 			mutate: func(c *cartesia.Config) { c.ConnectTimeout = 800 * time.Millisecond },
-			want:   []string{contract.CheckTimeoutConnect, contract.CheckTimeoutConnectSlow},
+			want:   []string{contracttest.CheckTimeoutConnect, contracttest.CheckTimeoutConnectSlow},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -158,7 +158,7 @@ func TestContractSuiteCatchesWrongDeadlines(t *testing.T) {
 func TestContractSuiteCatchesAWrongDeclaration(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		declare func(contract.TTSHarness) contract.TTSHarness
+		declare func(contracttest.TTSHarness) contracttest.TTSHarness
 		want    []string
 	}{
 		{
@@ -167,15 +167,15 @@ func TestContractSuiteCatchesAWrongDeclaration(t *testing.T) {
 			// fix 60f642d nothing failed here: the Connect error was
 			// wrapped with %w into the failure and still matched.)
 			name:    "opens_nothing_at_connect",
-			declare: contract.OpensNothingAtConnect,
-			want:    []string{contract.CheckErrorMapping, contract.CheckTimeoutConnect},
+			declare: contracttest.OpensNothingAtConnect,
+			want:    []string{contracttest.CheckErrorMapping, contracttest.CheckTimeoutConnect},
 		},
 		{
 			// The words the adapter reports are made up for a service
 			// declared to have none.
 			name:    "declares_no_words",
-			declare: contract.DeclaresNoWords,
-			want:    []string{contract.CheckAudioAndWords, contract.CheckFlush},
+			declare: contracttest.DeclaresNoWords,
+			want:    []string{contracttest.CheckAudioAndWords, contracttest.CheckFlush},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

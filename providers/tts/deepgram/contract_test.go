@@ -5,10 +5,10 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/brisvox/brisvox/providers/contracttest"
 	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	aura "github.com/brisvox/brisvox/providers/tts/deepgram"
 	"github.com/brisvox/brisvox/providers/tts/deepgram/auramock"
-	"github.com/brisvox/brisvox/sim/contract"
 )
 
 // contractIO is the adapter's connect and reply deadline, as the suite
@@ -22,7 +22,7 @@ const contractKeyEnv = "BRISVOX_TEST_AURA_CONTRACT_KEY"
 var contractVoice = auramock.Voice{WordDuration: 200 * time.Millisecond, ChunksPerWord: 5, Pace: 40 * time.Millisecond}
 
 // mockHarness is the contract suite's TTSHarness over auramock: a
-// sim.Fault is the wsmock fault of the next handshake (contractFaults).
+// providertest.Fault is the wsmock fault of the next handshake (contractFaults).
 // The service has no word times, and its adapter holds text on the server
 // unflushed (under PerTurn; under PerText a Push is flushed at once, and
 // the held-text checks must pass all the same).
@@ -31,8 +31,8 @@ type mockHarness struct {
 }
 
 var (
-	_ contract.TTSHarness   = (*mockHarness)(nil)
-	_ contract.TTSHoldsText = (*mockHarness)(nil)
+	_ contracttest.TTSHarness   = (*mockHarness)(nil)
+	_ contracttest.TTSHoldsText = (*mockHarness)(nil)
 )
 
 func (h *mockHarness) Reset() {
@@ -74,9 +74,9 @@ func newContractRig(t *testing.T, policy aura.FlushPolicy, mutate func(*aura.Con
 
 // runSuite runs the TTS suite over a rig; the harness must declare the two
 // held-text checks on top of the suite's.
-func runSuite(t *testing.T, a *aura.Adapter, h *mockHarness) contract.Report {
+func runSuite(t *testing.T, a *aura.Adapter, h *mockHarness) contracttest.Report {
 	t.Helper()
-	if got, want := len(contract.TTSCheckNamesFor(h)), len(contract.TTSCheckNames())+2; got != want {
+	if got, want := len(contracttest.TTSCheckNamesFor(h)), len(contracttest.TTSCheckNames())+2; got != want {
 		t.Fatalf("the harness owes %d checks, want %d: the suite's and the two held-text checks", got, want)
 	}
 	return speechtest.RunTTS(t, a, h)
@@ -118,7 +118,7 @@ func TestContractSuiteCatchesBrokenVariants(t *testing.T) {
 			name:   "per_turn_no_probe",
 			policy: aura.PerTurn,
 			mutate: aura.WithoutProbe,
-			want:   []string{contract.CheckTimeoutHeldStalled},
+			want:   []string{contracttest.CheckTimeoutHeldStalled},
 		},
 		{
 			name:   "per_text_no_probe",
@@ -130,7 +130,7 @@ func TestContractSuiteCatchesBrokenVariants(t *testing.T) {
 			name:   "reply_deadline_3s",
 			policy: aura.PerTurn,
 			mutate: func(c *aura.Config) { c.ReplyTimeout = 3 * time.Second },
-			want:   []string{contract.CheckTimeoutFirst, contract.CheckTimeoutIdle, contract.CheckTimeoutHeldStalled},
+			want:   []string{contracttest.CheckTimeoutFirst, contracttest.CheckTimeoutIdle, contracttest.CheckTimeoutHeldStalled},
 		},
 		{
 			// A connect deadline of 800 ms: the stalled connect gives up
@@ -138,7 +138,7 @@ func TestContractSuiteCatchesBrokenVariants(t *testing.T) {
 			name:   "connect_deadline_800ms",
 			policy: aura.PerText,
 			mutate: func(c *aura.Config) { c.ConnectTimeout = 800 * time.Millisecond },
-			want:   []string{contract.CheckTimeoutConnect, contract.CheckTimeoutConnectSlow},
+			want:   []string{contracttest.CheckTimeoutConnect, contracttest.CheckTimeoutConnectSlow},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,10 +6,10 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/brisvox/brisvox/providers/contracttest"
 	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	"github.com/brisvox/brisvox/providers/tts/elevenlabs"
 	"github.com/brisvox/brisvox/providers/tts/elevenlabs/elevenlabsmock"
-	"github.com/brisvox/brisvox/sim/contract"
 )
 
 // contractIO is the adapter's connect and reply deadline, as the suite
@@ -37,16 +37,16 @@ var contractStyle = elevenlabsmock.Style{
 }
 
 // mockHarness is the contract suite's TTSHarness over elevenlabsmock: a
-// sim.Fault is the wsmock fault of the next handshake (contractFaults).
+// providertest.Fault is the wsmock fault of the next handshake (contractFaults).
 // The service reports word times (EmitsWords) and the adapter opens its
 // socket at Connect (FaultsAtConnect): the defaults.
 type mockHarness struct {
-	contract.TTSDefaults
+	contracttest.TTSDefaults
 	speechtest.Harness[*elevenlabsmock.Server]
 	style elevenlabsmock.Style
 }
 
-var _ contract.TTSHarness = (*mockHarness)(nil)
+var _ contracttest.TTSHarness = (*mockHarness)(nil)
 
 // Reset drops the mock's faults and recorded messages and sets its style
 // again (the mock's Reset clears it).
@@ -125,7 +125,7 @@ func TestContractSuiteOverTheMock(t *testing.T) {
 func TestContractSuiteOverTheRealMessageShape(t *testing.T) {
 	style := contractStyle
 	style.SeparateAlignment = false
-	if failed, want := runContract(t, style, nil), []string{contract.CheckTimeoutIdle}; !slices.Equal(failed, want) {
+	if failed, want := runContract(t, style, nil), []string{contracttest.CheckTimeoutIdle}; !slices.Equal(failed, want) {
 		t.Fatalf("failed checks %q, want %q", failed, want)
 	}
 }
@@ -145,7 +145,7 @@ func TestContractSuiteCatchesABrokenAdapter(t *testing.T) {
 			// idle gap time out 1 s late.
 			name:   "reply_deadline_3s",
 			mutate: func(c *elevenlabs.Config) { c.ReplyTimeout = 3 * time.Second },
-			want:   []string{contract.CheckTimeoutFirst, contract.CheckTimeoutIdle},
+			want:   []string{contracttest.CheckTimeoutFirst, contracttest.CheckTimeoutIdle},
 		},
 		{
 			// A reply deadline of 1.5 s: the stalls time out 500 ms
@@ -153,14 +153,14 @@ func TestContractSuiteCatchesABrokenAdapter(t *testing.T) {
 			// still comes in time.
 			name:   "reply_deadline_1500ms",
 			mutate: func(c *elevenlabs.Config) { c.ReplyTimeout = 1500 * time.Millisecond },
-			want:   []string{contract.CheckTimeoutFirst, contract.CheckTimeoutIdle},
+			want:   []string{contracttest.CheckTimeoutFirst, contracttest.CheckTimeoutIdle},
 		},
 		{
 			// A reply deadline of 1.2 s: the first audio late by 1 s
 			// plus the service's 240 ms is cut off too.
 			name:   "reply_deadline_1200ms",
 			mutate: func(c *elevenlabs.Config) { c.ReplyTimeout = 1200 * time.Millisecond },
-			want:   []string{contract.CheckTimeoutFirst, contract.CheckTimeoutFirstSlow, contract.CheckTimeoutIdle},
+			want:   []string{contracttest.CheckTimeoutFirst, contracttest.CheckTimeoutFirstSlow, contracttest.CheckTimeoutIdle},
 		},
 		{
 			// One context per socket: a cancelled context keeps its slot
@@ -169,21 +169,21 @@ func TestContractSuiteCatchesABrokenAdapter(t *testing.T) {
 			// would leave the bot mute for the rest of the old answer.
 			name:   "one_context_per_socket",
 			mutate: func(c *elevenlabs.Config) { c.MaxContexts = 1 },
-			want:   []string{contract.CheckCancel},
+			want:   []string{contracttest.CheckCancel},
 		},
 		{
 			// A connect deadline of 3 s: the stalled connect gives up
 			// 1 s late.
 			name:   "connect_deadline_3s",
 			mutate: func(c *elevenlabs.Config) { c.ConnectTimeout = 3 * time.Second },
-			want:   []string{contract.CheckTimeoutConnect},
+			want:   []string{contracttest.CheckTimeoutConnect},
 		},
 		{
 			// A connect deadline of 800 ms: the stalled connect gives up
 			// early and the connect slow by 1 s is cut off.
 			name:   "connect_deadline_800ms",
 			mutate: func(c *elevenlabs.Config) { c.ConnectTimeout = 800 * time.Millisecond },
-			want:   []string{contract.CheckTimeoutConnect, contract.CheckTimeoutConnectSlow},
+			want:   []string{contracttest.CheckTimeoutConnect, contracttest.CheckTimeoutConnectSlow},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

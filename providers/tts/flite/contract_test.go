@@ -6,9 +6,9 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/brisvox/brisvox/providers/contracttest"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/providers/tts/flite"
-	"github.com/brisvox/brisvox/sim"
-	"github.com/brisvox/brisvox/sim/contract"
 )
 
 // contractBound is the harness's IOTimeout: the engine has no deadline, so
@@ -18,25 +18,25 @@ const contractBound = 2 * time.Second
 
 // inProcessHarness is the contract suite's TTSHarness over the engine:
 // there is no service, so nothing to reset and nothing to fault. It
-// declares the engine in process (contract.TTSInProcess), so RunTTS skips
+// declares the engine in process (contracttest.TTSInProcess), so RunTTS skips
 // the fault checks and never calls Inject; a call fails the test. The
 // engine reports word times and has nothing to open, which TTSDefaults
 // declares (FaultsAtConnect matters only to the skipped checks).
 type inProcessHarness struct {
-	contract.TTSDefaults
+	contracttest.TTSDefaults
 	t *testing.T
 }
 
 var (
-	_ contract.TTSHarness   = inProcessHarness{}
-	_ contract.TTSInProcess = inProcessHarness{}
+	_ contracttest.TTSHarness   = inProcessHarness{}
+	_ contracttest.TTSInProcess = inProcessHarness{}
 )
 
 func (inProcessHarness) Reset()                   {}
 func (inProcessHarness) IOTimeout() time.Duration { return contractBound }
 func (inProcessHarness) InProcess() bool          { return true }
 
-func (h inProcessHarness) Inject(f sim.Fault) {
+func (h inProcessHarness) Inject(f providertest.Fault) {
 	h.t.Errorf("Inject(%v) called for an in-process engine", f.Kind)
 }
 
@@ -63,12 +63,12 @@ func TestContractSuite(t *testing.T) {
 				}
 				h := inProcessHarness{t: t}
 				start := time.Now()
-				rep, err := contract.RunTTS(context.Background(), e, h, contract.Config{})
+				rep, err := contracttest.RunTTS(context.Background(), e, h, contracttest.Config{})
 				if err != nil {
 					t.Fatal(err)
 				}
 				t.Logf("%s\nvirtual %v", rep, time.Since(start))
-				if got, want := len(rep.Checks), len(contract.TTSCheckNamesFor(h)); got != want {
+				if got, want := len(rep.Checks), len(contracttest.TTSCheckNamesFor(h)); got != want {
 					t.Fatalf("%d checks reported, want %d", got, want)
 				}
 				if !rep.Passed() {

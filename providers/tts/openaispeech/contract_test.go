@@ -7,11 +7,11 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/brisvox/brisvox/providers/contracttest"
 	"github.com/brisvox/brisvox/providers/llm/openai/openaimock"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/providers/tts/openaispeech"
 	"github.com/brisvox/brisvox/providers/tts/openaispeech/speechmock"
-	"github.com/brisvox/brisvox/sim"
-	"github.com/brisvox/brisvox/sim/contract"
 )
 
 // contractIO is every deadline of the adapter (WithIOTimeout), as the
@@ -36,7 +36,7 @@ const contractKeyEnv = "BRISVOX_TEST_OPENAISPEECH_CONTRACT_KEY"
 // input spoken at contractPace.
 var contractSpeech = speechmock.Response{Pace: contractPace, SamplesPerWord: contractSamplesPerWord}
 
-// contractHarness is the suite's TTSHarness over speechmock: a sim.Fault
+// contractHarness is the suite's TTSHarness over speechmock: a providertest.Fault
 // is the scripted answer to the next speech request. Each session of the
 // suite makes one request per context and the faulted sessions speak one
 // context, so the next request is the faulted session's.
@@ -46,11 +46,11 @@ type contractHarness struct {
 	io  time.Duration
 }
 
-var _ contract.TTSHarness = (*contractHarness)(nil)
+var _ contracttest.TTSHarness = (*contractHarness)(nil)
 
-func (h *contractHarness) Reset()                   { h.srv.Reset() }
-func (h *contractHarness) Inject(f sim.Fault)       { h.srv.Enqueue(speechFault(f)) }
-func (h *contractHarness) IOTimeout() time.Duration { return h.io }
+func (h *contractHarness) Reset()                      { h.srv.Reset() }
+func (h *contractHarness) Inject(f providertest.Fault) { h.srv.Enqueue(speechFault(f)) }
+func (h *contractHarness) IOTimeout() time.Duration    { return h.io }
 
 // EmitsWords is the adapter's own answer (false: no word timings).
 func (h *contractHarness) EmitsWords() bool { return h.a.EmitsWords() }
@@ -64,7 +64,7 @@ func (h *contractHarness) FaultsAtConnect() bool { return h.a.FaultsAtConnect() 
 // refusal and a stalled connect act before the response headers; a
 // protocol violation is a body that ends inside a sample. A Duration of
 // 0 is a stall until the client goes away.
-func speechFault(f sim.Fault) speechmock.Response {
+func speechFault(f providertest.Fault) speechmock.Response {
 	r := contractSpeech
 	before := max(f.BeforeEvent, 0)
 	forever := f.Duration
@@ -72,18 +72,18 @@ func speechFault(f sim.Fault) speechmock.Response {
 		forever = speechmock.Forever
 	}
 	switch f.Kind {
-	case sim.FaultReject:
+	case providertest.FaultReject:
 		r.Status = f.Status
 		r.ErrorBody = `{"error":{"message":"refused by the contract suite","type":"contract"}}`
-	case sim.FaultConnectStall:
+	case providertest.FaultConnectStall:
 		r.StallHeaders = forever
-	case sim.FaultDisconnect:
+	case providertest.FaultDisconnect:
 		r.Cut, r.CutAfter = true, before
-	case sim.FaultStall:
+	case providertest.FaultStall:
 		r.StallBefore, r.StallFor = before, forever
-	case sim.FaultDelay:
+	case providertest.FaultDelay:
 		r.StallBefore, r.StallFor = before, f.Duration
-	case sim.FaultProtocol:
+	case providertest.FaultProtocol:
 		r.Violate, r.ViolateAfter = true, before
 	}
 	return r
@@ -130,7 +130,7 @@ func TestContractSuiteOverTheMock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, h := newContractRig(t, contractIO, nil)
 		start := time.Now()
-		rep, err := contract.RunTTS(context.Background(), a, h, contract.Config{})
+		rep, err := contracttest.RunTTS(context.Background(), a, h, contracttest.Config{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,7 +138,7 @@ func TestContractSuiteOverTheMock(t *testing.T) {
 		if !rep.Passed() {
 			t.Fatalf("the adapter breaks the contract:\n%s", rep)
 		}
-		if got, want := len(rep.Checks), len(contract.TTSCheckNames()); got != want {
+		if got, want := len(rep.Checks), len(contracttest.TTSCheckNames()); got != want {
 			t.Fatalf("%d checks ran, want %d", got, want)
 		}
 	})
@@ -168,7 +168,7 @@ func TestContractSuiteCatchesBrokenVariants(t *testing.T) {
 			// times out 1 s late.
 			name:   "idle_deadline_3s",
 			mutate: func(c *openaispeech.Config) { c.IdleTimeout = 3 * time.Second },
-			want:   []string{contract.CheckTimeoutIdle},
+			want:   []string{contracttest.CheckTimeoutIdle},
 		},
 		{
 			// A first-audio deadline of 1 s (it runs from the text,
@@ -177,31 +177,31 @@ func TestContractSuiteCatchesBrokenVariants(t *testing.T) {
 			// off, and so is the audio after headers slow by 1 s.
 			name:   "first_byte_deadline_1s",
 			mutate: func(c *openaispeech.Config) { c.FirstByteTimeout = time.Second },
-			want:   []string{contract.CheckTimeoutConnectSlow, contract.CheckTimeoutFirst, contract.CheckTimeoutFirstSlow},
+			want:   []string{contracttest.CheckTimeoutConnectSlow, contracttest.CheckTimeoutFirst, contracttest.CheckTimeoutFirstSlow},
 		},
 		{
 			// A header deadline of 800 ms: the stalled headers give up
 			// early and headers slow by 1 s are cut off.
 			name:   "header_deadline_800ms",
 			mutate: func(c *openaispeech.Config) { c.ConnectTimeout = 800 * time.Millisecond },
-			want:   []string{contract.CheckTimeoutConnect, contract.CheckTimeoutConnectSlow},
+			want:   []string{contracttest.CheckTimeoutConnect, contracttest.CheckTimeoutConnectSlow},
 		},
 		{
 			// Connect succeeds where the declaration wants it refused
 			// or timed out.
 			name:      "declares_faults_at_connect",
 			atConnect: true,
-			want:      []string{contract.CheckErrorMapping, contract.CheckTimeoutConnect},
+			want:      []string{contracttest.CheckErrorMapping, contracttest.CheckTimeoutConnect},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				a, h := newContractRig(t, contractIO, tc.mutate)
-				var th contract.TTSHarness = h
+				var th contracttest.TTSHarness = h
 				if tc.atConnect {
 					th = connectScopedHarness{h}
 				}
-				rep, err := contract.RunTTS(context.Background(), a, th, contract.Config{})
+				rep, err := contracttest.RunTTS(context.Background(), a, th, contracttest.Config{})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -13,8 +13,8 @@
 // mock's script in the vendor's wire format, the adapter's Config, the
 // line of the wire at which a fault acts.
 //
-// Only tests import this package. It imports neither sim nor any adapter:
-// like every package under providers/ it may not import sim (the
-// production-without-sim rule of internal/archtest), so Harness takes the
-// suite's response and fault types as type parameters.
+// Only tests import this package (it is test support by its name and
+// imports testing). It imports the conformance suite (contracttest) and
+// the fault vocabulary (providertest), neither sim nor any adapter nor
+// anything of the runtime.
 package llmtest

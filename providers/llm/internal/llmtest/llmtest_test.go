@@ -5,13 +5,16 @@ import (
 	"errors"
 	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/contracttest"
 	"github.com/brisvox/brisvox/providers/llm/internal/llmmock"
+	"github.com/brisvox/brisvox/providers/providertest"
 )
 
 func text(s string) providers.LLMEvent { return providers.LLMEvent{Kind: providers.LLMText, Text: s} }
@@ -69,28 +72,28 @@ func TestAssemble(t *testing.T) {
 // TestHarness: each request takes the first scripted response not yet
 // used (idle when none is left) and the first fault, merged by respond;
 // Reset drops both queues. Mutations caught: Reset keeping the faults
-// (the last request gets "f2"); the script taken from its end.
+// (the last request gets status 2); the script taken from its end.
 func TestHarness(t *testing.T) {
 	srv := &fakeMock{events: 7}
-	h := NewHarness(srv, 2*time.Second, "idle", func(r, f string) llmmock.Response {
-		return llmmock.Response{Lines: []string{r + "/" + f}}
+	h := NewHarness(srv, 2*time.Second, contracttest.Response{Text: "idle"}, func(r contracttest.Response, f providertest.Fault) llmmock.Response {
+		return llmmock.Response{Lines: []string{r.Text + "/" + strconv.Itoa(f.Status)}}
 	})
 	if h.EventsSent() != 7 || h.IOTimeout() != 2*time.Second {
 		t.Fatalf("events %d, io timeout %v", h.EventsSent(), h.IOTimeout())
 	}
 	var got []string
 	next := func() { got = append(got, srv.source().Lines[0]) }
-	h.Script("a")
-	h.Script("b")
-	h.Inject("f1")
+	h.Script(contracttest.Response{Text: "a"})
+	h.Script(contracttest.Response{Text: "b"})
+	h.Inject(providertest.Fault{Kind: providertest.FaultReject, Status: 1})
 	next()
 	next()
 	next()
-	h.Script("c")
-	h.Inject("f2")
+	h.Script(contracttest.Response{Text: "c"})
+	h.Inject(providertest.Fault{Kind: providertest.FaultReject, Status: 2})
 	h.Reset()
 	next()
-	if want := []string{"a/f1", "b/", "idle/", "idle/"}; !slices.Equal(got, want) {
+	if want := []string{"a/1", "b/0", "idle/0", "idle/0"}; !slices.Equal(got, want) {
 		t.Fatalf("answers %q, want %q", got, want)
 	}
 }
