@@ -15,6 +15,11 @@ var (
 	// cannot be loaded, or it is already loaded from another path in this
 	// process. The message names the file; `go tool task setup` fetches it.
 	ErrRuntimeUnavailable = errors.New("silero: onnx runtime unavailable")
+	// ErrNoCgo: the binary was built without cgo (CGO_ENABLED=0), so ONNX
+	// Runtime cannot be loaded; NewModel and NewPool fail with it, wrapped
+	// in ErrRuntimeUnavailable, after checking the config and finding the
+	// files.
+	ErrNoCgo = errors.New("silero: built without cgo; ONNX Runtime cannot be loaded (build with CGO_ENABLED=1)")
 	// ErrInvalidInput: a window of the wrong length, a stream made for
 	// another sample rate or model, a batch too large or a stream twice in
 	// one batch. Nothing was run and no stream changed.

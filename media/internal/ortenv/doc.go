@@ -9,4 +9,8 @@
 // different libraries get an error instead of a silent mix. This is the
 // only package-level mutable state of media, and it exists because the
 // binding's is global.
+//
+// Built without cgo (CGO_ENABLED=0) the binding does not compile; Acquire
+// then fails with ErrLoad, and its users (built likewise) fail with their
+// own ErrNoCgo before they reach it.
 package ortenv
