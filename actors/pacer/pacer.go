@@ -3,8 +3,6 @@ package pacer
 import (
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -84,22 +82,17 @@ func (c Config) margin() time.Duration {
 
 type tick struct{}
 
-// settled is what was heard of a finished epoch.
-type settled struct {
-	epoch messages.Epoch
-	words int
-}
-
 // Actor is the pacer.
 type Actor struct {
-	cfg    Config
-	margin time.Duration
-	peers  kit.Peers
-	stats  kit.Counters
-	pool   *sync.Pool
+	cfg   Config
+	peers kit.Peers
+	stats kit.Counters
+	pool  *sync.Pool
+	// book is the playout book (book.go): the epoch being played, its
+	// words and confirmations, and the record of settled epochs.
+	book *book
 
-	epoch messages.Epoch // epoch being played (0: none)
-	words []time.Duration
+	epoch messages.Epoch // epoch being played (0: none), as in the book
 	// wordText and told serve the live events (peers.Events): the words'
 	// text, and how many of them were reported as playing.
 	wordText []string
@@ -114,14 +107,10 @@ type Actor struct {
 	ended    bool
 	endErr   error
 
-	// With Config.ConfirmEvery: the newest confirmed position of the
-	// epoch and when its echo came (confirmedAt zero: none yet), and
-	// whether the epoch's last frame is out and its end mark's echo is
-	// awaited until endBy.
-	confirmed   time.Duration
-	confirmedAt time.Time
-	awaitEnd    bool
-	endBy       time.Time
+	// With Config.ConfirmEvery: whether the epoch's last frame is out and
+	// its end mark's echo is awaited until endBy.
+	awaitEnd bool
+	endBy    time.Time
 
 	rs *resampling
 
@@ -130,32 +119,21 @@ type Actor struct {
 	nextAt  time.Time
 	timer   *time.Timer
 	tickMsg *tick
-
-	*book
-}
-
-// book is what the pacer keeps across its restarts: the settled epochs
-// and the newest interrupt, so that a restarted pacer answers HeardQuery
-// and still refuses stale audio.
-type book struct {
-	minEpoch messages.Epoch
-	// history keeps the last settled epochs for HeardQuery.
-	history [8]settled
-	hn      int
 }
 
 // Props makes the pacer's props. Output frames come from a pool that
 // outlives restarts, since frames may be in the transport's hands.
 func Props(cfg Config, peers kit.Peers, opts ...actor.PropsOption) *actor.Props {
-	bk := &book{}
+	// The book's record of settled epochs survives restarts, so that a
+	// restarted pacer answers HeardQuery and still refuses stale audio.
+	rec := &record{}
 	pool := &sync.Pool{}
 	pool.New = func() any { return messages.NewPooledOutput(cfg.Rate, func(f *messages.OutputAudio) { pool.Put(f) }) }
 	// The counts are the stage's over the call: they survive restarts.
 	stats := kit.Counters{}
 	return actor.PropsFromProducer(func() actor.Actor {
-		a := &Actor{cfg: cfg, margin: cfg.margin(), peers: peers, stats: stats, tickMsg: &tick{}, pool: pool, book: bk}
+		a := &Actor{cfg: cfg, peers: peers, stats: stats, tickMsg: &tick{}, pool: pool, book: newBook(rec, cfg.margin(), cfg.ConfirmEvery)}
 		a.queue = make([]*messages.OutputAudio, 0, 64) // grows with the first long answer
-		a.words = make([]time.Duration, 0, 64)
 		return a
 	}, opts...)
 }
@@ -169,7 +147,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.audio(ctx, m)
 	case *messages.TTSWord:
 		if a.accept(ctx, m.Epoch) {
-			a.words = append(a.words, m.Offset)
+			a.book.word(m.Offset)
 			if a.peers.Events {
 				a.wordText = append(a.wordText, m.Text)
 			}
@@ -179,7 +157,8 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *messages.Interrupt:
 		a.interrupt(ctx, m)
 	case *messages.HeardQuery:
-		ctx.Send(a.peers.LLM, &messages.Heard{Epoch: m.Epoch, Words: a.heardOf(m.Epoch), Cut: true})
+		words, _ := a.book.heardOf(m.Epoch)
+		ctx.Send(a.peers.LLM, &messages.Heard{Epoch: m.Epoch, Words: words, Cut: true})
 	case *messages.MarkEcho:
 		a.stats.Inc("mark_echoes")
 		a.markEcho(ctx, m)
@@ -199,8 +178,8 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *actor.Restarting:
 		// The queued audio dies with this incarnation: the epoch ends here,
 		// cut at what was heard, so the llm and the turn do not wait for it.
-		if a.epoch != 0 && !a.epochSettled() {
-			a.settle(ctx, a.cutAt(max(a.heardNow()-a.margin, 0)), true)
+		if a.book.open() {
+			a.settle(ctx, a.cutAt(), true)
 		}
 		a.timer.Stop()
 		a.drop()
@@ -218,12 +197,12 @@ func (a *Actor) Receive(ctx actor.Context) {
 // accept tells whether output of epoch e may be played, starting a new
 // epoch when e is newer than the current one.
 func (a *Actor) accept(ctx actor.Context, e messages.Epoch) bool {
-	if e < a.minEpoch || e < a.epoch || (e == a.epoch && a.epochSettled()) || a.wasSettled(e) {
+	if a.book.stale(e) {
 		a.stats.Inc("stale_output")
 		return false
 	}
 	if e > a.epoch {
-		if a.epoch != 0 && !a.epochSettled() {
+		if a.book.open() {
 			// A new answer before the old one ended: the old one is cut here.
 			a.stats.Inc("overlaps")
 			// No clear goes out here: what was released plays on, so no
@@ -235,17 +214,15 @@ func (a *Actor) accept(ctx actor.Context, e messages.Epoch) bool {
 	return true
 }
 
-func (a *Actor) epochSettled() bool { return a.wasSettled(a.epoch) }
-
 func (a *Actor) begin(e messages.Epoch) {
 	a.drop()
 	a.resetResampler()
 	a.epoch = e
-	a.words = a.words[:0]
+	a.book.begin(e)
 	a.wordText, a.told = a.wordText[:0], 0
 	a.queued, a.released = 0, 0
 	a.ended, a.endErr = false, nil
-	a.confirmed, a.confirmedAt, a.awaitEnd = 0, time.Time{}, false
+	a.awaitEnd = false
 }
 
 func (a *Actor) audio(ctx actor.Context, m *messages.TTSAudio) {
@@ -331,7 +308,8 @@ func (a *Actor) release(ctx actor.Context) {
 // tellWords reports the words whose first audio is now out: the page shows
 // the answer as it is heard, so a barge-in visibly cuts it.
 func (a *Actor) tellWords(ctx actor.Context, now time.Time) {
-	for a.told < len(a.wordText) && a.told < len(a.words) && a.words[a.told] < a.released {
+	words := a.book.words
+	for a.told < len(a.wordText) && a.told < len(words) && words[a.told] < a.released {
 		a.peers.Event(ctx, &messages.CallEvent{Kind: messages.EventBotWord, Epoch: a.epoch, Text: a.wordText[a.told], At: now})
 		a.told++
 	}
@@ -339,7 +317,7 @@ func (a *Actor) tellWords(ctx actor.Context, now time.Time) {
 
 func (a *Actor) tick(ctx actor.Context) {
 	if a.awaitEnd && !a.armed {
-		if !time.Now().Before(a.endBy) && !a.epochSettled() {
+		if !time.Now().Before(a.endBy) && a.book.open() {
 			a.stats.Inc("end_echo_timeouts")
 			a.awaitEnd = false
 			a.settle(ctx, a.released, a.endErr != nil)
@@ -385,39 +363,47 @@ func (a *Actor) heardNow() time.Duration {
 }
 
 func (a *Actor) interrupt(ctx actor.Context, m *messages.Interrupt) {
-	if m.Epoch <= a.minEpoch {
+	if !a.book.interrupt(m.Epoch) {
 		return
 	}
-	a.minEpoch = m.Epoch
 	a.stats.Inc("interrupts")
-	if a.epoch != 0 && a.epoch < m.Epoch && !a.epochSettled() {
-		a.settle(ctx, a.cutAt(max(a.heardNow()-a.margin, 0)), true)
+	if a.epoch < m.Epoch && a.book.open() {
+		// The llm ends this answer and asks what was heard (HeardQuery):
+		// the book answers it, so no Heard is pushed here.
+		a.settleCut(ctx, a.cutAt())
 	}
 	a.drop()
 	ctx.Send(a.peers.Transport, &messages.Clear{Epoch: m.Epoch, At: m.At})
 }
 
-// settle records what was heard of the current epoch and reports it.
+// settle records what was heard of the current epoch, whose end the
+// pacer decided (played out, overlapped, restarted), and tells the llm.
 func (a *Actor) settle(ctx actor.Context, pos time.Duration, cut bool) {
-	words := 0
-	for _, off := range a.words {
-		if off < pos {
-			words++
-		}
-	}
-	a.history[a.hn%len(a.history)] = settled{epoch: a.epoch, words: words}
-	a.hn++
+	words := a.record(ctx, pos, cut)
+	ctx.Send(a.peers.LLM, &messages.Heard{Epoch: a.epoch, Words: words, Position: pos, Cut: cut})
+}
+
+// settleCut records what was heard of the current epoch at an interrupt.
+// The llm decided that end, so it asks (HeardQuery) and the book answers:
+// the pacer may never have seen audio of the epoch the llm answers, so
+// only the llm's question covers every interrupt.
+func (a *Actor) settleCut(ctx actor.Context, pos time.Duration) { a.record(ctx, pos, true) }
+
+// record settles the current epoch in the book, stops its playout and
+// tells the turn and the live events.
+func (a *Actor) record(ctx actor.Context, pos time.Duration, cut bool) int {
+	words := a.book.settle(pos)
 	a.playing, a.armed, a.awaitEnd = false, false, false
 	a.timer.Stop()
 	if cut {
 		a.stats.Inc("cuts")
 	}
-	ctx.Send(a.peers.LLM, &messages.Heard{Epoch: a.epoch, Words: words, Position: pos, Cut: cut})
 	ctx.Send(a.peers.Turn, &messages.PlayoutDone{Epoch: a.epoch, At: time.Now()})
 	a.peers.Event(ctx, &messages.CallEvent{Kind: messages.EventBotDone, Epoch: a.epoch, Cut: cut, At: time.Now()})
 	if !cut && a.cfg.ConfirmEvery == 0 {
 		ctx.Send(a.peers.Transport, &messages.Mark{Epoch: a.epoch, Name: endName(a.epoch)})
 	}
+	return words
 }
 
 // playedOut ends an epoch whose last frame is out. Trusting the clock it
@@ -427,7 +413,7 @@ func (a *Actor) playedOut(ctx actor.Context) {
 		a.settle(ctx, a.released, a.endErr != nil)
 		return
 	}
-	if a.awaitEnd || a.epochSettled() {
+	if a.awaitEnd || !a.book.open() {
 		return
 	}
 	a.awaitEnd = true
@@ -436,99 +422,31 @@ func (a *Actor) playedOut(ctx actor.Context) {
 	a.timer.Reset(a.cfg.endEchoTimeout())
 }
 
-// markEcho takes a playback confirmation of the current epoch: a
-// position mark moves the confirmed position on, the end mark settles an
-// epoch that played out. Echoes of other epochs confirm nothing now.
+// markEcho feeds a mark echo to the book: a newer confirmed position
+// moves it on, the end mark settles an epoch that played out.
 func (a *Actor) markEcho(ctx actor.Context, m *messages.MarkEcho) {
-	if a.cfg.ConfirmEvery == 0 || a.epoch == 0 || a.epochSettled() {
-		return
-	}
-	if m.Name == endName(a.epoch) {
+	switch a.book.echo(m.Name, m.At) {
+	case echoEnd:
 		if a.awaitEnd {
 			a.awaitEnd = false
 			a.timer.Stop()
 			a.settle(ctx, a.released, a.endErr != nil)
 		}
-		return
-	}
-	e, pos, ok := parseConfirmName(m.Name)
-	if !ok || e != a.epoch {
-		a.stats.Inc("stale_confirmations")
-		return
-	}
-	if pos > a.confirmed || a.confirmedAt.IsZero() {
-		a.confirmed, a.confirmedAt = pos, m.At
+	case echoConfirmed:
 		a.stats.Inc("confirmations")
+	case echoStale:
+		a.stats.Inc("stale_confirmations")
+	case echoIgnored, echoOld:
 	}
 }
 
-// cutAt bounds the heard position pos of a cut by the newest playback
-// confirmation, when the transport gives them: the confirmed position
-// plus the time played since its echo came (none yet: nothing is
-// confirmed heard).
-func (a *Actor) cutAt(pos time.Duration) time.Duration {
-	if a.cfg.ConfirmEvery == 0 {
-		return pos
-	}
-	conf := time.Duration(0)
-	if !a.confirmedAt.IsZero() {
-		conf = a.confirmed + time.Since(a.confirmedAt)
-	}
-	if conf < pos {
+// cutAt is the heard position of a cut now (book.cutPos).
+func (a *Actor) cutAt() time.Duration {
+	pos, bounded := a.book.cutPos(a.heardNow(), time.Now())
+	if bounded {
 		a.stats.Inc("confirmed_cuts")
-		return conf
 	}
 	return pos
-}
-
-// endName is the name of the mark after an epoch's last frame.
-func endName(e messages.Epoch) string { return "end-" + strconv.FormatUint(uint64(e), 10) }
-
-// confirmName is the name of the mark at pos of epoch e: "pos-<e>-<ms>".
-func confirmName(e messages.Epoch, pos time.Duration) string {
-	return "pos-" + strconv.FormatUint(uint64(e), 10) + "-" + strconv.FormatInt(pos.Milliseconds(), 10)
-}
-
-// parseConfirmName reads a confirmName; the name comes back from the
-// client, so anything else is refused.
-func parseConfirmName(name string) (messages.Epoch, time.Duration, bool) {
-	rest, ok := strings.CutPrefix(name, "pos-")
-	if !ok {
-		return 0, 0, false
-	}
-	es, ms, ok := strings.Cut(rest, "-")
-	if !ok {
-		return 0, 0, false
-	}
-	e, err := strconv.ParseUint(es, 10, 64)
-	if err != nil {
-		return 0, 0, false
-	}
-	m, err := strconv.ParseInt(ms, 10, 64)
-	if err != nil || m < 0 || m > int64(time.Duration(1<<62)/time.Millisecond) {
-		return 0, 0, false
-	}
-	return messages.Epoch(e), time.Duration(m) * time.Millisecond, true
-}
-
-func (a *Actor) wasSettled(e messages.Epoch) bool {
-	for _, s := range a.history {
-		if s.epoch == e && e != 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// heardOf answers a HeardQuery: the settled count, or nothing for an
-// epoch that never played.
-func (a *Actor) heardOf(e messages.Epoch) int {
-	for _, s := range a.history {
-		if s.epoch == e && e != 0 {
-			return s.words
-		}
-	}
-	return 0
 }
 
 // drop returns queued frames to the pool.
