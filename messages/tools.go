@@ -70,3 +70,13 @@ type Undelivered struct {
 	Round   int
 	Results []ToolResult
 }
+
+// LateResult is the tools actor's report of a SideEffect call's result that
+// reached no round: the call finished after its slot was answered (at its
+// timeout) or after its round was gone (a barge-in, a newer turn). The llm
+// actor adds it to the context as a note, once, at a point where no call
+// is open.
+type LateResult struct {
+	Epoch  Epoch
+	Result ToolResult
+}

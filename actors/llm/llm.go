@@ -16,13 +16,6 @@ import (
 // simulator's probes, operators). The answer is an *agent.Context.
 type GetContext struct{}
 
-// LateResult carries the result of a SideEffect call whose round was gone
-// when it finished; it is added to the context as a note.
-type LateResult struct {
-	Epoch  messages.Epoch
-	Result messages.ToolResult
-}
-
 // epochState is the answer being produced or settled.
 type epochState struct {
 	epoch   messages.Epoch
@@ -152,7 +145,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.interrupt(ctx, m)
 	case *messages.Heard:
 		a.heard(ctx, m)
-	case *LateResult:
+	case *messages.LateResult:
 		a.stats.Inc("late_notes")
 		a.notes = append(a.notes, m.Result)
 		a.pushNotes()

@@ -10,7 +10,6 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/brisvox/brisvox/actors/kit"
-	"github.com/brisvox/brisvox/actors/llm"
 	"github.com/brisvox/brisvox/actors/tools"
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/messages"
@@ -40,7 +39,7 @@ func (s *standIn) Receive(ctx actor.Context) {
 		got := s.got
 		_, _ = ctx.SpawnNamed(actor.PropsFromFunc(func(c actor.Context) {
 			switch m := c.Message().(type) {
-			case *messages.ToolResults, *llm.LateResult:
+			case *messages.ToolResults, *messages.LateResult:
 				got <- m
 			}
 		}), string(messages.StageLLM))

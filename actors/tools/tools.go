@@ -8,7 +8,6 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/brisvox/brisvox/actors/kit"
-	"github.com/brisvox/brisvox/actors/llm"
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/rs/zerolog"
@@ -343,7 +342,7 @@ func (a *Actor) done(ctx actor.Context, m *messages.ToolDone) {
 			a.stats.Inc("side_effect_late_results")
 			a.traceLate(f.trace, m.Result.Outcome)
 			a.orphans.MarkReported(f.key)
-			ctx.Send(a.peers.LLM, &llm.LateResult{Epoch: m.Epoch, Result: m.Result})
+			ctx.Send(a.peers.LLM, &messages.LateResult{Epoch: m.Epoch, Result: m.Result})
 			return
 		}
 	}
@@ -465,7 +464,7 @@ func (a *Actor) loseInFlight(ctx actor.Context) {
 		// Its round is gone, or its slot was answered at its timeout:
 		// the model learns of the loss from a note.
 		a.traceLate(f.trace, agent.OutcomeLost)
-		ctx.Send(a.peers.LLM, &llm.LateResult{Epoch: f.key.Epoch, Result: lost(f.call)})
+		ctx.Send(a.peers.LLM, &messages.LateResult{Epoch: f.key.Epoch, Result: lost(f.call)})
 	}
 	for key, b := range a.batches {
 		for i, c := range b.calls {
@@ -518,7 +517,7 @@ func (a *Actor) undelivered(ctx actor.Context, m *messages.Undelivered) {
 		a.orphans.MarkOrphan(key, now)
 		a.orphans.MarkReported(key)
 		a.stats.Inc("undelivered_notes")
-		ctx.Send(a.peers.LLM, &llm.LateResult{Epoch: m.Epoch, Result: r})
+		ctx.Send(a.peers.LLM, &messages.LateResult{Epoch: m.Epoch, Result: r})
 	}
 }
 
