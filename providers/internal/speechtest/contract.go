@@ -12,13 +12,14 @@ import (
 	"github.com/brisvox/brisvox/providers/providertest"
 )
 
-// FaultMap maps the contract suite's faults onto a wsmock vendor mock's:
-// the fault acts before the same message (BeforeEvent, a negative one as
-// 0: the adapter's harness says what its mock counts as an event) for the
-// same Duration. A refusal is FaultRefuse with the service's error body, a
-// stalled or slowed connect FaultConnectStall, a disconnect FaultDrop, a
-// stall FaultStall, a delay FaultDelay, a protocol violation a text
-// message that is not JSON. What differs between services is here.
+// FaultMap maps the contract suite's faults onto a wsmock vendor mock's.
+// Both speak the one fault vocabulary (providertest's kinds), so the kind
+// stays and the fault acts before the same message (BeforeEvent, a
+// negative one as 0: the adapter's harness says what its mock counts as an
+// event) for the same Duration; what a websocket adds is the map's: a
+// refusal carries the service's error body, a stall may be a hung server
+// that answers no ping, a protocol violation is a text message that is not
+// JSON. What differs between services is here.
 type FaultMap struct {
 	// RefuseBody is the service's error body, sent with a refusal's
 	// status.
@@ -29,23 +30,20 @@ type FaultMap struct {
 	StallNoPong bool
 }
 
-// Map returns f as the mock's fault. The zero Kind (no fault) stays no
-// fault.
+// Map returns f as the mock's fault. The zero Kind (no fault), and a kind
+// the vocabulary does not have, is no fault.
 func (m FaultMap) Map(f providertest.Fault) wsmock.Fault {
-	w := wsmock.Fault{Before: max(f.BeforeEvent, 0), Duration: f.Duration}
+	w := wsmock.Fault{Fault: providertest.Fault{Kind: f.Kind, BeforeEvent: max(f.BeforeEvent, 0), Duration: f.Duration}}
 	switch f.Kind {
 	case providertest.FaultReject:
-		w.Kind, w.Status, w.RefuseBody = wsmock.FaultRefuse, f.Status, m.RefuseBody
-	case providertest.FaultConnectStall:
-		w.Kind = wsmock.FaultConnectStall
-	case providertest.FaultDisconnect:
-		w.Kind = wsmock.FaultDrop
+		w.Status, w.RefuseBody = f.Status, m.RefuseBody
 	case providertest.FaultStall:
-		w.Kind, w.NoPong = wsmock.FaultStall, m.StallNoPong
-	case providertest.FaultDelay:
-		w.Kind = wsmock.FaultDelay
+		w.NoPong = m.StallNoPong
 	case providertest.FaultProtocol:
-		w.Kind, w.Violation = wsmock.FaultViolate, wsmock.ViolateMalformed
+		w.Violation = wsmock.ViolateMalformed
+	case providertest.FaultConnectStall, providertest.FaultDisconnect, providertest.FaultDelay:
+	default:
+		w.Kind = 0
 	}
 	return w
 }

@@ -13,12 +13,12 @@ import (
 	"github.com/brisvox/brisvox/providers/providertest"
 )
 
-// Every suite fault kind lands on its wsmock kind, before the same
+// Every suite fault keeps its kind on the wsmock side, before the same
 // message and for the same time; the refusal body and the stall's NoPong
 // are the map's, on those kinds only. Mutations caught: a kind mapped to
-// the wrong wsmock kind (a disconnect as a stall, a delay as a stall), the
+// another kind (a disconnect as a stall, a delay as a stall), the
 // refusal's status or body dropped, the body put on every fault, NoPong
-// ignored or set on a delay too, Before not clamped at 0, Duration not
+// ignored or set on a delay too, BeforeEvent not clamped at 0, Duration not
 // carried, a violation other than a message that is not JSON.
 func TestFaultMap(t *testing.T) {
 	const body = `{"code":"refused"}`
@@ -34,55 +34,55 @@ func TestFaultMap(t *testing.T) {
 			name: "none",
 			m:    deaf,
 			f:    providertest.Fault{BeforeEvent: 2},
-			want: wsmock.Fault{Before: 2},
+			want: wsmock.Fault{Fault: providertest.Fault{BeforeEvent: 2}},
 		},
 		{
 			name: "reject",
 			m:    plain,
 			f:    providertest.Fault{Kind: providertest.FaultReject, Status: http.StatusTooManyRequests},
-			want: wsmock.Fault{Kind: wsmock.FaultRefuse, Status: http.StatusTooManyRequests, RefuseBody: body},
+			want: wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultReject, Status: http.StatusTooManyRequests}, RefuseBody: body},
 		},
 		{
 			name: "connect_stall",
 			m:    plain,
 			f:    providertest.Fault{Kind: providertest.FaultConnectStall, Duration: time.Second},
-			want: wsmock.Fault{Kind: wsmock.FaultConnectStall, Duration: time.Second},
+			want: wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultConnectStall, Duration: time.Second}},
 		},
 		{
 			name: "disconnect",
 			m:    deaf,
 			f:    providertest.Fault{Kind: providertest.FaultDisconnect, BeforeEvent: 3},
-			want: wsmock.Fault{Kind: wsmock.FaultDrop, Before: 3},
+			want: wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultDisconnect, BeforeEvent: 3}},
 		},
 		{
 			name: "disconnect_before_the_first",
 			m:    plain,
 			f:    providertest.Fault{Kind: providertest.FaultDisconnect, BeforeEvent: -1},
-			want: wsmock.Fault{Kind: wsmock.FaultDrop},
+			want: wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultDisconnect}},
 		},
 		{
 			name: "stall",
 			m:    plain,
 			f:    providertest.Fault{Kind: providertest.FaultStall, BeforeEvent: 1},
-			want: wsmock.Fault{Kind: wsmock.FaultStall, Before: 1},
+			want: wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultStall, BeforeEvent: 1}},
 		},
 		{
 			name: "stall_without_pong",
 			m:    deaf,
 			f:    providertest.Fault{Kind: providertest.FaultStall, BeforeEvent: 1, Duration: 3 * time.Second},
-			want: wsmock.Fault{Kind: wsmock.FaultStall, Before: 1, Duration: 3 * time.Second, NoPong: true},
+			want: wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultStall, BeforeEvent: 1, Duration: 3 * time.Second}, NoPong: true},
 		},
 		{
 			name: "delay",
 			m:    deaf,
 			f:    providertest.Fault{Kind: providertest.FaultDelay, BeforeEvent: 4, Duration: time.Second},
-			want: wsmock.Fault{Kind: wsmock.FaultDelay, Before: 4, Duration: time.Second},
+			want: wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultDelay, BeforeEvent: 4, Duration: time.Second}},
 		},
 		{
 			name: "protocol",
 			m:    deaf,
 			f:    providertest.Fault{Kind: providertest.FaultProtocol, BeforeEvent: 5},
-			want: wsmock.Fault{Kind: wsmock.FaultViolate, Before: 5, Violation: wsmock.ViolateMalformed},
+			want: wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultProtocol, BeforeEvent: 5}, Violation: wsmock.ViolateMalformed},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -106,7 +106,7 @@ func TestHarness(t *testing.T) {
 	m := &injections{}
 	h := speechtest.Harness[*injections]{Mock: m, Faults: speechtest.FaultMap{RefuseBody: "B"}, IO: 1500 * time.Millisecond}
 	h.Inject(providertest.Fault{Kind: providertest.FaultReject, Status: http.StatusServiceUnavailable})
-	want := []wsmock.Fault{{Kind: wsmock.FaultRefuse, Status: http.StatusServiceUnavailable, RefuseBody: "B"}}
+	want := []wsmock.Fault{{Fault: providertest.Fault{Kind: providertest.FaultReject, Status: http.StatusServiceUnavailable}, RefuseBody: "B"}}
 	if !slices.Equal(m.faults, want) {
 		t.Errorf("queued %+v, want %+v", m.faults, want)
 	}

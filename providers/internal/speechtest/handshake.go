@@ -7,6 +7,7 @@ import (
 
 	"github.com/brisvox/brisvox/providers"
 	"github.com/brisvox/brisvox/providers/internal/wsmock"
+	"github.com/brisvox/brisvox/providers/providertest"
 )
 
 // CheckRefused checks that a refused handshake keeps what the service
@@ -16,7 +17,7 @@ import (
 // service's code in body), retryable unless the status is 401.
 func CheckRefused[S any](t testing.TB, inject func(wsmock.Fault), connect func(context.Context) (S, error), status int, body, detail string) {
 	t.Helper()
-	inject(wsmock.Fault{Kind: wsmock.FaultRefuse, Status: status, RefuseBody: body})
+	inject(wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultReject, Status: status}, RefuseBody: body})
 	_, err := connect(context.Background())
 	r := AsType[*providers.Rejected](t, err)
 	if r.Status != status || r.Detail != detail {
@@ -34,7 +35,7 @@ func CheckRefused[S any](t testing.TB, inject func(wsmock.Fault), connect func(c
 // deadline, it connects.
 func CheckConnectDeadline[S interface{ Close() error }](t testing.TB, inject func(wsmock.Fault), connect func(context.Context) (S, error), deadline time.Duration) {
 	t.Helper()
-	inject(wsmock.Fault{Kind: wsmock.FaultConnectStall})
+	inject(wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultConnectStall}})
 	start := time.Now()
 	_, err := connect(context.Background())
 	if tm := AsType[*providers.Timeout](t, err); tm.Op != "connect" {
@@ -44,7 +45,7 @@ func CheckConnectDeadline[S interface{ Close() error }](t testing.TB, inject fun
 		t.Errorf("timed out after %v, want %v", took, deadline)
 	}
 	// A slow connect inside the deadline succeeds.
-	inject(wsmock.Fault{Kind: wsmock.FaultConnectStall, Duration: deadline / 2})
+	inject(wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultConnectStall, Duration: deadline / 2}})
 	s, err := connect(context.Background())
 	if err != nil {
 		t.Fatalf("slow connect: %v", err)

@@ -9,6 +9,7 @@ import (
 	"github.com/brisvox/brisvox/providers"
 	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	"github.com/brisvox/brisvox/providers/internal/wsmock"
+	"github.com/brisvox/brisvox/providers/providertest"
 )
 
 // retryable wraps an error and says whether a retry helps, whatever the
@@ -48,7 +49,7 @@ func TestCheckRefused(t *testing.T) {
 			connect := func(context.Context) (providers.TTSSession, error) { return nil, tc.err }
 			r := run(t, func(tb testing.TB) { speechtest.CheckRefused(tb, inject, connect, tc.status, body, "bad_key") })
 			r.want(t, tc.want, tc.fatal)
-			if want := (wsmock.Fault{Kind: wsmock.FaultRefuse, Status: tc.status, RefuseBody: body}); len(faults) != 1 || faults[0] != want {
+			if want := (wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultReject, Status: tc.status}, RefuseBody: body}); len(faults) != 1 || faults[0] != want {
 				t.Errorf("injected %+v, want %+v", faults, want)
 			}
 		})
@@ -77,7 +78,7 @@ func (d *fakeDialer) connect(context.Context) (*fakeSession, error) {
 	if len(d.faults) > 0 {
 		f, d.faults = d.faults[0], d.faults[1:]
 	}
-	if f.Kind == wsmock.FaultConnectStall && (f.Duration == 0 || f.Duration >= d.timeout) {
+	if f.Kind == providertest.FaultConnectStall && (f.Duration == 0 || f.Duration >= d.timeout) {
 		time.Sleep(d.timeout)
 		return nil, &providers.Timeout{Op: d.op}
 	}

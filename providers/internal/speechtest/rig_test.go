@@ -13,6 +13,7 @@ import (
 
 	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	"github.com/brisvox/brisvox/providers/internal/wsmock"
+	"github.com/brisvox/brisvox/providers/providertest"
 )
 
 // closingMock is a bare wsmock server (its sessions end at once) that
@@ -34,7 +35,7 @@ func TestPipe(t *testing.T) {
 		m, dial = speechtest.Pipe(t, func(opts ...wsmock.Option) *closingMock {
 			return &closingMock{Server: wsmock.New(func(*wsmock.Conn) {}, opts...)}
 		})
-		m.Inject(wsmock.Fault{Kind: wsmock.FaultRefuse, Status: http.StatusTeapot})
+		m.Inject(wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultReject, Status: http.StatusTeapot}})
 		c, err := dial(context.Background(), "tcp", wsmock.PipeAddr)
 		if err != nil {
 			t.Fatal(err)

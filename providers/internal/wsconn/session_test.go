@@ -13,6 +13,7 @@ import (
 
 	"github.com/brisvox/brisvox/providers"
 	"github.com/brisvox/brisvox/providers/internal/wsmock"
+	"github.com/brisvox/brisvox/providers/providertest"
 )
 
 // deafServer accepts websockets and never reads, so a client's writes on
@@ -165,7 +166,7 @@ func TestPing(t *testing.T) {
 				l := wsmock.NewPipeListener()
 				srv := wsmock.New(func(c *wsmock.Conn) { <-c.Gone() }, wsmock.WithListener(l))
 				defer srv.Close()
-				srv.Inject(wsmock.Fault{Kind: wsmock.FaultStall, NoPong: tc.noPong})
+				srv.Inject(wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultStall}, NoPong: tc.noPong})
 				d, err := New(Config{URL: srv.URL("/x"), DialContext: l.DialContext})
 				if err != nil {
 					t.Fatal(err)

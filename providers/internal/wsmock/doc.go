@@ -10,5 +10,19 @@
 // never stops the client's writes. It counts handshakes, sessions, the
 // vendor messages sent and the client messages received.
 //
-// It is test support: production code does not import it.
+// Its faults are the house's one fault vocabulary: a Fault is a
+// providertest.Fault (kind, the message it acts before, status, duration)
+// with what only a websocket can show (the refusal's body, the kind of
+// protocol violation, a hung server that answers no ping).
+//
+// Loop is the session loop the TTS mocks (cartesiamock, auramock) share: a
+// vendor session (a Looper) queues its answers and sends them one by one,
+// paced like a real-time synthesizer or as fast as the connection takes
+// them, while it goes on reading the client (Forward: a goroutine hands
+// the client's messages over on an Inbox), so a cancel or a clear read
+// meanwhile stops what is still queued. Loop owns the goroutine and the
+// timer and returns only when both are done with.
+//
+// It is test support (a server speaking a wire, named …mock): production
+// code does not import it.
 package wsmock

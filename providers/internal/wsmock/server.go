@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/brisvox/brisvox/providers/providertest"
 )
 
 // Request is what the server saw of one handshake.
@@ -167,11 +169,11 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	f := s.popFault()
 	switch f.Kind {
-	case FaultConnectStall:
+	case providertest.FaultConnectStall:
 		if !s.hold(r.Context().Done(), f.Duration) {
 			return
 		}
-	case FaultRefuse:
+	case providertest.FaultReject:
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(f.Status)
 		_, _ = w.Write([]byte(f.RefuseBody))
@@ -223,7 +225,7 @@ type Conn struct {
 	req   Request
 	fault Fault
 	sent  int
-	deaf  *atomic.Bool // answer no ping (Fault.NoPong, until message Before)
+	deaf  *atomic.Bool // answer no ping (Fault.NoPong, until message BeforeEvent)
 
 	gone       chan struct{} // closed when the client side is gone
 	goneOnce   sync.Once
@@ -289,7 +291,7 @@ func (c *Conn) Next() (Message, error) {
 }
 
 // Send sends one vendor message (a text frame), counted, with the
-// session's fault applied when this is message fault.Before.
+// session's fault applied when this is message fault.BeforeEvent.
 func (c *Conn) Send(text []byte) error { return c.send(false, text) }
 
 // SendBinary is Send for a binary vendor message (audio): counted, with
@@ -299,16 +301,16 @@ func (c *Conn) SendBinary(data []byte) error { return c.send(true, data) }
 func (c *Conn) send(binary bool, data []byte) error {
 	n := c.sent
 	c.sent++
-	if n == c.fault.Before {
+	if n == c.fault.BeforeEvent {
 		switch c.fault.Kind {
-		case FaultDrop:
+		case providertest.FaultDisconnect:
 			_ = c.ws.CloseNow()
 			return ErrConnClosed
-		case FaultStall, FaultDelay:
+		case providertest.FaultStall, providertest.FaultDelay:
 			if !c.srv.hold(c.gone, c.fault.Duration) {
 				return ErrConnClosed
 			}
-		case FaultViolate:
+		case providertest.FaultProtocol:
 			c.deaf.Store(false)
 			c.srv.sent.Add(1)
 			return c.violate(c.fault.Violation)

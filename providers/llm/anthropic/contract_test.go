@@ -12,6 +12,7 @@ import (
 	"github.com/brisvox/brisvox/providers/contracttest"
 	"github.com/brisvox/brisvox/providers/llm/anthropic"
 	m "github.com/brisvox/brisvox/providers/llm/anthropic/anthropicmock"
+	"github.com/brisvox/brisvox/providers/llm/internal/llmmock"
 	"github.com/brisvox/brisvox/providers/llm/internal/llmtest"
 	"github.com/brisvox/brisvox/providers/providertest"
 )
@@ -23,7 +24,9 @@ var _ contracttest.LLMHarness = (*llmtest.Harness)(nil)
 
 // respond is the mock's answer to a request of the suite: r streamed as
 // the service does, with f (if any) applied.
-func respond(r contracttest.Response, f providertest.Fault) m.Response { return withFault(lines(r), f) }
+func respond(r contracttest.Response, f providertest.Fault) m.Response {
+	return faults.Apply(m.Response{Lines: lines(r), Pace: contractPace}, f)
+}
 
 // lines streams r as the service does: message_start, a text block with
 // one delta per word, then each call as a tool_use block with its input
@@ -64,25 +67,13 @@ func lines(r contracttest.Response) []string {
 // of after each event fires 200 ms early at the idle check).
 const contractPace = 100 * time.Millisecond
 
-// withFault is the response of ls with f applied; BeforeEvent counts the
-// data lines (message_start and the block starts and stops yield no
-// event of their own).
-func withFault(ls []string, f providertest.Fault) m.Response {
-	r := m.Response{Lines: ls, Pace: contractPace}
-	before := lineOfEvent(ls, max(f.BeforeEvent, 0))
-	switch f.Kind {
-	case providertest.FaultReject:
-		r = m.Response{Status: f.Status, ErrorBody: m.ErrorBody("api_error", "refused by the contract suite")}
-	case providertest.FaultConnectStall:
-		r.StallHeaders, r.StallFor = true, f.Duration
-	case providertest.FaultStall, providertest.FaultDelay:
-		r.Stall, r.StallBefore, r.StallFor = true, before, f.Duration
-	case providertest.FaultDisconnect:
-		r.Lines, r.Cut = ls[:before], true
-	case providertest.FaultProtocol:
-		r.Lines, r.Cut = append(ls[:before:before], `{"type":"content_block_delta","index":`), true
-	}
-	return r
+// faults is how the service's stream shows the suite's faults;
+// BeforeEvent counts the data lines (message_start and the block starts
+// and stops yield no event of their own: lineOfEvent).
+var faults = llmmock.FaultWire{
+	RefuseBody: func(int) string { return m.ErrorBody("api_error", "refused by the contract suite") },
+	Broken:     `{"type":"content_block_delta","index":`,
+	LineOf:     lineOfEvent,
 }
 
 // lineOfEvent is the index of the line that yields event k of the

@@ -9,7 +9,7 @@ import (
 	"github.com/brisvox/brisvox/providers/llm/anthropic"
 	m "github.com/brisvox/brisvox/providers/llm/anthropic/anthropicmock"
 	"github.com/brisvox/brisvox/providers/llm/internal/llmtest"
-	"github.com/brisvox/brisvox/providers/llm/internal/loose"
+	"github.com/brisvox/brisvox/providers/llm/internal/loosetest"
 )
 
 // liveBudget bounds a whole live run (four steps, five requests).
@@ -20,8 +20,8 @@ const liveBudget = 5 * time.Minute
 // set. The model comes from BRISVOX_ANTHROPIC_MODEL. Only counts are
 // logged.
 func TestLive(t *testing.T) {
-	loose.Gate(t, anthropic.DefaultAPIKeyEnv)
-	cfg := anthropic.Anthropic(loose.EnvOr("BRISVOX_ANTHROPIC_MODEL", "claude-haiku-4-5"))
+	loosetest.Gate(t, anthropic.DefaultAPIKeyEnv)
+	cfg := anthropic.Anthropic(loosetest.EnvOr("BRISVOX_ANTHROPIC_MODEL", "claude-haiku-4-5"))
 	cfg.FirstEventTimeout = 30 * time.Second
 	a, err := anthropic.New(cfg)
 	if err != nil {
@@ -30,11 +30,11 @@ func TestLive(t *testing.T) {
 	defer a.Close()
 	ctx, cancel := context.WithTimeout(t.Context(), liveBudget)
 	defer cancel()
-	rep, err := loose.Run(ctx, a, loose.Config{})
+	rep, err := loosetest.Run(ctx, a, loosetest.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	loose.Check(t, rep)
+	loosetest.Check(t, rep)
 }
 
 // looseScript answers a loose run as a model would, in the order of its
@@ -59,9 +59,9 @@ func looseScript(broken string) []m.Response {
 	// MessageStart, TextStart, the first delta; then the stall.
 	long := m.Response{Lines: m.Text("one two three"), Stall: true, StallBefore: 3}
 	switch broken {
-	case loose.BrokenNoEnd:
+	case loosetest.BrokenNoEnd:
 		text.Lines = text.Lines[:len(text.Lines)-1] // no message_stop
-	case loose.BrokenFollowUp:
+	case loosetest.BrokenFollowUp:
 		follow.Lines = []string{m.MessageStart(60), m.MessageDelta("end_turn", 1), m.MessageStop()}
 	}
 	return []m.Response{text, tools, follow, long}
@@ -73,13 +73,13 @@ func looseScript(broken string) []m.Response {
 // Mutation caught (seen failing): the adapter giving every call fragment
 // index 0 (the parallel calls merge and the assembler refuses them).
 func TestLooseOverMock(t *testing.T) {
-	cases := loose.MockCases()
+	cases := loosetest.MockCases()
 	var srv *m.Server
-	loose.OverMock(t, cases, func(t *testing.T, broken string) providers.LLM {
+	loosetest.OverMock(t, cases, func(t *testing.T, broken string) providers.LLM {
 		var dial llmtest.DialFunc
 		srv, dial = llmtest.Piped(t, m.NewWithListener, looseScript(broken)...)
 		return llmtest.Open(t, anthropic.New, anthropic.Config{BaseURL: srv.URL(), Model: "mock-model", DialContext: dial}, nil)
-	}, func(t *testing.T, _ loose.Report) {
+	}, func(t *testing.T, _ loosetest.Report) {
 		reqs := srv.Requests()
 		if len(reqs) != 4 {
 			t.Fatalf("%d requests, want 4", len(reqs))

@@ -9,6 +9,7 @@ import (
 	"github.com/brisvox/brisvox/providers/contracttest"
 	"github.com/brisvox/brisvox/providers/llm/gemini"
 	m "github.com/brisvox/brisvox/providers/llm/gemini/geminimock"
+	"github.com/brisvox/brisvox/providers/llm/internal/llmmock"
 	"github.com/brisvox/brisvox/providers/llm/internal/llmtest"
 	"github.com/brisvox/brisvox/providers/providertest"
 )
@@ -20,7 +21,9 @@ var _ contracttest.LLMHarness = (*llmtest.Harness)(nil)
 
 // respond is the mock's answer to a request of the suite: r streamed as
 // the service does, with f (if any) applied.
-func respond(r contracttest.Response, f providertest.Fault) m.Response { return withFault(lines(r), f) }
+func respond(r contracttest.Response, f providertest.Fault) m.Response {
+	return faults.Apply(m.Response{Lines: lines(r), Pace: contractPace}, f)
+}
 
 // lines streams r as the service does: one chunk per word of text, one
 // chunk per call (each whole), then the finishReason chunk with the usage.
@@ -42,23 +45,12 @@ func lines(r contracttest.Response) []string {
 // the suite's slack.
 const contractPace = 100 * time.Millisecond
 
-// withFault is the response of ls with f applied.
-func withFault(ls []string, f providertest.Fault) m.Response {
-	r := m.Response{Lines: ls, Pace: contractPace}
-	before := lineOfEvent(ls, max(f.BeforeEvent, 0))
-	switch f.Kind {
-	case providertest.FaultReject:
-		r = m.Response{Status: f.Status, ErrorBody: m.ErrorBody(f.Status, "UNAVAILABLE", "refused by the contract suite")}
-	case providertest.FaultConnectStall:
-		r.StallHeaders, r.StallFor = true, f.Duration
-	case providertest.FaultStall, providertest.FaultDelay:
-		r.Stall, r.StallBefore, r.StallFor = true, before, f.Duration
-	case providertest.FaultDisconnect:
-		r.Lines, r.Cut = ls[:before], true
-	case providertest.FaultProtocol:
-		r.Lines, r.Cut = append(ls[:before:before], `{"candidates":[{"content":`), true
-	}
-	return r
+// faults is how the service's stream shows the suite's faults, event k
+// acting at lineOfEvent.
+var faults = llmmock.FaultWire{
+	RefuseBody: func(status int) string { return m.ErrorBody(status, "UNAVAILABLE", "refused by the contract suite") },
+	Broken:     `{"candidates":[{"content":`,
+	LineOf:     lineOfEvent,
 }
 
 // lineOfEvent is the index of the line that yields event k: line k for

@@ -9,7 +9,7 @@ import (
 	"github.com/brisvox/brisvox/providers/llm/gemini"
 	m "github.com/brisvox/brisvox/providers/llm/gemini/geminimock"
 	"github.com/brisvox/brisvox/providers/llm/internal/llmtest"
-	"github.com/brisvox/brisvox/providers/llm/internal/loose"
+	"github.com/brisvox/brisvox/providers/llm/internal/loosetest"
 )
 
 // liveBudget bounds a whole live run (four steps, five requests).
@@ -19,8 +19,8 @@ const liveBudget = 5 * time.Minute
 // with a message, unless BRISVOX_LIVE_TESTS=1 and GEMINI_API_KEY is set.
 // The model comes from BRISVOX_GEMINI_MODEL. Only counts are logged.
 func TestLive(t *testing.T) {
-	loose.Gate(t, gemini.DefaultAPIKeyEnv)
-	cfg := gemini.Gemini(loose.EnvOr("BRISVOX_GEMINI_MODEL", "gemini-2.5-flash"))
+	loosetest.Gate(t, gemini.DefaultAPIKeyEnv)
+	cfg := gemini.Gemini(loosetest.EnvOr("BRISVOX_GEMINI_MODEL", "gemini-2.5-flash"))
 	cfg.FirstEventTimeout = 30 * time.Second
 	// Room for thinking: a thinking model's thoughts count against
 	// maxOutputTokens, and a cut answer may carry no text.
@@ -32,11 +32,11 @@ func TestLive(t *testing.T) {
 	defer a.Close()
 	ctx, cancel := context.WithTimeout(t.Context(), liveBudget)
 	defer cancel()
-	rep, err := loose.Run(ctx, a, loose.Config{})
+	rep, err := loosetest.Run(ctx, a, loosetest.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	loose.Check(t, rep)
+	loosetest.Check(t, rep)
 }
 
 // looseScript answers a loose run as a model would, in the order of its
@@ -58,9 +58,9 @@ func looseScript(broken string) []m.Response {
 	follow := m.Response{Lines: m.Text("Cloudy in Paris and Tokyo.")}
 	long := m.Response{Lines: m.Text("one two three"), Stall: true, StallBefore: 1}
 	switch broken {
-	case loose.BrokenNoEnd:
+	case loosetest.BrokenNoEnd:
 		text.Lines = text.Lines[:len(text.Lines)-1] // no finishReason
-	case loose.BrokenFollowUp:
+	case loosetest.BrokenFollowUp:
 		follow.Lines = []string{m.Finish("STOP", 60, 1, 0)}
 	}
 	return []m.Response{text, tools, follow, long}
@@ -74,14 +74,14 @@ func looseScript(broken string) []m.Response {
 // Mutation caught (seen failing): the adapter giving every call index 0
 // (the parallel calls merge and the assembler refuses them).
 func TestLooseOverMock(t *testing.T) {
-	cases := loose.MockCases()
-	cases[2].Want = loose.ErrStream // arguments are an object on this wire: bad JSON is a malformed chunk
+	cases := loosetest.MockCases()
+	cases[2].Want = loosetest.ErrStream // arguments are an object on this wire: bad JSON is a malformed chunk
 	var srv *m.Server
-	loose.OverMock(t, cases, func(t *testing.T, broken string) providers.LLM {
+	loosetest.OverMock(t, cases, func(t *testing.T, broken string) providers.LLM {
 		var dial llmtest.DialFunc
 		srv, dial = llmtest.Piped(t, m.NewWithListener, looseScript(broken)...)
 		return llmtest.Open(t, gemini.New, gemini.Config{BaseURL: srv.URL(), Model: "mock-model", DialContext: dial}, nil)
-	}, func(t *testing.T, _ loose.Report) {
+	}, func(t *testing.T, _ loosetest.Report) {
 		reqs := srv.Requests()
 		if len(reqs) != 4 {
 			t.Fatalf("%d requests, want 4", len(reqs))

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/brisvox/brisvox/providers/contracttest"
+	"github.com/brisvox/brisvox/providers/llm/internal/llmmock"
 	"github.com/brisvox/brisvox/providers/llm/internal/llmtest"
 	"github.com/brisvox/brisvox/providers/llm/openai"
 	m "github.com/brisvox/brisvox/providers/llm/openai/openaimock"
@@ -22,7 +23,9 @@ var _ contracttest.LLMHarness = (*llmtest.Harness)(nil)
 
 // respond is the mock's answer to a request of the suite: r streamed as
 // the service does, with f (if any) applied.
-func respond(r contracttest.Response, f providertest.Fault) m.Response { return withFault(lines(r), f) }
+func respond(r contracttest.Response, f providertest.Fault) m.Response {
+	return faults.Apply(m.Response{Lines: lines(r), Pace: contractPace}, f)
+}
 
 // lines streams r as the service does: one chunk per word of the text,
 // then each call in two fragments (id and name on the first, the
@@ -57,24 +60,12 @@ func lines(r contracttest.Response) []string {
 // of after each event fires 200 ms early at the idle check).
 const contractPace = 100 * time.Millisecond
 
-// withFault is the response of ls with f applied; BeforeEvent counts the
-// data lines (one event each, but the finish chunk, which yields none).
-func withFault(ls []string, f providertest.Fault) m.Response {
-	r := m.Response{Lines: ls, Pace: contractPace}
-	before := min(max(f.BeforeEvent, 0), len(ls))
-	switch f.Kind {
-	case providertest.FaultReject:
-		r = m.Response{Status: f.Status, ErrorBody: `{"error":{"message":"refused by the contract suite","type":"contract"}}`}
-	case providertest.FaultConnectStall:
-		r.StallHeaders, r.StallFor = true, f.Duration
-	case providertest.FaultStall, providertest.FaultDelay:
-		r.Stall, r.StallBefore, r.StallFor = true, before, f.Duration
-	case providertest.FaultDisconnect:
-		r.Lines, r.Cut = ls[:before], true
-	case providertest.FaultProtocol:
-		r.Lines, r.Cut = append(ls[:before:before], `{"choices":[{"delta":`), true
-	}
-	return r
+// faults is how the service's stream shows the suite's faults; BeforeEvent
+// counts the data lines (one event each, but the finish chunk, which
+// yields none).
+var faults = llmmock.FaultWire{
+	RefuseBody: func(int) string { return `{"error":{"message":"refused by the contract suite","type":"contract"}}` },
+	Broken:     `{"choices":[{"delta":`,
 }
 
 // contractIO is the adapter's deadline for the connect, the first event

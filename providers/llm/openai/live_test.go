@@ -7,7 +7,7 @@ import (
 
 	"github.com/brisvox/brisvox/providers"
 	"github.com/brisvox/brisvox/providers/llm/internal/llmtest"
-	"github.com/brisvox/brisvox/providers/llm/internal/loose"
+	"github.com/brisvox/brisvox/providers/llm/internal/loosetest"
 	"github.com/brisvox/brisvox/providers/llm/openai"
 	m "github.com/brisvox/brisvox/providers/llm/openai/openaimock"
 )
@@ -26,24 +26,24 @@ func TestLive(t *testing.T) {
 		name  string
 		gate  string
 		cfg   func() openai.Config
-		loose loose.Config
+		loose loosetest.Config
 	}{
 		{"openai", "OPENAI_API_KEY", func() openai.Config {
-			return openai.OpenAI(loose.EnvOr("BRISVOX_OPENAI_MODEL", "gpt-4.1-mini"))
-		}, loose.Config{}},
+			return openai.OpenAI(loosetest.EnvOr("BRISVOX_OPENAI_MODEL", "gpt-4.1-mini"))
+		}, loosetest.Config{}},
 		{"openrouter", "OPENROUTER_API_KEY", func() openai.Config {
-			return openai.OpenRouter(loose.EnvOr("BRISVOX_OPENROUTER_MODEL", "openai/gpt-4.1-mini"))
-		}, loose.Config{}},
+			return openai.OpenRouter(loosetest.EnvOr("BRISVOX_OPENROUTER_MODEL", "openai/gpt-4.1-mini"))
+		}, loosetest.Config{}},
 		// A local model may be loaded on the first request: more time.
 		{"ollama", "OLLAMA_BASE_URL", func() openai.Config {
-			c := openai.Ollama(loose.EnvOr("BRISVOX_OLLAMA_MODEL", "llama3.2"))
+			c := openai.Ollama(loosetest.EnvOr("BRISVOX_OLLAMA_MODEL", "llama3.2"))
 			c.FirstEventTimeout = 2 * time.Minute
 			return c
-		}, loose.Config{StepTimeout: 3 * time.Minute}},
+		}, loosetest.Config{StepTimeout: 3 * time.Minute}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			loose.Gate(t, c.gate)
+			loosetest.Gate(t, c.gate)
 			cfg := c.cfg()
 			if cfg.FirstEventTimeout == 0 {
 				cfg.FirstEventTimeout = 30 * time.Second
@@ -55,11 +55,11 @@ func TestLive(t *testing.T) {
 			defer a.Close()
 			ctx, cancel := context.WithTimeout(t.Context(), liveBudget)
 			defer cancel()
-			rep, err := loose.Run(ctx, a, c.loose)
+			rep, err := loosetest.Run(ctx, a, c.loose)
 			if err != nil {
 				t.Fatal(err)
 			}
-			loose.Check(t, rep)
+			loosetest.Check(t, rep)
 		})
 	}
 }
@@ -85,9 +85,9 @@ func looseScript(broken string) []m.Response {
 	follow := m.Response{Lines: []string{m.TextChunk("Cloudy in Paris "), m.TextChunk("and Tokyo."), m.FinishChunk("stop"), m.UsageChunk(60, 8, 0)}}
 	long := m.Response{Lines: []string{m.TextChunk("one "), m.TextChunk("two "), m.FinishChunk("stop")}, Stall: true, StallBefore: 1}
 	switch broken {
-	case loose.BrokenNoEnd:
+	case loosetest.BrokenNoEnd:
 		text.Cut = true
-	case loose.BrokenFollowUp:
+	case loosetest.BrokenFollowUp:
 		follow.Lines = []string{m.FinishChunk("stop")}
 	}
 	return []m.Response{text, tools, follow, long}
@@ -99,13 +99,13 @@ func looseScript(broken string) []m.Response {
 // Mutation caught (seen failing): the adapter giving every call fragment
 // index 0 (the parallel calls merge and the assembler refuses them).
 func TestLooseOverMock(t *testing.T) {
-	cases := loose.MockCases()
+	cases := loosetest.MockCases()
 	var srv *m.Server
-	loose.OverMock(t, cases, func(t *testing.T, broken string) providers.LLM {
+	loosetest.OverMock(t, cases, func(t *testing.T, broken string) providers.LLM {
 		var dial llmtest.DialFunc
 		srv, dial = llmtest.Piped(t, m.NewWithListener, looseScript(broken)...)
 		return llmtest.Open(t, openai.New, openai.Config{BaseURL: srv.URL(), Model: "mock-model", DialContext: dial}, nil)
-	}, func(t *testing.T, _ loose.Report) {
+	}, func(t *testing.T, _ loosetest.Report) {
 		reqs := srv.Requests()
 		if len(reqs) != 4 {
 			t.Fatalf("%d requests, want 4", len(reqs))

@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/brisvox/brisvox/providers/llm/internal/loose"
-	"github.com/brisvox/brisvox/providers/llm/internal/ttft"
+	"github.com/brisvox/brisvox/providers/llm/internal/loosetest"
+	"github.com/brisvox/brisvox/providers/llm/internal/ttfttest"
 	"github.com/brisvox/brisvox/providers/llm/openai"
 	m "github.com/brisvox/brisvox/providers/llm/openai/openaimock"
 )
@@ -20,7 +20,7 @@ const (
 // as the request is read) with text first; it warms the adapter and a bare
 // client and returns both measurements. The bare client posts the body
 // the adapter sent (as the mock parsed it) with the same headers.
-func newTTFT(b *testing.B) (adapter ttft.Measure, bare *ttft.Bare) {
+func newTTFT(b *testing.B) (adapter ttfttest.Measure, bare *ttfttest.Bare) {
 	b.Helper()
 	b.Setenv(ttftKeyEnv, ttftKey)
 	srv := m.New(m.Response{Lines: []string{m.TextChunk("Sure"), m.TextChunk(", tomorrow at eight."), m.FinishChunk("stop"), m.UsageChunk(60, 8, 0)}})
@@ -29,7 +29,7 @@ func newTTFT(b *testing.B) (adapter ttft.Measure, bare *ttft.Bare) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return ttft.Prepare(b, a, ttft.Request(loose.WeatherTool()), func() any { return srv.Requests()[0] }, &ttft.Bare{
+	return ttfttest.Prepare(b, a, ttfttest.Request(loosetest.WeatherTool()), func() any { return srv.Requests()[0] }, &ttfttest.Bare{
 		URL:    srv.URL() + "/chat/completions",
 		Header: http.Header{"Authorization": {"Bearer " + ttftKey}, "Content-Type": {"application/json"}, "Accept": {"text/event-stream"}},
 		// The first data line is the first text chunk.
@@ -41,7 +41,7 @@ func newTTFT(b *testing.B) (adapter ttft.Measure, bare *ttft.Bare) {
 // on loopback TCP, warm connection (µs/first-token).
 func BenchmarkTimeToFirstToken(b *testing.B) {
 	adapter, _ := newTTFT(b)
-	ttft.Run(b, adapter)
+	ttfttest.Run(b, adapter)
 }
 
 // BenchmarkTimeToFirstTokenBaseline: the same POST with a bare net/http
@@ -49,7 +49,7 @@ func BenchmarkTimeToFirstToken(b *testing.B) {
 // is BenchmarkTimeToFirstToken minus this.
 func BenchmarkTimeToFirstTokenBaseline(b *testing.B) {
 	_, bare := newTTFT(b)
-	ttft.Run(b, bare.Measure)
+	ttfttest.Run(b, bare.Measure)
 }
 
 // BenchmarkTimeToFirstTokenAdded runs both in every iteration, so they see
@@ -57,5 +57,5 @@ func BenchmarkTimeToFirstTokenBaseline(b *testing.B) {
 // (added-µs/first-token; budget 1000).
 func BenchmarkTimeToFirstTokenAdded(b *testing.B) {
 	adapter, bare := newTTFT(b)
-	ttft.RunPaired(b, adapter, bare.Measure)
+	ttfttest.RunPaired(b, adapter, bare.Measure)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/brisvox/brisvox/providers"
 	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	"github.com/brisvox/brisvox/providers/internal/wsmock"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/providers/stt/deepgram/deepgrammock"
 )
 
@@ -234,19 +235,19 @@ func TestServerFaultsMapToTypedErrors(t *testing.T) {
 		fault  wsmock.Fault
 		check  func(t *testing.T, err error)
 	}{
-		{"malformed JSON", nil, wsmock.Fault{Kind: wsmock.FaultViolate, Violation: wsmock.ViolateMalformed},
+		{"malformed JSON", nil, wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultProtocol}, Violation: wsmock.ViolateMalformed},
 			func(t *testing.T, err error) { speechtest.AsType[*providers.Protocol](t, err) }},
-		{"binary from the server", nil, wsmock.Fault{Kind: wsmock.FaultViolate, Violation: wsmock.ViolateBinary},
+		{"binary from the server", nil, wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultProtocol}, Violation: wsmock.ViolateBinary},
 			func(t *testing.T, err error) { speechtest.AsType[*providers.Protocol](t, err) }},
-		{"oversized message", func(c *Config) { c.MaxMessageBytes = 4096 }, wsmock.Fault{Kind: wsmock.FaultViolate, Violation: wsmock.ViolateOversized},
+		{"oversized message", func(c *Config) { c.MaxMessageBytes = 4096 }, wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultProtocol}, Violation: wsmock.ViolateOversized},
 			func(t *testing.T, err error) {
 				if p := speechtest.AsType[*providers.Protocol](t, err); !strings.Contains(p.Detail, "4096") {
 					t.Errorf("detail %q does not name the limit", p.Detail)
 				}
 			}},
-		{"connection cut", nil, wsmock.Fault{Kind: wsmock.FaultDrop},
+		{"connection cut", nil, wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultDisconnect}},
 			func(t *testing.T, err error) { speechtest.AsType[*providers.Disconnected](t, err) }},
-		{"cut after the first result", nil, wsmock.Fault{Kind: wsmock.FaultDrop, Before: 1},
+		{"cut after the first result", nil, wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultDisconnect, BeforeEvent: 1}},
 			func(t *testing.T, err error) { speechtest.AsType[*providers.Disconnected](t, err) }},
 	}
 	for _, tc := range cases {
@@ -310,7 +311,7 @@ func TestResultDeadlines(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				a, srv := newPipe(t, nil)
-				srv.Inject(wsmock.Fault{Kind: wsmock.FaultStall, Before: tc.before})
+				srv.Inject(wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultStall, BeforeEvent: tc.before}})
 				s := speechtest.Connect(t, a.Connect)
 				time.Sleep(5 * time.Second) // connected, nothing owed yet
 				if tc.before == 1 {
@@ -349,7 +350,7 @@ func TestCloseInTheMiddle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := newPipe(t, nil)
 		srv.ScriptText("one two three")
-		srv.Inject(wsmock.Fault{Kind: wsmock.FaultStall, Before: 1})
+		srv.Inject(wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultStall, BeforeEvent: 1}})
 		s := speechtest.Connect(t, a.Connect)
 		for range 3 {
 			_ = s.SendAudio(frame(320, 0))

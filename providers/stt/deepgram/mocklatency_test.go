@@ -8,6 +8,7 @@ import (
 
 	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	"github.com/brisvox/brisvox/providers/internal/wsmock"
+	"github.com/brisvox/brisvox/providers/providertest"
 )
 
 // The mock's latency (the contract harness's pace) is pipelined: frames
@@ -68,7 +69,7 @@ func TestMockLatencyIsPipelined(t *testing.T) {
 			a, srv := newPipe(t, nil)
 			srv.SetLatency(lat)
 			srv.ScriptText("one two")
-			srv.Inject(wsmock.Fault{Kind: wsmock.FaultDelay, Before: 0, Duration: time.Second})
+			srv.Inject(wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultDelay, BeforeEvent: 0, Duration: time.Second}})
 			s := speechtest.Connect(t, a.Connect)
 			start := time.Now()
 			for range 2 {

@@ -15,6 +15,7 @@ import (
 	"github.com/brisvox/brisvox/providers"
 	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	"github.com/brisvox/brisvox/providers/internal/wsmock"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/providers/tts/cartesia/cartesiamock"
 )
 
@@ -462,19 +463,19 @@ func TestServerFaultsMapToTypedErrors(t *testing.T) {
 		fail   int // FailNext status, 0: none
 		check  func(t *testing.T, err error)
 	}{
-		{"malformed JSON", nil, wsmock.Fault{Kind: wsmock.FaultViolate, Violation: wsmock.ViolateMalformed}, 0,
+		{"malformed JSON", nil, wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultProtocol}, Violation: wsmock.ViolateMalformed}, 0,
 			func(t *testing.T, err error) { speechtest.AsType[*providers.Protocol](t, err) }},
-		{"binary from the server", nil, wsmock.Fault{Kind: wsmock.FaultViolate, Violation: wsmock.ViolateBinary}, 0,
+		{"binary from the server", nil, wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultProtocol}, Violation: wsmock.ViolateBinary}, 0,
 			func(t *testing.T, err error) { speechtest.AsType[*providers.Protocol](t, err) }},
-		{"oversized message", func(c *Config) { c.MaxMessageBytes = 4096 }, wsmock.Fault{Kind: wsmock.FaultViolate, Violation: wsmock.ViolateOversized}, 0,
+		{"oversized message", func(c *Config) { c.MaxMessageBytes = 4096 }, wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultProtocol}, Violation: wsmock.ViolateOversized}, 0,
 			func(t *testing.T, err error) {
 				if p := speechtest.AsType[*providers.Protocol](t, err); !strings.Contains(p.Detail, "4096") {
 					t.Errorf("detail %q does not name the limit", p.Detail)
 				}
 			}},
-		{"cut before the first message", nil, wsmock.Fault{Kind: wsmock.FaultDrop}, 0,
+		{"cut before the first message", nil, wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultDisconnect}}, 0,
 			func(t *testing.T, err error) { speechtest.AsType[*providers.Disconnected](t, err) }},
-		{"cut after three messages", nil, wsmock.Fault{Kind: wsmock.FaultDrop, Before: 3}, 0,
+		{"cut after three messages", nil, wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultDisconnect, BeforeEvent: 3}}, 0,
 			func(t *testing.T, err error) { speechtest.AsType[*providers.Disconnected](t, err) }},
 		{"error message 429", nil, wsmock.Fault{}, 429,
 			func(t *testing.T, err error) {
@@ -549,11 +550,11 @@ func TestReplyDeadlines(t *testing.T) {
 		fault wsmock.Fault
 		fails bool
 	}{
-		{"first message stalled", 0, wsmock.Fault{Kind: wsmock.FaultStall, Before: 0}, true},
-		{"gap after the first message", time.Second, wsmock.Fault{Kind: wsmock.FaultStall, Before: 1}, true},
-		{"gap before done", time.Second, wsmock.Fault{Kind: wsmock.FaultStall, Before: 4}, true},
-		{"slow first message", 0, wsmock.Fault{Kind: wsmock.FaultStall, Before: 0, Duration: testReply / 2}, false},
-		{"slow gap", 0, wsmock.Fault{Kind: wsmock.FaultStall, Before: 2, Duration: testReply - time.Millisecond}, false},
+		{"first message stalled", 0, wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultStall, BeforeEvent: 0}}, true},
+		{"gap after the first message", time.Second, wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultStall, BeforeEvent: 1}}, true},
+		{"gap before done", time.Second, wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultStall, BeforeEvent: 4}}, true},
+		{"slow first message", 0, wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultStall, BeforeEvent: 0, Duration: testReply / 2}}, false},
+		{"slow gap", 0, wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultStall, BeforeEvent: 2, Duration: testReply - time.Millisecond}}, false},
 		{"paced answer longer than the deadline", time.Second, wsmock.Fault{}, false},
 	}
 	for _, tc := range cases {
@@ -576,7 +577,7 @@ func TestReplyDeadlines(t *testing.T) {
 					}
 					return
 				}
-				for range tc.fault.Before {
+				for range tc.fault.BeforeEvent {
 					if ev, _ := speechtest.Next(t, s, 2*time.Second); ev.Err != nil {
 						t.Fatal(ev.Err)
 					}
@@ -606,7 +607,7 @@ func TestFlushAfterAnAnsweredPushArmsTheDeadline(t *testing.T) {
 		a, srv := newPipe(t, nil)
 		// "one two " is spoken without a flush: two timestamps and two
 		// chunks; the done that answers the Flush is message 4.
-		srv.Inject(wsmock.Fault{Kind: wsmock.FaultStall, Before: 4})
+		srv.Inject(wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultStall, BeforeEvent: 4}})
 		s := speechtest.Connect(t, a.Connect)
 		_ = s.Push("a", "one two ")
 		for i := range 4 {
@@ -647,7 +648,7 @@ func TestCallsOnAnEndedSessionSayWhy(t *testing.T) {
 		t.Run(c.name+" after a failure", func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				a, srv := newPipe(t, nil)
-				srv.Inject(wsmock.Fault{Kind: wsmock.FaultViolate, Violation: wsmock.ViolateMalformed, Before: 1})
+				srv.Inject(wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultProtocol, BeforeEvent: 1}, Violation: wsmock.ViolateMalformed})
 				s := speechtest.Connect(t, a.Connect)
 				_ = s.Push("a", "one two ")
 				speechtest.AsType[*providers.Protocol](t, speechtest.TTSFailure(t, s))
@@ -733,7 +734,7 @@ func TestBackpressureIsNotATimeout(t *testing.T) {
 func TestCloseInTheMiddle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := newPipe(t, nil)
-		srv.Inject(wsmock.Fault{Kind: wsmock.FaultStall, Before: 2})
+		srv.Inject(wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultStall, BeforeEvent: 2}})
 		base := goroutines.Count()
 		s, err := a.Connect(context.Background())
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/brisvox/brisvox/providers"
 	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	"github.com/brisvox/brisvox/providers/internal/wsmock"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/providers/tts/deepgram/auramock"
 )
 
@@ -297,23 +298,23 @@ func TestFailures(t *testing.T) {
 		fail  string // auramock.FailNext code
 		check func(t *testing.T, err error)
 	}{
-		{name: "refused_401", fault: wsmock.Fault{Kind: wsmock.FaultRefuse, Status: 401, RefuseBody: `{"err_code":"INVALID_AUTH","err_msg":"x"}`},
+		{name: "refused_401", fault: wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultReject, Status: 401}, RefuseBody: `{"err_code":"INVALID_AUTH","err_msg":"x"}`},
 			check: func(t *testing.T, err error) {
 				if r := speechtest.AsType[*providers.Rejected](t, err); r.Status != 401 || r.Detail != "INVALID_AUTH" || r.Retryable() {
 					t.Errorf("%+v", r)
 				}
 			}},
-		{name: "refused_429", fault: wsmock.Fault{Kind: wsmock.FaultRefuse, Status: 429},
+		{name: "refused_429", fault: wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultReject, Status: 429}},
 			check: func(t *testing.T, err error) {
 				if r := speechtest.AsType[*providers.Rejected](t, err); r.Status != 429 || !r.Retryable() {
 					t.Errorf("%+v", r)
 				}
 			}},
-		{name: "malformed", fault: wsmock.Fault{Kind: wsmock.FaultViolate, Before: 1, Violation: wsmock.ViolateMalformed},
+		{name: "malformed", fault: wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultProtocol, BeforeEvent: 1}, Violation: wsmock.ViolateMalformed},
 			check: func(t *testing.T, err error) { speechtest.AsType[*providers.Protocol](t, err) }},
-		{name: "oversized", fault: wsmock.Fault{Kind: wsmock.FaultViolate, Before: 1, Violation: wsmock.ViolateOversized},
+		{name: "oversized", fault: wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultProtocol, BeforeEvent: 1}, Violation: wsmock.ViolateOversized},
 			check: func(t *testing.T, err error) { speechtest.AsType[*providers.Protocol](t, err) }},
-		{name: "dropped", fault: wsmock.Fault{Kind: wsmock.FaultDrop, Before: 1},
+		{name: "dropped", fault: wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultDisconnect, BeforeEvent: 1}},
 			check: func(t *testing.T, err error) { speechtest.AsType[*providers.Disconnected](t, err) }},
 		{name: "error_message", fail: "BAD_REQUEST",
 			check: func(t *testing.T, err error) {
@@ -377,7 +378,7 @@ func TestDeadlines(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				a, srv := newPipe(t, nil)
 				srv.SetVoice(auramock.Voice{Pace: 100 * time.Millisecond})
-				srv.Inject(wsmock.Fault{Kind: wsmock.FaultStall, Before: tc.before})
+				srv.Inject(wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultStall, BeforeEvent: tc.before}})
 				s := speechtest.Connect(t, a.Connect)
 				_ = s.Push("a", "one two three four")
 				_ = s.Flush("a")
@@ -398,7 +399,7 @@ func TestDeadlines(t *testing.T) {
 	t.Run("connect", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			a, srv := newPipe(t, nil)
-			srv.Inject(wsmock.Fault{Kind: wsmock.FaultConnectStall})
+			srv.Inject(wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultConnectStall}})
 			start := time.Now()
 			_, err := a.Connect(context.Background())
 			if speechtest.AsType[*providers.Timeout](t, err); time.Since(start) != testConnect {
@@ -420,7 +421,7 @@ func TestProbe(t *testing.T) {
 	t.Run("hung_server", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			a, srv := newPipe(t, nil)
-			srv.Inject(wsmock.Fault{Kind: wsmock.FaultStall, NoPong: true})
+			srv.Inject(wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultStall}, NoPong: true})
 			s := speechtest.Connect(t, a.Connect)
 			_ = s.Push("a", "held text")
 			start := time.Now()

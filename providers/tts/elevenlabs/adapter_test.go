@@ -15,6 +15,7 @@ import (
 	"github.com/brisvox/brisvox/providers"
 	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	"github.com/brisvox/brisvox/providers/internal/wsmock"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/providers/tts/elevenlabs/elevenlabsmock"
 )
 
@@ -456,19 +457,19 @@ func TestServerFaultsMapToTypedErrors(t *testing.T) {
 		fault  wsmock.Fault
 		check  func(t *testing.T, err error)
 	}{
-		{"malformed JSON", nil, wsmock.Fault{Kind: wsmock.FaultViolate, Violation: wsmock.ViolateMalformed},
+		{"malformed JSON", nil, wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultProtocol}, Violation: wsmock.ViolateMalformed},
 			func(t *testing.T, err error) { speechtest.AsType[*providers.Protocol](t, err) }},
-		{"binary from the server", nil, wsmock.Fault{Kind: wsmock.FaultViolate, Violation: wsmock.ViolateBinary, Before: 1},
+		{"binary from the server", nil, wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultProtocol, BeforeEvent: 1}, Violation: wsmock.ViolateBinary},
 			func(t *testing.T, err error) { speechtest.AsType[*providers.Protocol](t, err) }},
-		{"oversized message", func(c *Config) { c.MaxMessageBytes = 4096 }, wsmock.Fault{Kind: wsmock.FaultViolate, Violation: wsmock.ViolateOversized},
+		{"oversized message", func(c *Config) { c.MaxMessageBytes = 4096 }, wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultProtocol}, Violation: wsmock.ViolateOversized},
 			func(t *testing.T, err error) {
 				if p := speechtest.AsType[*providers.Protocol](t, err); !strings.Contains(p.Detail, "4096") {
 					t.Errorf("detail %q does not name the limit", p.Detail)
 				}
 			}},
-		{"connection cut", nil, wsmock.Fault{Kind: wsmock.FaultDrop},
+		{"connection cut", nil, wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultDisconnect}},
 			func(t *testing.T, err error) { speechtest.AsType[*providers.Disconnected](t, err) }},
-		{"cut in the middle of a context", nil, wsmock.Fault{Kind: wsmock.FaultDrop, Before: 2},
+		{"cut in the middle of a context", nil, wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultDisconnect, BeforeEvent: 2}},
 			func(t *testing.T, err error) { speechtest.AsType[*providers.Disconnected](t, err) }},
 	}
 	for _, tc := range cases {
@@ -555,11 +556,11 @@ func TestReplyDeadlines(t *testing.T) {
 		fault  wsmock.Fault
 		failAt time.Duration // after the flush or the first event read; 0: no failure
 	}{
-		{"first audio stalled", wsmock.Fault{Kind: wsmock.FaultStall, Before: 0}, testReply},
-		{"gap after the first audio", wsmock.Fault{Kind: wsmock.FaultStall, Before: 1}, testReply},
+		{"first audio stalled", wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultStall, BeforeEvent: 0}}, testReply},
+		{"gap after the first audio", wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultStall, BeforeEvent: 1}}, testReply},
 		// The first audio a second after the flush: a deadline left where
 		// the flush armed it fires a second early.
-		{"slow first audio", wsmock.Fault{Kind: wsmock.FaultDelay, Before: 0, Duration: testReply / 2}, 0},
+		{"slow first audio", wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultDelay, BeforeEvent: 0, Duration: testReply / 2}}, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -579,7 +580,7 @@ func TestReplyDeadlines(t *testing.T) {
 					}
 					return
 				}
-				if tc.fault.Before == 1 {
+				if tc.fault.BeforeEvent == 1 {
 					for {
 						// A closed Events or a failure ends the wait: reading
 						// on would spin on the closed channel forever (the
@@ -632,7 +633,7 @@ func TestSlowCaller(t *testing.T) {
 func TestCloseInTheMiddle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := newPipe(t, nil)
-		srv.Inject(wsmock.Fault{Kind: wsmock.FaultStall, Before: 1})
+		srv.Inject(wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultStall, BeforeEvent: 1}})
 		s := speechtest.Connect(t, a.Connect)
 		_ = s.Push("a", "one two three")
 		_ = s.Flush("a")

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/brisvox/brisvox/providers/internal/mockloop"
 	"github.com/brisvox/brisvox/providers/internal/wsmock"
 )
 
@@ -159,10 +158,10 @@ type sess struct {
 	queue    []out
 }
 
-var _ mockloop.Session = (*sess)(nil)
+var _ wsmock.Looper = (*sess)(nil)
 
 func (s *Server) session(c *wsmock.Conn) {
-	mockloop.Serve(c, &sess{srv: s, c: c, contexts: map[string]*mctx{}})
+	wsmock.Loop(c, &sess{srv: s, c: c, contexts: map[string]*mctx{}})
 }
 
 // Handle takes one client message; the session goes on whatever it was.

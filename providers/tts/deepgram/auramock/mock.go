@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/brisvox/brisvox/providers/internal/mockloop"
 	"github.com/brisvox/brisvox/providers/internal/wsmock"
 )
 
@@ -145,7 +144,7 @@ type sess struct {
 	seq     int
 }
 
-var _ mockloop.Session = (*sess)(nil)
+var _ wsmock.Looper = (*sess)(nil)
 
 func (s *Server) session(c *wsmock.Conn) {
 	ss := &sess{srv: s, c: c, rate: 24000}
@@ -158,7 +157,7 @@ func (s *Server) session(c *wsmock.Conn) {
 		_ = c.SendRaw(false, message(map[string]any{"type": "Metadata", "request_id": "00000000-0000-0000-0000-000000000001",
 			"model_name": c.Request().Query.Get("model"), "model_version": "mock", "model_uuid": "00000000-0000-0000-0000-000000000002"}))
 	}
-	mockloop.Serve(c, ss)
+	wsmock.Loop(c, ss)
 }
 
 // Queued tells whether a message waits to be sent.

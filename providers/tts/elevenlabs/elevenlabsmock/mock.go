@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/brisvox/brisvox/providers/internal/mockloop"
 	"github.com/brisvox/brisvox/providers/internal/wsmock"
 )
 
@@ -176,7 +175,7 @@ func (s *Server) session(c *wsmock.Conn) {
 
 	// The inbox hands the client's messages over, so that the loop can
 	// pace the audio while it reads.
-	inbox := mockloop.Forward(c)
+	inbox := wsmock.Forward(c)
 	defer inbox.Close()
 	in := inbox.C
 

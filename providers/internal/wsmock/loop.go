@@ -1,9 +1,7 @@
-package mockloop
+package wsmock
 
 import (
 	"time"
-
-	"github.com/brisvox/brisvox/providers/internal/wsmock"
 )
 
 // Inbox hands the client's messages of one session over on C, from a
@@ -12,16 +10,16 @@ import (
 type Inbox struct {
 	// C delivers the client's messages in order; it is closed when the
 	// client has gone and every message read was taken.
-	C <-chan wsmock.Message
+	C <-chan Message
 
-	c           *wsmock.Conn
+	c           *Conn
 	sessionDone chan struct{}
 	readerDone  chan struct{}
 }
 
 // Forward starts the goroutine of an Inbox over c; Close stops it.
-func Forward(c *wsmock.Conn) *Inbox {
-	in := make(chan wsmock.Message)
+func Forward(c *Conn) *Inbox {
+	in := make(chan Message)
 	i := &Inbox{C: in, c: c, sessionDone: make(chan struct{}), readerDone: make(chan struct{})}
 	go func() {
 		defer close(i.readerDone)
@@ -52,12 +50,12 @@ func (i *Inbox) Close() {
 	<-i.readerDone
 }
 
-// Session is a mock's side of one websocket, called from Serve's
+// Looper is a mock's side of one websocket, called from Loop's
 // goroutine only.
-type Session interface {
+type Looper interface {
 	// Handle takes one client message (queueing the answers); false ends
 	// the session.
-	Handle(m wsmock.Message) bool
+	Handle(m Message) bool
 	// Queued tells whether an answer waits to be sent.
 	Queued() bool
 	// Pace is the wait before the next answer; zero or less sends it at
@@ -67,9 +65,9 @@ type Session interface {
 	SendNext() bool
 }
 
-// Serve runs s over c until the client goes or s ends the session; it
+// Loop runs s over c until the client goes or s ends the session; it
 // then drops the connection and returns once its goroutine has.
-func Serve(c *wsmock.Conn, s Session) {
+func Loop(c *Conn, s Looper) {
 	in := Forward(c)
 	defer in.Close()
 	var timer *time.Timer

@@ -1,4 +1,4 @@
-// Package loose holds the loose assertions the LLM adapters (providers/llm/
+// Package loosetest holds the loose assertions the LLM adapters (providers/llm/
 // openai, anthropic, gemini) are held to by a real model: a short
 // conversation whose checks hold whatever the model chooses to say. The
 // live tests (BRISVOX_LIVE_TESTS=1 with a key) run it against the real
@@ -13,4 +13,4 @@
 // the context's error at once and leaves no goroutine. Every step has its
 // own deadline. A Report holds counts and errors only: never the model's
 // text, never tool arguments.
-package loose
+package loosetest

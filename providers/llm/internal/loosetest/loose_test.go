@@ -1,4 +1,4 @@
-package loose_test
+package loosetest_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/providers"
-	"github.com/brisvox/brisvox/providers/llm/internal/loose"
+	"github.com/brisvox/brisvox/providers/llm/internal/loosetest"
 )
 
 // script is a fake stream's behaviour.
@@ -157,13 +157,13 @@ func call(index int, id, name, args string) providers.LLMEvent {
 // interleaved, one with provider data; text after the results; a long
 // answer that waits for more after its first event.
 func good() *fake {
-	first := call(0, "c1", loose.WeatherToolName, `{"city":`)
+	first := call(0, "c1", loosetest.WeatherToolName, `{"city":`)
 	first.ProviderData = []byte(`"sig-1"`)
 	return &fake{
 		text: script{blockAt: -1, evs: []providers.LLMEvent{text("The sky "), text("is blue."), usage(10, 5), done("stop")}},
 		tools: script{blockAt: -1, evs: []providers.LLMEvent{
 			first,
-			call(1, "c2", loose.WeatherToolName, `{"city":"Tok`),
+			call(1, "c2", loosetest.WeatherToolName, `{"city":"Tok`),
 			call(0, "", "", `"Paris"}`),
 			call(1, "", "", `yo"}`),
 			usage(40, 20),
@@ -176,14 +176,14 @@ func good() *fake {
 
 // run runs the loose checks over f in a bubble (virtual time: the bounds
 // pass at once when everything is blocked).
-func run(t *testing.T, f *fake, cfg loose.Config) loose.Report {
+func run(t *testing.T, f *fake, cfg loosetest.Config) loosetest.Report {
 	t.Helper()
-	var rep loose.Report
+	var rep loosetest.Report
 	synctest.Test(t, func(t *testing.T) {
 		f.stop = make(chan struct{})
 		defer close(f.stop)
 		var err error
-		rep, err = loose.Run(t.Context(), f, cfg)
+		rep, err = loosetest.Run(t.Context(), f, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,14 +207,14 @@ func TestGoodModelPasses(t *testing.T) {
 		}},
 		{"no usage", func(f *fake) { f.text.evs = slices.Delete(f.text.evs, 2, 3) }},
 		{"call without arguments", func(f *fake) {
-			f.tools.evs = []providers.LLMEvent{call(0, "c1", loose.WeatherToolName, ""), done("tool_calls")}
+			f.tools.evs = []providers.LLMEvent{call(0, "c1", loosetest.WeatherToolName, ""), done("tool_calls")}
 		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			f := good()
 			c.mutate(f)
-			rep := run(t, f, loose.Config{})
+			rep := run(t, f, loosetest.Config{})
 			if !rep.Passed() {
 				t.Fatalf("a good model failed:\n%s", rep)
 			}
@@ -235,95 +235,95 @@ func TestGoodModelPasses(t *testing.T) {
 func TestEachAssertionBites(t *testing.T) {
 	cases := []struct {
 		name   string
-		cfg    loose.Config
+		cfg    loosetest.Config
 		mutate func(*fake)
 		step   string
 		want   error
 	}{
-		{name: "warm fails", step: loose.StepWarm, want: loose.ErrWarm,
+		{name: "warm fails", step: loosetest.StepWarm, want: loosetest.ErrWarm,
 			mutate: func(f *fake) { f.warmErr = &providers.Rejected{Status: 401} }},
 
-		{name: "no Done", step: loose.StepText, want: loose.ErrNoDone,
+		{name: "no Done", step: loosetest.StepText, want: loosetest.ErrNoDone,
 			mutate: func(f *fake) { f.text.evs = []providers.LLMEvent{text("hi")} }},
-		{name: "event after Done", step: loose.StepText, want: loose.ErrAfterDone,
+		{name: "event after Done", step: loosetest.StepText, want: loosetest.ErrAfterDone,
 			mutate: func(f *fake) { f.text.evs = append(f.text.evs, text("more")) }},
-		{name: "io.EOF does not stay", step: loose.StepText, want: loose.ErrAfterDone,
+		{name: "io.EOF does not stay", step: loosetest.StepText, want: loosetest.ErrAfterDone,
 			mutate: func(f *fake) { ev := text("again"); f.text.afterEOF = &ev }},
-		{name: "no stop reason", step: loose.StepText, want: loose.ErrNoStopReason,
+		{name: "no stop reason", step: loosetest.StepText, want: loosetest.ErrNoStopReason,
 			mutate: func(f *fake) { f.text.evs = []providers.LLMEvent{text("hi"), done("")} }},
-		{name: "empty text", step: loose.StepText, want: loose.ErrText,
+		{name: "empty text", step: loosetest.StepText, want: loosetest.ErrText,
 			mutate: func(f *fake) { f.text.evs = []providers.LLMEvent{text(" "), done("stop")} }},
-		{name: "invalid UTF-8", step: loose.StepText, want: loose.ErrText,
+		{name: "invalid UTF-8", step: loosetest.StepText, want: loosetest.ErrText,
 			mutate: func(f *fake) { f.text.evs = []providers.LLMEvent{text("caf\xe9"), done("stop")} }},
-		{name: "zero output tokens", step: loose.StepText, want: loose.ErrUsage,
+		{name: "zero output tokens", step: loosetest.StepText, want: loosetest.ErrUsage,
 			mutate: func(f *fake) { f.text.evs = []providers.LLMEvent{text("hi"), usage(10, 0), done("stop")} }},
-		{name: "negative usage", step: loose.StepText, want: loose.ErrUsage,
+		{name: "negative usage", step: loosetest.StepText, want: loosetest.ErrUsage,
 			mutate: func(f *fake) { f.text.evs = []providers.LLMEvent{text("hi"), usage(-1, 3), usage(10, 3), done("stop")} }},
-		{name: "unknown kind", step: loose.StepText, want: loose.ErrUnknownKind,
+		{name: "unknown kind", step: loosetest.StepText, want: loosetest.ErrUnknownKind,
 			mutate: func(f *fake) {
 				f.text.evs = []providers.LLMEvent{text("hi"), {Kind: providers.LLMEventKind(99)}, done("stop")}
 			}},
-		{name: "error mid-stream", step: loose.StepText, want: loose.ErrStream,
+		{name: "error mid-stream", step: loosetest.StepText, want: loosetest.ErrStream,
 			mutate: func(f *fake) {
 				f.text.evs, f.text.end = []providers.LLMEvent{text("hi")}, &providers.Disconnected{Cause: io.ErrUnexpectedEOF}
 			}},
-		{name: "Stream refused", step: loose.StepText, want: loose.ErrStream,
+		{name: "Stream refused", step: loosetest.StepText, want: loosetest.ErrStream,
 			mutate: func(f *fake) { f.text.streamErr = &providers.Rejected{Status: 500} }},
-		{name: "call with no tool offered", step: loose.StepText, want: loose.ErrCall,
+		{name: "call with no tool offered", step: loosetest.StepText, want: loosetest.ErrCall,
 			mutate: func(f *fake) {
-				f.text.evs = []providers.LLMEvent{text("hi"), call(0, "c1", loose.WeatherToolName, "{}"), done("stop")}
+				f.text.evs = []providers.LLMEvent{text("hi"), call(0, "c1", loosetest.WeatherToolName, "{}"), done("stop")}
 			}},
-		{name: "runaway", step: loose.StepText, want: loose.ErrRunaway, cfg: loose.Config{MaxEvents: 3},
+		{name: "runaway", step: loosetest.StepText, want: loosetest.ErrRunaway, cfg: loosetest.Config{MaxEvents: 3},
 			mutate: func(f *fake) {
 				f.text.evs = []providers.LLMEvent{text("a"), text("b"), text("c"), text("d"), done("stop")}
 				f.tools.evs = []providers.LLMEvent{text("ok"), done("stop")}
 				f.follow.evs = f.tools.evs
 			}},
-		{name: "hangs, deaf to its deadline", step: loose.StepText, want: loose.ErrHang,
+		{name: "hangs, deaf to its deadline", step: loosetest.StepText, want: loosetest.ErrHang,
 			mutate: func(f *fake) { f.text.blockAt, f.text.deaf = 1, true }},
 
-		{name: "arguments not JSON", step: loose.StepTools, want: loose.ErrCall,
+		{name: "arguments not JSON", step: loosetest.StepTools, want: loosetest.ErrCall,
 			mutate: func(f *fake) {
-				f.tools.evs = []providers.LLMEvent{call(0, "c1", loose.WeatherToolName, `{"city": Paris}`), done("tool_calls")}
+				f.tools.evs = []providers.LLMEvent{call(0, "c1", loosetest.WeatherToolName, `{"city": Paris}`), done("tool_calls")}
 			}},
-		{name: "arguments an array", step: loose.StepTools, want: loose.ErrCall,
+		{name: "arguments an array", step: loosetest.StepTools, want: loosetest.ErrCall,
 			mutate: func(f *fake) {
-				f.tools.evs = []providers.LLMEvent{call(0, "c1", loose.WeatherToolName, `["Paris"]`), done("tool_calls")}
+				f.tools.evs = []providers.LLMEvent{call(0, "c1", loosetest.WeatherToolName, `["Paris"]`), done("tool_calls")}
 			}},
-		{name: "tool not offered", step: loose.StepTools, want: loose.ErrCall,
+		{name: "tool not offered", step: loosetest.StepTools, want: loosetest.ErrCall,
 			mutate: func(f *fake) {
 				f.tools.evs = []providers.LLMEvent{call(0, "c1", "get_time", `{}`), done("tool_calls")}
 			}},
-		{name: "call without a name", step: loose.StepTools, want: loose.ErrCall,
+		{name: "call without a name", step: loosetest.StepTools, want: loosetest.ErrCall,
 			mutate: func(f *fake) {
 				f.tools.evs = []providers.LLMEvent{call(0, "c1", "", `{}`), done("tool_calls")}
 			}},
-		{name: "conflicting call ids", step: loose.StepTools, want: loose.ErrCall,
+		{name: "conflicting call ids", step: loosetest.StepTools, want: loosetest.ErrCall,
 			mutate: func(f *fake) {
-				f.tools.evs = []providers.LLMEvent{call(0, "c1", loose.WeatherToolName, `{`), call(0, "c9", "", `}`), done("tool_calls")}
+				f.tools.evs = []providers.LLMEvent{call(0, "c1", loosetest.WeatherToolName, `{`), call(0, "c9", "", `}`), done("tool_calls")}
 			}},
-		{name: "neither call nor text", step: loose.StepTools, want: loose.ErrText,
+		{name: "neither call nor text", step: loosetest.StepTools, want: loosetest.ErrText,
 			mutate: func(f *fake) { f.tools.evs = []providers.LLMEvent{done("stop")} }},
-		{name: "follow-up without text", step: loose.StepTools, want: loose.ErrText,
+		{name: "follow-up without text", step: loosetest.StepTools, want: loosetest.ErrText,
 			mutate: func(f *fake) { f.follow.evs = []providers.LLMEvent{done("stop")} }},
-		{name: "follow-up without Done", step: loose.StepTools, want: loose.ErrNoDone,
+		{name: "follow-up without Done", step: loosetest.StepTools, want: loosetest.ErrNoDone,
 			mutate: func(f *fake) { f.follow.evs = []providers.LLMEvent{text("Cloudy.")} }},
-		{name: "follow-up calls a tool not offered", step: loose.StepTools, want: loose.ErrCall,
+		{name: "follow-up calls a tool not offered", step: loosetest.StepTools, want: loosetest.ErrCall,
 			mutate: func(f *fake) {
 				f.follow.evs = []providers.LLMEvent{text("Cloudy."), call(0, "c3", "get_time", `{}`), done("stop")}
 			}},
 
-		{name: "first event fails", step: loose.StepCancel, want: loose.ErrStream,
+		{name: "first event fails", step: loosetest.StepCancel, want: loosetest.ErrStream,
 			mutate: func(f *fake) { f.cancel.evs, f.cancel.end = nil, &providers.Timeout{Op: "first event"} }},
-		{name: "Recv deaf to the cancel", step: loose.StepCancel, want: loose.ErrCancel,
+		{name: "Recv deaf to the cancel", step: loosetest.StepCancel, want: loosetest.ErrCancel,
 			mutate: func(f *fake) { f.cancel.deaf = true }},
-		{name: "events after the cancel", step: loose.StepCancel, want: loose.ErrCancel,
+		{name: "events after the cancel", step: loosetest.StepCancel, want: loosetest.ErrCancel,
 			mutate: func(f *fake) { f.cancel.deaf, f.cancel.blockAt = true, -1 }},
-		{name: "another error than the context's", step: loose.StepCancel, want: loose.ErrCancel,
+		{name: "another error than the context's", step: loosetest.StepCancel, want: loosetest.ErrCancel,
 			mutate: func(f *fake) { f.cancel.ctxErr = &providers.Disconnected{} }},
-		{name: "first event ends the answer", step: loose.StepCancel, want: loose.ErrCancel,
+		{name: "first event ends the answer", step: loosetest.StepCancel, want: loosetest.ErrCancel,
 			mutate: func(f *fake) { f.cancel.evs = []providers.LLMEvent{done("stop")} }},
-		{name: "goroutine left behind", step: loose.StepCancel, want: loose.ErrLeak,
+		{name: "goroutine left behind", step: loosetest.StepCancel, want: loosetest.ErrLeak,
 			mutate: func(f *fake) { f.cancel.leak = true }},
 	}
 	for _, c := range cases {
@@ -353,7 +353,7 @@ func TestEachAssertionBites(t *testing.T) {
 // Mutation caught (seen failing): not minting the engine's ids.
 func TestFollowUpCarriesTheCalls(t *testing.T) {
 	f := good()
-	rep := run(t, f, loose.Config{})
+	rep := run(t, f, loosetest.Config{})
 	if !rep.Passed() {
 		t.Fatalf("run failed:\n%s", rep)
 	}
@@ -366,7 +366,7 @@ func TestFollowUpCarriesTheCalls(t *testing.T) {
 	if follow == nil {
 		t.Fatal("no follow-up request")
 	}
-	if len(follow.Tools) != 1 || follow.Tools[0].Name != loose.WeatherToolName {
+	if len(follow.Tools) != 1 || follow.Tools[0].Name != loosetest.WeatherToolName {
 		t.Fatalf("follow-up tools: %d", len(follow.Tools))
 	}
 	ms := follow.Messages
@@ -383,7 +383,7 @@ func TestFollowUpCarriesTheCalls(t *testing.T) {
 	}
 	for i, w := range want {
 		c := calls[i]
-		if c.ID != w.id || c.ProviderID != w.pid || string(c.Arguments) != w.args || string(c.ProviderData) != w.data || c.Name != loose.WeatherToolName {
+		if c.ID != w.id || c.ProviderID != w.pid || string(c.Arguments) != w.args || string(c.ProviderData) != w.data || c.Name != loosetest.WeatherToolName {
 			t.Errorf("call %d = %+v, want %+v", i, c, w)
 		}
 		if m := ms[3+i]; m.Role != agent.RoleTool || m.ToolCallID != w.id || m.Text == "" {
@@ -403,12 +403,12 @@ func roles(ms []agent.Message) string {
 // TestConfigValidate: negative bounds are refused.
 // Mutation caught: dropping the check (Run with a negative bound).
 func TestConfigValidate(t *testing.T) {
-	for _, c := range []loose.Config{{StepTimeout: -1}, {CancelBound: -1}, {LeakBound: -1}, {MaxEvents: -1}, {MaxTextBytes: -1}} {
-		if _, err := loose.Run(t.Context(), good(), c); !errors.Is(err, loose.ErrInvalidConfig) {
+	for _, c := range []loosetest.Config{{StepTimeout: -1}, {CancelBound: -1}, {LeakBound: -1}, {MaxEvents: -1}, {MaxTextBytes: -1}} {
+		if _, err := loosetest.Run(t.Context(), good(), c); !errors.Is(err, loosetest.ErrInvalidConfig) {
 			t.Errorf("%+v: err = %v", c, err)
 		}
 	}
-	if err := (loose.Config{}).Validate(); err != nil {
+	if err := (loosetest.Config{}).Validate(); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -443,10 +443,10 @@ func TestGate(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			t.Setenv(loose.LiveEnv, c.live)
+			t.Setenv(loosetest.LiveEnv, c.live)
 			t.Setenv(keyVar, c.key)
 			var r recorder
-			loose.Gate(&r, keyVar)
+			loosetest.Gate(&r, keyVar)
 			if got := len(r.skips) > 0; got != c.skip {
 				t.Fatalf("skipped = %v, want %v", got, c.skip)
 			}
@@ -465,9 +465,9 @@ func TestGate(t *testing.T) {
 func TestCheckLogsCountsOnly(t *testing.T) {
 	f := good()
 	f.follow.evs = []providers.LLMEvent{done("stop")}
-	rep := run(t, f, loose.Config{})
+	rep := run(t, f, loosetest.Config{})
 	var r recorder
-	loose.Check(&r, rep)
+	loosetest.Check(&r, rep)
 	if len(r.errors) != 1 || len(r.logs) != 4 {
 		t.Fatalf("errors %q, logs %d", r.errors, len(r.logs))
 	}

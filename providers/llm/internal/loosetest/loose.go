@@ -1,4 +1,4 @@
-package loose
+package loosetest
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package ttft
+package ttfttest
 
 import "errors"
 

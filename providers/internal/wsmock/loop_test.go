@@ -1,4 +1,4 @@
-package mockloop
+package wsmock
 
 import (
 	"context"
@@ -10,11 +10,10 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/brisvox/brisvox/providers/internal/wsmock"
 	"github.com/coder/websocket"
 )
 
-// script is a Session the client drives with text messages: "n<k>" queues
+// script is a Looper the client drives with text messages: "n<k>" queues
 // k answers, "cancel" drops what is queued and queues "cancelled", "bye"
 // queues an answer whose SendNext ends the session, "end" ends it at
 // once, "hold" waits for the client to go and for the bubble to settle
@@ -22,15 +21,15 @@ import (
 // "n<k>" it lets the bubble settle, so that a message the client sent
 // meanwhile waits in the Inbox when the loop looks.
 type script struct {
-	c       *wsmock.Conn
+	c       *Conn
 	pace    time.Duration
 	queue   []string
 	handled []string
 }
 
-var _ Session = (*script)(nil)
+var _ Looper = (*script)(nil)
 
-func (s *script) Handle(m wsmock.Message) bool {
+func (s *script) Handle(m Message) bool {
 	cmd := string(m.Data)
 	s.handled = append(s.handled, cmd)
 	switch {
@@ -68,19 +67,19 @@ func (s *script) SendNext() bool {
 // rig is a mock serving script over an in-memory pipe and a client of it.
 type rig struct {
 	client *websocket.Conn
-	served chan *script // the script, once Serve returned
+	served chan *script // the script, once Loop returned
 }
 
 // newRig must run inside a testing/synctest bubble.
 func newRig(t *testing.T, pace time.Duration) *rig {
 	t.Helper()
 	r := &rig{served: make(chan *script, 1)}
-	l := wsmock.NewPipeListener()
-	srv := wsmock.New(func(c *wsmock.Conn) {
+	l := NewPipeListener()
+	srv := New(func(c *Conn) {
 		s := &script{c: c, pace: pace}
-		Serve(c, s)
+		Loop(c, s)
 		r.served <- s
-	}, wsmock.WithListener(l))
+	}, WithListener(l))
 	t.Cleanup(srv.Close)
 	tr := &http.Transport{DialContext: l.DialContext}
 	t.Cleanup(tr.CloseIdleConnections)
@@ -114,7 +113,7 @@ func (r *rig) read() string {
 	return string(data)
 }
 
-// done returns what the script handled once Serve returned by itself,
+// done returns what the script handled once Loop returned by itself,
 // failing the test if it is still serving a minute on.
 func (r *rig) done(t *testing.T) []string {
 	t.Helper()
@@ -122,7 +121,7 @@ func (r *rig) done(t *testing.T) []string {
 	case s := <-r.served:
 		return s.handled
 	case <-time.After(time.Minute):
-		t.Fatal("Serve did not return")
+		t.Fatal("Loop did not return")
 		return nil
 	}
 }
