@@ -233,3 +233,41 @@ func CheckRule(modulePath, from string, imports []string, r Rule) []Violation {
 	}
 	return out
 }
+
+// IsTestSupport reports whether the module-relative package rel exists to
+// test the engine rather than to run it: its last path element ends in
+// "test" (a helper) or "mock" (a server speaking a vendor's wire), or it
+// matches one of roots (the simulator, the dev commands).
+func IsTestSupport(rel string, roots []string) bool {
+	last := rel[strings.LastIndex(rel, "/")+1:]
+	if strings.HasSuffix(last, "test") || strings.HasSuffix(last, "mock") {
+		return true
+	}
+	_, ok := matchAny(roots, rel)
+	return ok
+}
+
+// CheckProductionImports reports every import by a production package (one
+// that is not test support, see IsTestSupport) of the standard library's
+// testing packages ("testing" and below) or of a test-support package of
+// the module. Only non-test files count: a package's tests may use both.
+func CheckProductionImports(modulePath string, pkgs []Package, roots []string) []Violation {
+	const rule = "production-without-test-support"
+	var out []Violation
+	for _, p := range pkgs {
+		from, ok := Rel(modulePath, p.ImportPath)
+		if !ok || IsTestSupport(from, roots) {
+			continue
+		}
+		for _, imp := range p.Imports {
+			if imp == "testing" || strings.HasPrefix(imp, "testing/") {
+				out = append(out, Violation{rule, from, imp, "production code imports the test driver"})
+				continue
+			}
+			if to, ok := Rel(modulePath, imp); ok && IsTestSupport(to, roots) {
+				out = append(out, Violation{rule, from, to, "production code imports test support"})
+			}
+		}
+	}
+	return out
+}

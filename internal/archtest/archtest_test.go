@@ -55,6 +55,14 @@ var layerRules = []Rule{
 		Allowed:     []string{"messages/...", "media", "media/conn", "media/opus/...", "media/g722/...", "sip/...", "internal/..."},
 	},
 	{
+		// The actors are below the transports, the simulator and the
+		// commands: a call's tree drives a media/conn.Conn and never knows
+		// which transport is behind it.
+		Name:      "actors-below-transports",
+		Packages:  "actors/...",
+		Forbidden: []string{"media/webrtc/...", "media/carrier/...", "sip/...", "sim/...", "cmd/..."},
+	},
+	{
 		Name:      "nothing-imports-cmd",
 		Packages:  "...",
 		Except:    []string{"cmd/..."}, // a command may use its own helper packages
@@ -63,13 +71,11 @@ var layerRules = []Rule{
 	{
 		Name:     "production-without-sim",
 		Packages: "...",
-		// providers/internal/speechtest maps the contract suite's faults
-		// onto the speech mocks' for the adapters' contract tests. It is
-		// safe to exempt: it is imported by tests only (its
-		// TestImportedOnlyByTests fails otherwise), so sim still reaches no
-		// binary. Exactly that package: not its neighbours, nor packages
-		// below it.
-		Except:    []string{"sim/...", "internal/...", "cmd/...", "providers/internal/speechtest"},
+		// The simulator is imported by its dev commands only: no
+		// production package, and no test-support package either (the
+		// provider fakes and the contract suite are leaves below it, so a
+		// provider's tests never compile the actor tree).
+		Except:    []string{"sim/...", "cmd/brisvox-sim/...", "cmd/brisvox-bench/..."},
 		Forbidden: []string{"sim/..."},
 	},
 }
@@ -254,13 +260,18 @@ func TestLayerRulesBite(t *testing.T) {
 		{"conn-is-a-leaf", "media/conn", "media", "messages"},
 		{"sip-sees-only-the-conn", "sip/rtp", "actors/transport", "media/conn"},
 		{"sip-sees-only-the-conn", "sip", "providers", "media/g722"},
+		{"actors-below-transports", "actors/session", "media/webrtc", "media/conn"},
+		{"actors-below-transports", "actors/transport", "sip/rtp", "media"},
+		{"actors-below-transports", "actors/tts", "media/carrier/twilio", "providers"},
+		{"actors-below-transports", "actors/llm", "sim", "agent"},
 		{"nothing-imports-cmd", "actors", "cmd/brisvox/cli", "media"},
 		{"production-without-sim", "actors/call", "sim", "providers"},
-		// speechtest's exemption covers no neighbour and no package below it
-		// (caught: an Except of providers/internal/... or
-		// providers/internal/speechtest/...).
-		{"production-without-sim", "providers/internal/wsmock", "sim/contract", "providers"},
-		{"production-without-sim", "providers/internal/speechtest/sub", "sim", "providers"},
+		// No test support is exempt (caught: an Except of
+		// providers/internal/speechtest, providers/... or internal/...).
+		{"production-without-sim", "providers/internal/speechtest", "sim", "providers/providertest"},
+		{"production-without-sim", "providers/contracttest", "sim", "providers"},
+		{"production-without-sim", "internal/goroutines", "sim/scenario", "messages"},
+		{"production-without-sim", "cmd/brisvox", "sim", "cmd/internal/serve"},
 	}
 	covered := map[string]bool{}
 	for _, c := range cases {
@@ -287,10 +298,9 @@ func TestLayerRulesBite(t *testing.T) {
 	// Exemptions: the same imports from an exempt package are fine.
 	exempt := []struct{ rule, from, imp string }{
 		{"nothing-imports-cmd", "cmd/brisvox", "cmd/brisvox/cli"},
-		{"production-without-sim", "cmd/brisvox", "sim"},
+		{"production-without-sim", "cmd/brisvox-sim", "sim"},
+		{"production-without-sim", "cmd/brisvox-bench", "sim"},
 		{"production-without-sim", "sim/scenario", "sim"},
-		{"production-without-sim", "internal/testkit", "sim"},
-		{"production-without-sim", "providers/internal/speechtest", "sim/contract"},
 	}
 	for _, e := range exempt {
 		r := layerRules[slices.IndexFunc(layerRules, func(r Rule) bool { return r.Name == e.rule })]
@@ -353,5 +363,54 @@ func TestDecodePackagesAndModuleRoot(t *testing.T) {
 	}
 	if want, _ := filepath.EvalSymlinks(dir); root != dir && root != want {
 		t.Errorf("root = %q, want %q", root, dir)
+	}
+}
+
+// testSupportRoots are the module's test support beyond the naming pattern
+// (IsTestSupport): the simulator and the dev commands built on it.
+var testSupportRoots = []string{"sim/...", "cmd/brisvox-sim/...", "cmd/brisvox-bench/...", "internal/archtest"}
+
+func TestProductionWithoutTestSupport(t *testing.T) {
+	modulePath, pkgs := loadModule(t)
+	for _, v := range CheckProductionImports(modulePath, pkgs, testSupportRoots) {
+		t.Error(v)
+	}
+}
+
+// TestProductionImportsBite shows the check reporting production code that
+// imports the test driver or test support, and staying quiet for test
+// support itself. Mutations caught: "testing/synctest" let through (only
+// "testing" matched), the "mock" suffix not recognised, a root ignored.
+func TestProductionImportsBite(t *testing.T) {
+	const mod = "example.com/m"
+	cases := []struct {
+		from    string
+		imports []string
+		bad     []string // the imports reported, in order
+	}{
+		{"cmd/brisvox", []string{"fmt", "testing", mod + "/agent"}, []string{"testing"}},
+		{"cmd/brisvox", []string{"testing/synctest"}, []string{"testing/synctest"}},
+		{"cmd/internal/serve", []string{mod + "/sim"}, []string{"sim"}},
+		{"providers/tts/cartesia", []string{mod + "/providers/tts/cartesia/cartesiamock", mod + "/providers"}, []string{"providers/tts/cartesia/cartesiamock"}},
+		{"actors/llm", []string{mod + "/providers/providertest", mod + "/messages"}, []string{"providers/providertest"}},
+		{"providers/llm/internal/loose", []string{"testing"}, []string{"testing"}},
+		// Test support may use both.
+		{"providers/providertest", []string{"testing", mod + "/internal/goroutinetest"}, nil},
+		{"providers/tts/cartesia/cartesiamock", []string{"testing"}, nil},
+		{"sim/contract", []string{"testing", mod + "/sim"}, nil},
+		{"cmd/brisvox-sim", []string{"testing/synctest", mod + "/sim"}, nil},
+		// Only the last element counts: "attest" is a suffix, "testdata" is not.
+		{"agent/attest", []string{"testing"}, nil},
+		{"agent/testdata/x", []string{"testing"}, []string{"testing"}},
+	}
+	for _, c := range cases {
+		got := CheckProductionImports(mod, []Package{{ImportPath: mod + "/" + c.from, Imports: c.imports}}, testSupportRoots)
+		var bad []string
+		for _, v := range got {
+			bad = append(bad, v.Imported)
+		}
+		if !slices.Equal(bad, c.bad) {
+			t.Errorf("%s importing %v: reported %v, want %v", c.from, c.imports, got, c.bad)
+		}
 	}
 }
