@@ -3,6 +3,7 @@ package ttspump
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 
 	"github.com/brisvox/brisvox/providers"
@@ -12,7 +13,7 @@ import (
 // methods named ...Locked want the session's lock (the one given to New)
 // held; the others take no lock.
 type Pump struct {
-	mu       sync.Locker // the session's lock: guards pending, head, ended, endErr
+	mu       sync.Locker // the session's lock: guards pending, head, ended, endErr, offer...
 	events   chan providers.TTSEvent
 	stop     chan struct{} // Stop, or the session ended without failure
 	stopOnce sync.Once
@@ -24,6 +25,14 @@ type Pump struct {
 	head    int
 	ended   bool
 	endErr  error
+	endCtx  string // the ContextID of the Err event
+
+	// The event the goroutine holds out to the reader, and what a call
+	// made meanwhile wants done with it.
+	offer      providers.TTSEvent
+	offering   bool
+	dropOffer  bool // taken back (RetractLocked) or failed over (FailLocked)
+	yieldOffer bool // an event was queued ahead (QueueAheadLocked)
 }
 
 // New makes a pump whose queue mu guards and whose Events channel holds
@@ -66,9 +75,55 @@ func (p *Pump) QueueLocked(ev providers.TTSEvent) {
 	signal(p.wake)
 }
 
+// QueueAheadLocked queues ev ahead of every queued event but the
+// Cancelled acks already there (so acks stay in the order they were
+// queued), and ahead of the event held out to the reader unless that is
+// an ack too: a Cancel's ack overtakes the audio waiting for the caller.
+func (p *Pump) QueueAheadLocked(ev providers.TTSEvent) {
+	if p.offering && p.offer.Kind != providers.TTSCancelled && !p.dropOffer {
+		p.yieldOffer = true
+	}
+	p.insertAheadLocked(ev)
+	signal(p.wake)
+}
+
+// insertAheadLocked puts ev after the queue's leading Cancelled acks.
+func (p *Pump) insertAheadLocked(ev providers.TTSEvent) {
+	i := p.head
+	for i < len(p.pending) && p.pending[i].Kind == providers.TTSCancelled {
+		i++
+	}
+	if i == p.head && p.head > 0 {
+		p.head--
+		p.pending[p.head] = ev
+		return
+	}
+	p.pending = slices.Insert(p.pending, i, ev)
+}
+
+// AcksLocked counts the Cancelled acks not yet delivered (queued or held
+// out to the reader) and tells whether one of them is the context's.
+func (p *Pump) AcksLocked(contextID string) (n int, has bool) {
+	count := func(ev providers.TTSEvent) {
+		if ev.Kind == providers.TTSCancelled {
+			n++
+			has = has || ev.ContextID == contextID
+		}
+	}
+	if p.offering && !p.dropOffer {
+		count(p.offer)
+	}
+	for _, ev := range p.pending[p.head:] {
+		count(ev)
+	}
+	return n, has
+}
+
 // RetractLocked takes back the queued events of the context, all but its
-// Cancelled acks, keeping the others in order; it returns how many it
-// took.
+// Cancelled acks, keeping the others in order, and the event held out to
+// the reader if it is one of them; it returns how many it took. (The
+// event held out may be taken by the reader while RetractLocked runs: it
+// is then counted all the same.)
 func (p *Pump) RetractLocked(contextID string) int {
 	kept := p.pending[:p.head]
 	for _, ev := range p.pending[p.head:] {
@@ -80,6 +135,11 @@ func (p *Pump) RetractLocked(contextID string) int {
 	n := len(p.pending) - len(kept)
 	clear(p.pending[len(kept):])
 	p.pending = kept
+	if p.offering && !p.dropOffer && p.offer.ContextID == contextID && p.offer.Kind != providers.TTSCancelled {
+		p.dropOffer = true
+		n++
+		signal(p.wake)
+	}
 	signal(p.space)
 	return n
 }
@@ -89,11 +149,33 @@ func (p *Pump) RetractLocked(contextID string) int {
 // without failure (err nil, context.Canceled or DeadlineExceeded: Close
 // or the session's context) drops what is queued and reports nothing.
 func (p *Pump) EndLocked(err error) {
+	if p.ended {
+		return
+	}
 	p.ended, p.endErr = true, err
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		p.endErr = nil
 		p.pending, p.head = nil, 0
 		p.Stop()
+	}
+	signal(p.wake)
+	signal(p.space)
+}
+
+// FailLocked ends the session with err at once: what is queued and the
+// event held out to the reader are dropped, the goroutine delivers err as
+// an Err event of contextID ("" for the session), then closes Events. It
+// is for sessions whose own work failed (a request, a synthesis); after
+// EndLocked it does nothing.
+func (p *Pump) FailLocked(err error, contextID string) {
+	if p.ended {
+		return
+	}
+	p.ended, p.endErr, p.endCtx = true, err, contextID
+	clear(p.pending)
+	p.pending, p.head = p.pending[:0], 0
+	if p.offering {
+		p.dropOffer = true
 	}
 	signal(p.wake)
 	signal(p.space)
@@ -134,23 +216,27 @@ func (p *Pump) run() {
 	defer close(p.events)
 	for {
 		p.mu.Lock()
+		p.offer, p.offering, p.dropOffer, p.yieldOffer = providers.TTSEvent{}, false, false, false
 		if ev, ok := p.PopLocked(); ok {
+			p.offer, p.offering = ev, true
 			p.mu.Unlock()
 			signal(p.space)
-			select {
-			case p.events <- ev:
-			case <-p.stop:
+			if !p.hand(ev) {
 				return
 			}
 			continue
 		}
 		if p.ended {
-			err := p.endErr
+			err, ctx := p.endErr, p.endCtx
 			p.mu.Unlock()
 			if err != nil {
 				select {
-				case p.events <- providers.TTSEvent{Kind: providers.TTSError, Err: err}:
 				case <-p.stop:
+				default:
+					select {
+					case p.events <- providers.TTSEvent{Kind: providers.TTSError, ContextID: ctx, Err: err}:
+					case <-p.stop:
+					}
 				}
 			}
 			return
@@ -160,6 +246,37 @@ func (p *Pump) run() {
 		case <-p.wake:
 		case <-p.stop:
 			return
+		}
+	}
+}
+
+// hand holds ev out to the reader until it is taken, taken back, or
+// overtaken by an event queued ahead (then put back behind it); it is
+// false on Stop.
+func (p *Pump) hand(ev providers.TTSEvent) bool {
+	for {
+		select {
+		case <-p.stop:
+			return false
+		default:
+		}
+		select {
+		case p.events <- ev:
+			return true
+		case <-p.wake:
+			p.mu.Lock()
+			switch {
+			case p.dropOffer:
+				p.mu.Unlock()
+				return true
+			case p.yieldOffer:
+				p.insertAheadLocked(ev)
+				p.mu.Unlock()
+				return true
+			}
+			p.mu.Unlock()
+		case <-p.stop:
+			return false
 		}
 	}
 }

@@ -20,11 +20,13 @@
 // delivered so far. isFinal of a flushed context becomes Flushed.
 //
 // Cancel is local and prompt: the context is forgotten at once, its events
-// not yet handed over are dropped, the Cancelled ack goes to the head of
-// the queue, and close_context tells the service, whose remaining audio
-// for it is dropped on arrival. Events are handed over by one delivery
-// goroutine from a bounded queue, so Push, Flush and Cancel never block and
-// the reader waits (with its deadline disarmed) when the caller is slow.
+// not yet handed over are dropped (the one held out to the caller too),
+// the Cancelled ack goes to the head of the queue (behind earlier acks),
+// and close_context tells the service, whose remaining audio for it is
+// dropped on arrival. Events are handed over by the delivery goroutine of
+// providers/internal/ttspump from a bounded queue, so Push, Flush and
+// Cancel never block and the reader waits (with its deadline disarmed)
+// when the caller is slow.
 //
 // The websocket plumbing is providers/internal/wsconn; the JSON is read in
 // place with providers/internal/jsonscan. The key is read from the

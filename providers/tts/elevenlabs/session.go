@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/internal/ttspump"
 	"github.com/brisvox/brisvox/providers/internal/wsconn"
 )
 
@@ -35,30 +36,22 @@ type ctxState struct {
 	hasOdd     bool
 }
 
-// session is one socket of contexts.
+// session is one socket of contexts; its events reach the caller through
+// the pump.
 type session struct {
-	a   *Adapter
-	ctx context.Context
-	ws  *wsconn.Session
-
-	events     chan providers.TTSEvent
-	wake       chan struct{} // the deliverer: something to deliver, or the end
-	space      chan struct{} // the reader: the queue has room
-	userClosed chan struct{}
-	delivered  chan struct{} // closed when the deliverer has stopped
-	closeOnce  sync.Once
+	a      *Adapter
+	ctx    context.Context
+	ws     *wsconn.Session
+	pump   *ttspump.Pump
+	unhook func() bool // undoes the pump's Stop at the end of ctx
 
 	msg message // the reader's decoder
 
-	mu        sync.Mutex
+	mu        sync.Mutex           // guards the pump's queue too
 	contexts  map[string]*ctxState // by the caller's id: the live generation
 	wires     map[string]*ctxState // by wire id: every context the service holds
 	nextWire  int
 	firstSent bool
-	queue     []providers.TTSEvent // received, not yet handed over, from head
-	head      int
-	ended     bool
-	endErr    error
 	out       []byte // outbound message scratch
 
 	unknown, strayBytes atomic.Int64
@@ -66,26 +59,27 @@ type session struct {
 
 var _ providers.TTSSession = (*session)(nil)
 
+// newSession makes a session whose pump is not started yet. Events is
+// unbuffered: the reader holds back at EventBuffer queued events.
 func newSession(ctx context.Context, a *Adapter) *session {
-	return &session{
-		a:          a,
-		ctx:        ctx,
-		events:     make(chan providers.TTSEvent),
-		wake:       make(chan struct{}, 1),
-		space:      make(chan struct{}, 1),
-		userClosed: make(chan struct{}),
-		delivered:  make(chan struct{}),
-		contexts:   map[string]*ctxState{},
-		wires:      map[string]*ctxState{},
+	s := &session{
+		a:        a,
+		ctx:      ctx,
+		contexts: map[string]*ctxState{},
+		wires:    map[string]*ctxState{},
 	}
+	s.pump = ttspump.New(&s.mu, 0)
+	return s
 }
 
-// start runs the deliverer once the socket is open.
+// start runs the pump once the socket is open; the end of the session's
+// context stops it at once.
 func (s *session) start(ws *wsconn.Session) {
 	s.mu.Lock()
 	s.ws = ws
 	s.mu.Unlock()
-	go s.deliver()
+	s.pump.Start()
+	s.unhook = context.AfterFunc(s.ctx, s.pump.Stop)
 }
 
 // Push sends text to a context, opening it on first use (an opening
@@ -149,8 +143,7 @@ func (s *session) Flush(contextID string) error {
 	}
 	st := s.contexts[contextID]
 	if st == nil {
-		s.appendLocked(providers.TTSEvent{Kind: providers.TTSFlushed, ContextID: contextID, Rate: s.a.cfg.SampleRate})
-		s.signal(s.wake)
+		s.pump.QueueLocked(providers.TTSEvent{Kind: providers.TTSFlushed, ContextID: contextID, Rate: s.a.cfg.SampleRate})
 		return nil
 	}
 	if st.flushed {
@@ -171,7 +164,8 @@ func (s *session) Flush(contextID string) error {
 }
 
 // Cancel forgets the context at once: its events not yet handed over are
-// dropped, the Cancelled ack goes ahead of every queued event, and
+// dropped, the Cancelled ack goes ahead of every queued event but the
+// acks before it, and
 // close_context tells the service; the audio it still sends for the
 // context is dropped on arrival. The context id may be used again at once
 // (a new generation). A context never opened is acknowledged too. If the
@@ -192,32 +186,31 @@ func (s *session) Cancel(contextID string) error {
 		st.cancelled = true
 		err = s.closeLocked(st)
 	}
-	s.purgeLocked(contextID)
-	s.pushFrontLocked(providers.TTSEvent{Kind: providers.TTSCancelled, ContextID: contextID, Rate: s.a.cfg.SampleRate})
+	s.pump.RetractLocked(contextID)
+	s.pump.QueueAheadLocked(providers.TTSEvent{Kind: providers.TTSCancelled, ContextID: contextID, Rate: s.a.cfg.SampleRate})
 	if !s.owedLocked() {
 		s.ws.ExpectReplyBy(time.Time{})
 	}
-	s.signal(s.wake)
-	s.signal(s.space)
 	return err
 }
 
 // Events delivers audio, words, Flushed and Cancelled in order; it is
 // closed when the session ends, after one TTSError event if it failed.
-func (s *session) Events() <-chan providers.TTSEvent { return s.events }
+func (s *session) Events() <-chan providers.TTSEvent { return s.pump.Events() }
 
 // Close sends close_socket, closes the websocket (within CloseTimeout) and
 // waits for the session's goroutines. No event is delivered after it.
 func (s *session) Close() error {
-	s.closeOnce.Do(func() { close(s.userClosed) })
+	s.pump.Stop()
 	_ = s.ws.Close()
-	<-s.delivered
+	s.pump.Wait()
+	s.unhook()
 	return nil
 }
 
 // endingLocked tells whether the session is ending.
 func (s *session) endingLocked() bool {
-	if s.ended {
+	if s.pump.EndedLocked() {
 		return true
 	}
 	select {
@@ -260,105 +253,12 @@ func (s *session) owedLocked() bool {
 	return false
 }
 
-// signal wakes whoever waits on c, without blocking.
-func (s *session) signal(c chan struct{}) {
-	select {
-	case c <- struct{}{}:
-	default:
-	}
-}
-
-// appendLocked queues an event.
-func (s *session) appendLocked(ev providers.TTSEvent) {
-	if s.head > 0 && s.head == len(s.queue) {
-		s.queue, s.head = s.queue[:0], 0
-	}
-	s.queue = append(s.queue, ev)
-}
-
-// pushFrontLocked queues an event ahead of all others.
-func (s *session) pushFrontLocked(ev providers.TTSEvent) {
-	if s.head > 0 {
-		s.head--
-		s.queue[s.head] = ev
-		return
-	}
-	s.queue = append(s.queue, providers.TTSEvent{})
-	copy(s.queue[1:], s.queue)
-	s.queue[0] = ev
-}
-
-// purgeLocked drops the queued events of a context, acks kept.
-func (s *session) purgeLocked(contextID string) {
-	kept := s.queue[:s.head]
-	for _, ev := range s.queue[s.head:] {
-		if ev.ContextID != contextID || ev.Kind == providers.TTSCancelled {
-			kept = append(kept, ev)
-		}
-	}
-	clear(s.queue[len(kept):])
-	s.queue = kept
-}
-
-// pendingLocked counts the queued events.
-func (s *session) pendingLocked() int { return len(s.queue) - s.head }
-
-// deliver is the delivery goroutine: it hands the queued events over one
-// at a time, then the failure, then closes Events. It stops at Close and
-// at the end of the session's context.
-func (s *session) deliver() {
-	defer close(s.delivered)
-	defer close(s.events)
-	for {
-		s.mu.Lock()
-		if s.pendingLocked() > 0 {
-			ev := s.queue[s.head]
-			s.queue[s.head] = providers.TTSEvent{}
-			s.head++
-			s.mu.Unlock()
-			s.signal(s.space)
-			select {
-			case <-s.userClosed:
-				return
-			default:
-			}
-			select {
-			case s.events <- ev:
-			case <-s.userClosed:
-				return
-			case <-s.ctx.Done():
-				return
-			}
-			continue
-		}
-		ended, err := s.ended, s.endErr
-		s.mu.Unlock()
-		if ended {
-			if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-				select {
-				case s.events <- providers.TTSEvent{Kind: providers.TTSError, Err: err}:
-				case <-s.userClosed:
-				case <-s.ctx.Done():
-				}
-			}
-			return
-		}
-		select {
-		case <-s.wake:
-		case <-s.userClosed:
-			return
-		case <-s.ctx.Done():
-			return
-		}
-	}
-}
-
-// onEnd records the end for the deliverer.
+// onEnd records the end for the pump: a failure is delivered after the
+// events already received; Close and the end of the context drop them.
 func (s *session) onEnd(err error) {
 	s.mu.Lock()
-	s.ended, s.endErr = true, err
-	s.mu.Unlock()
-	s.signal(s.wake)
+	defer s.mu.Unlock()
+	s.pump.EndLocked(err)
 }
 
 // onMessage decodes one message on the reader goroutine and queues its
@@ -372,11 +272,11 @@ func (s *session) onMessage(ws *wsconn.Session, _ bool, data []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// A slow caller holds the reader back; the wait is not the service's.
-	for s.pendingLocked() >= s.a.cfg.EventBuffer {
+	for s.pump.PendingLocked() >= s.a.cfg.EventBuffer {
 		ws.ExpectReplyBy(time.Time{})
 		s.mu.Unlock()
 		select {
-		case <-s.space:
+		case <-s.pump.Space():
 			s.mu.Lock()
 		case <-ws.Closing():
 			s.mu.Lock()
@@ -406,7 +306,6 @@ func (s *session) onMessage(ws *wsconn.Session, _ bool, data []byte) error {
 		if m.final {
 			s.finishLocked(st)
 		}
-		s.signal(s.wake)
 	}
 	if s.owedLocked() {
 		ws.ExpectReplyBy(time.Now().Add(s.a.cfg.ReplyTimeout))
@@ -467,7 +366,7 @@ func (s *session) audioLocked(st *ctxState, m *message) {
 		st.odd, st.hasOdd = pcm[j], true
 	}
 	st.samples += int64(len(out))
-	s.appendLocked(providers.TTSEvent{Kind: providers.TTSAudio, ContextID: st.user, Rate: s.a.cfg.SampleRate, PCM: out})
+	s.pump.QueueLocked(providers.TTSEvent{Kind: providers.TTSAudio, ContextID: st.user, Rate: s.a.cfg.SampleRate, PCM: out})
 }
 
 // endWordLocked queues the word being read, if any.
@@ -476,7 +375,7 @@ func (s *session) endWordLocked(st *ctxState) {
 		return
 	}
 	st.inWord = false
-	s.appendLocked(providers.TTSEvent{Kind: providers.TTSWord, ContextID: st.user, Rate: s.a.cfg.SampleRate,
+	s.pump.QueueLocked(providers.TTSEvent{Kind: providers.TTSWord, ContextID: st.user, Rate: s.a.cfg.SampleRate,
 		Word: string(st.word), Offset: st.wordStart})
 }
 
@@ -489,7 +388,7 @@ func (s *session) finishLocked(st *ctxState) {
 		s.strayBytes.Add(1)
 		st.hasOdd = false
 	}
-	s.appendLocked(providers.TTSEvent{Kind: providers.TTSFlushed, ContextID: st.user, Rate: s.a.cfg.SampleRate})
+	s.pump.QueueLocked(providers.TTSEvent{Kind: providers.TTSFlushed, ContextID: st.user, Rate: s.a.cfg.SampleRate})
 	if s.contexts[st.user] == st {
 		delete(s.contexts, st.user)
 	}

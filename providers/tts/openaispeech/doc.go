@@ -11,5 +11,7 @@
 // estimated from the audio played.
 //
 // One worker goroutine per session makes the requests and reads the
-// bodies; Close stops it and waits for it.
+// bodies, one event ahead of the caller; the events reach the caller
+// through the delivery goroutine of providers/internal/ttspump. Close
+// stops both and waits for them.
 package openaispeech

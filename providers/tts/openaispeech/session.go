@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/internal/ttspump"
 )
 
 // Bounds of a session's bookkeeping.
@@ -34,13 +35,14 @@ type ttsContext struct {
 	cancelled bool
 }
 
-// session is a speech session. One goroutine (run) makes the requests,
-// reads their bodies and sends every event; Push, Flush and Cancel change
-// the state under mu and wake it, never blocking. Cancel also ends the
-// request in flight at once through its context.
+// session is a speech session. One goroutine (run) makes the requests
+// and reads their bodies; their events reach the caller through the pump.
+// Push, Flush and Cancel change the state under mu and wake run, never
+// blocking. Cancel also ends the request in flight at once through its
+// context, and queues its ack ahead of the audio waiting for the caller.
 type session struct {
 	a    *Adapter
-	out  chan providers.TTSEvent
+	pump *ttspump.Pump
 	wake chan struct{}
 	ctx  context.Context
 	stop context.CancelCauseFunc
@@ -51,14 +53,13 @@ type session struct {
 	dec decoder
 	req requestState
 
-	mu sync.Mutex
+	mu sync.Mutex // guards the pump's queue too
 	// contexts are the open contexts in order of opening; contexts[0] is
 	// being spoken. open finds them by id.
 	contexts []*ttsContext
 	open     map[string]*ttsContext
 	finished map[string]struct{}
 	finOrder []string
-	acks     []string
 	// inFlight is the context of the request in flight, cancelReq ends
 	// that request.
 	inFlight  *ttsContext
@@ -69,12 +70,13 @@ type session struct {
 
 var _ providers.TTSSession = (*session)(nil)
 
-// newSession starts a session's worker.
+// newSession starts a session's worker and its pump, which the end of
+// the session's context (Close, or the caller's) stops at once. Events is
+// unbuffered, as the body is read one event ahead of the caller.
 func newSession(parent context.Context, a *Adapter) *session {
 	ctx, stop := context.WithCancelCause(parent)
 	s := &session{
 		a:        a,
-		out:      make(chan providers.TTSEvent),
 		wake:     make(chan struct{}, 1),
 		ctx:      ctx,
 		stop:     stop,
@@ -82,7 +84,10 @@ func newSession(parent context.Context, a *Adapter) *session {
 		open:     map[string]*ttsContext{},
 		finished: map[string]struct{}{},
 	}
+	s.pump = ttspump.New(&s.mu, 0)
 	s.req.init(a)
+	s.pump.Start()
+	context.AfterFunc(ctx, s.pump.Stop)
 	s.wg.Add(1)
 	go s.run()
 	return s
@@ -192,8 +197,9 @@ func (s *session) Cancel(contextID string) error {
 	if err := s.usableLocked(); err != nil {
 		return err
 	}
-	if !slices.Contains(s.acks, contextID) && len(s.acks) >= maxPendingAcks {
-		return fmt.Errorf("%w: %d", ErrCancelBacklog, len(s.acks))
+	acks, acked := s.pump.AcksLocked(contextID)
+	if !acked && acks >= maxPendingAcks {
+		return fmt.Errorf("%w: %d", ErrCancelBacklog, acks)
 	}
 	if c := s.open[contextID]; c != nil {
 		c.cancelled = true
@@ -205,8 +211,9 @@ func (s *session) Cancel(contextID string) error {
 		}
 	}
 	s.finishLocked(contextID)
-	if !slices.Contains(s.acks, contextID) {
-		s.acks = append(s.acks, contextID)
+	s.pump.RetractLocked(contextID)
+	if !acked {
+		s.pump.QueueAheadLocked(providers.TTSEvent{Kind: providers.TTSCancelled, ContextID: contextID})
 	}
 	s.poke()
 	return nil
@@ -214,7 +221,7 @@ func (s *session) Cancel(contextID string) error {
 
 // Events delivers the session's events; it is closed when the session
 // ends.
-func (s *session) Events() <-chan providers.TTSEvent { return s.out }
+func (s *session) Events() <-chan providers.TTSEvent { return s.pump.Events() }
 
 // Close ends the session: the request in flight is cancelled, the worker
 // stopped and waited for, Events closed. Safe to call more than once.
@@ -224,110 +231,80 @@ func (s *session) Close() error {
 	s.mu.Unlock()
 	s.stop(providers.ErrClosed)
 	s.wg.Wait()
+	s.pump.Wait()
 	return nil
 }
 
-// step is what run does next.
-type step struct {
-	ack     string      // send Cancelled for this id
-	flushed string      // send Flushed for this id
-	c       *ttsContext // request input for c
-	input   string
-}
-
-// nextLocked picks the next step: acks first, then the head context's
-// queued text, then its Flushed. ok is false when there is nothing to do.
-func (s *session) nextLocked() (st step, ok bool) {
-	if len(s.acks) > 0 {
-		st.ack = s.acks[0]
-		s.acks = slices.Delete(s.acks, 0, 1)
-		return st, true
-	}
-	if len(s.contexts) > 0 {
+// nextLocked picks the next request: the head context's queued text;
+// a head context flushed with nothing left queues its Flushed and makes
+// way for the next. ok is false when there is nothing to request.
+func (s *session) nextLocked() (c *ttsContext, input string, ok bool) {
+	for len(s.contexts) > 0 {
 		c := s.contexts[0]
 		if strings.TrimSpace(c.queued) != "" {
-			st.c = c
-			st.input, c.queued = takeInput(c.queued, s.a.cfg.MaxInputRunes)
-			return st, true
+			input, c.queued = takeInput(c.queued, s.a.cfg.MaxInputRunes)
+			return c, input, true
 		}
 		c.queued = ""
 		if !c.flushed {
-			return st, false
+			return nil, "", false
 		}
 		s.contexts = s.contexts[1:]
 		delete(s.open, c.id)
-		st.flushed = c.id
-		return st, true
+		s.pump.QueueLocked(providers.TTSEvent{Kind: providers.TTSFlushed, ContextID: c.id})
 	}
-	return st, false
+	return nil, "", false
 }
 
-// run is the worker: it takes one step at a time and sleeps when there is
-// none. A failed request sends one Error event and ends the session.
+// run is the worker: it makes one request at a time and sleeps when
+// there is none. A failed request ends the session: its Error event is
+// delivered next, then Events closes.
 func (s *session) run() {
 	defer s.wg.Done()
-	defer close(s.out)
 	for {
 		s.mu.Lock()
-		st, ok := s.nextLocked()
+		c, input, ok := s.nextLocked()
 		s.mu.Unlock()
-		switch {
-		case !ok:
+		if !ok {
 			select {
 			case <-s.wake:
+				continue
 			case <-s.ctx.Done():
 				return
 			}
-		case st.ack != "":
-			if !s.send(providers.TTSEvent{Kind: providers.TTSCancelled, ContextID: st.ack}, nil) {
-				return
+		}
+		if err := s.speak(c, input); err != nil {
+			if s.ctx.Err() != nil {
+				return // closed or dropped: Events just closes
 			}
-		case st.flushed != "":
-			if !s.send(providers.TTSEvent{Kind: providers.TTSFlushed, ContextID: st.flushed}, nil) {
-				return
-			}
-		default:
-			if err := s.speak(st.c, st.input); err != nil {
-				if s.ctx.Err() != nil {
-					return // closed or dropped: Events just closes
-				}
-				s.mu.Lock()
-				s.err = err
-				s.mu.Unlock()
-				s.send(providers.TTSEvent{Kind: providers.TTSError, ContextID: st.c.id, Err: err}, nil)
-				return
-			}
+			s.mu.Lock()
+			s.err = err
+			s.pump.FailLocked(err, c.id)
+			s.mu.Unlock()
+			return
 		}
 	}
 }
 
-// send hands ev to the reader. An event of context c (nil: none) is
-// dropped when c is cancelled meanwhile. It is false when the session
-// ended first. A wake taken here is given back on return, so run re-reads
-// the state after this event.
+// send queues ev of context c (dropped when c was cancelled meanwhile)
+// and waits until the pump has taken it, so the body is read at the
+// caller's pace, one event ahead. It is false when the session ended
+// first.
 func (s *session) send(ev providers.TTSEvent, c *ttsContext) bool {
-	woken := false
-	defer func() {
-		if woken {
-			s.poke()
-		}
-	}()
-	for {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !c.cancelled {
+		s.pump.QueueLocked(ev)
+	}
+	for s.pump.PendingLocked() > 0 {
+		s.mu.Unlock()
 		select {
-		case s.out <- ev:
-			return true
-		case <-s.wake:
-			woken = true
-			if c != nil {
-				s.mu.Lock()
-				gone := c.cancelled
-				s.mu.Unlock()
-				if gone {
-					return true
-				}
-			}
+		case <-s.pump.Space():
+			s.mu.Lock()
 		case <-s.ctx.Done():
+			s.mu.Lock()
 			return false
 		}
 	}
+	return true
 }
