@@ -178,7 +178,8 @@ func TestConnectionReuse(t *testing.T) {
 // the context is dropped, and the session serves the next context.
 // Mutations seen failing: Cancel not ending the request in flight (the ack
 // waits for the body, or the stalled request times out); the waiting
-// audio of the cancelled context not dropped in send.
+// audio of the cancelled context not dropped (now ttspump's RetractLocked
+// of the event held out to the reader; seen failing there after the move).
 func TestCancel(t *testing.T) {
 	cases := []struct {
 		name string
@@ -441,8 +442,9 @@ func TestSlowButInTime(t *testing.T) {
 // TestDroppedSessionAndShutdown: the caller's context cancelled, or Close,
 // mid-body, while the reader does not read: Events closes without an
 // Error, the request ends on the server, no goroutine is left. Mutation
-// seen failing: send not watching the session's end (the worker blocks on
-// the channel nobody reads; Close never returns).
+// seen failing: the pump not stopped at the session's end (the
+// context.AfterFunc in newSession dropped: the pump blocks on the channel
+// nobody reads; Close never returns, the bubble deadlocks).
 func TestDroppedSessionAndShutdown(t *testing.T) {
 	for _, drop := range []string{"context", "close"} {
 		t.Run(drop, func(t *testing.T) {
