@@ -26,8 +26,9 @@ type ToolResult struct {
 	Outcome string
 }
 
-// RunTools asks the tools actor to run Calls for a round. The answer is a
-// ToolResults with one result per call, in the order of Calls. Malformed
+// RunTools asks the tools actor to run Calls for a round; the round sends
+// it with Request, and the answer goes to it (the sender): a ToolResults
+// with one result per call, in the order of Calls. Malformed
 // counts the calls of the response already answered as malformed (the
 // assembler could not read them): they count toward the turn's retry
 // budget, which the tools actor keeps.
@@ -37,8 +38,9 @@ type RunTools struct {
 	Calls     []ToolCall
 	Malformed int
 	// Speculative: the round belongs to a speculative turn. Its ReadOnly
-	// calls run; its SideEffect calls are held until the llm actor passes
-	// on the turn's Commit (and never run after a Discard).
+	// calls run; its SideEffect calls are held until the turn's Commit,
+	// which the round passes on after its RunTools (and never run after a
+	// Discard).
 	Speculative bool
 }
 
@@ -60,15 +62,16 @@ type ToolDone struct {
 	Result ToolResult
 }
 
-// Undelivered returns to the tools actor the results of a round that never
-// reached the context (its epoch was interrupted while they were on their
-// way). The tools actor reports the SideEffect results among them as late
-// notes and marks those calls as orphans, so a regenerated identical call
-// is answered from the record instead of running again.
-type Undelivered struct {
+// RoundEnded is a round's last word to the tools actor, sent when it
+// stops: Waiting says it had asked for Round's results and did not take
+// them. The tools actor reports the SideEffect results of such a round
+// (answered already, or still running) as late notes and marks those calls
+// as orphans, so a regenerated identical call is answered from the record
+// instead of running again.
+type RoundEnded struct {
 	Epoch   Epoch
 	Round   int
-	Results []ToolResult
+	Waiting bool
 }
 
 // LateResult is the tools actor's report of a SideEffect call's result that

@@ -24,6 +24,14 @@ type epochState struct {
 	partial strings.Builder // text of the running round so far
 	settled bool            // cut to what was heard
 	asked   bool            // a HeardQuery is out
+	// waiting: the round's calls are with the tools actor (a response
+	// with calls was recorded and their results were not). closing: the
+	// round was asked to close while waiting, for why; the open calls are
+	// answered when it has closed (roundClosed), and a Heard that came
+	// meanwhile waits in heardLater.
+	waiting    bool
+	closing    string
+	heardLater *messages.Heard
 	// filler is the phrase spoken while the current round's tools ran;
 	// it goes into the context after their results (never between a call
 	// and its result, never into the request that follows).
@@ -65,6 +73,11 @@ type memory struct {
 	// windowFrom: history messages the last request left out; the next
 	// round's requests keep that cut while they fit (agent.WindowFrom).
 	windowFrom int
+	// idTurn and idNext are the call id sequence: the epoch it counts and
+	// the number of its next id, handed to each round it spawns and moved
+	// on by what it records (an id of a discarded call is never reused).
+	idTurn messages.Epoch
+	idNext int
 }
 
 // Actor owns the context and the rounds.
@@ -99,8 +112,12 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.say(ctx, m)
 	case *messages.TextDelta:
 		a.delta(ctx, m)
-	case *roundDone:
-		a.roundDone(ctx, m)
+	case *responded:
+		a.responded(ctx, m)
+	case *tookResults:
+		a.tookResults(ctx, m)
+	case *roundClosed:
+		a.roundClosed(ctx, m)
 	case *fillerDue:
 		a.fillerDue(ctx, m)
 	case *fragmentRefused:
@@ -121,8 +138,6 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.stats.Add("input_tokens", uint64(max(m.u.InputTokens, 0)))
 		a.stats.Add("output_tokens", uint64(max(m.u.OutputTokens, 0)))
 		a.stats.Add("cached_input_tokens", uint64(max(m.u.CachedInputTokens, 0)))
-	case *messages.ToolResults:
-		a.toolResults(ctx, m)
 	case *messages.TextFlush:
 		if a.live(m.Epoch) {
 			a.out(ctx, m)
@@ -166,7 +181,9 @@ func (a *Actor) Receive(ctx actor.Context) {
 		d.Ref = m.Ref
 		ctx.Respond(d)
 	case *actor.Terminated:
-		if a.cur != nil && a.cur.round != nil && a.cur.round.Equal(m.Who) {
+		// A closing round is forgotten at its roundClosed, which it sent
+		// before it stopped (this system message may overtake it).
+		if a.cur != nil && a.cur.round != nil && a.cur.round.Equal(m.Who) && a.cur.closing == "" {
 			a.cur.round = nil
 		}
 	case *actor.Restarting:
@@ -175,9 +192,21 @@ func (a *Actor) Receive(ctx actor.Context) {
 		// valid, and end the answer there, so the pacer settles what was
 		// heard and the next incarnation cuts the context to it.
 		running := a.cur != nil && !a.cur.settled && a.cur.round != nil
-		a.closeRound(ctx, "the round was restarted")
+		why := "the round was restarted"
+		if a.cur != nil && a.cur.closing != "" {
+			// It was closing: no roundClosed will come.
+			why, a.cur.closing = a.cur.closing, ""
+		}
+		a.closeNow(ctx, why)
 		if running {
 			a.out(ctx, &messages.TextFlush{Epoch: a.cur.epoch, Final: true})
+		}
+		if a.cur != nil {
+			a.cur.waiting = false
+			if h := a.cur.heardLater; h != nil {
+				a.cur.heardLater = nil
+				ctx.Send(ctx.Self(), h) // for the next incarnation
+			}
 		}
 	case *actor.Started, *actor.Stopping, *actor.Stopped:
 	default:
@@ -217,9 +246,14 @@ func (a *Actor) userTurn(ctx actor.Context, m *messages.UserTurn) {
 	a.spawnRound(ctx, m.Epoch)
 }
 
-// spawnRound starts the round loop of epoch e on the context as it is.
+// spawnRound starts the round loop of epoch e on the context as it is,
+// with the epoch's id sequence.
 func (a *Actor) spawnRound(ctx actor.Context, e messages.Epoch) {
-	props := roundProps(a.cfg, a.provider, a.peers, e, a.conv.Messages(), a.windowFrom)
+	if a.idTurn != e {
+		a.idTurn, a.idNext = e, 0
+	}
+	st := roundStart{epoch: e, history: a.conv.Messages(), windowFrom: a.windowFrom, seq: a.idNext, speculative: a.cur.speculative}
+	props := roundProps(a.cfg, a.provider, a.peers, st)
 	pid, err := ctx.SpawnNamed(props, "round-"+epochName(e))
 	if err != nil {
 		a.roundFailed(ctx, &messages.RoundFailed{Epoch: e, Err: err})
@@ -263,34 +297,25 @@ func (a *Actor) delta(ctx actor.Context, m *messages.TextDelta) {
 	a.out(ctx, m)
 }
 
-// roundDone records a round's response: the calls get the engine's ids
-// (t<epoch>.<seq>, the provider's id kept), the assistant message goes into
-// the context once, before any call runs, with the answers of the invalid
-// calls right after it; the round is told what to run.
-func (a *Actor) roundDone(ctx actor.Context, m *roundDone) {
+// responded records a round's response, as the round minted its ids: the
+// assistant message goes into the context once, before any call runs, with
+// the answers of the invalid calls right after it. A response of an epoch
+// that is no longer live is not recorded.
+func (a *Actor) responded(ctx actor.Context, m *responded) {
 	if !a.live(m.epoch) || a.cur.round == nil {
 		return
 	}
-	resp := m.resp
-	ids := a.conv.NextToolCallIDs(m.epoch, len(resp.Calls))
-	for i := range resp.Calls {
-		c := &resp.Calls[i].Call
-		c.ProviderID, c.ID = c.ID, ids[i]
-		if resp.Calls[i].Invalid != nil {
-			a.stats.Inc("invalid_calls")
-		}
-	}
+	a.stats.Add("invalid_calls", uint64(m.invalidCalls))
+	a.idNext = m.next
 	a.cur.partial.Reset()
-	msg, ok := resp.AssistantMessage()
-	if ok {
-		a.conv.Append(msg)
+	if m.recorded {
+		a.conv.Append(m.assistant)
 	}
-	invalid := resp.ErrorResults()
-	for _, r := range invalid {
+	for _, r := range m.invalid {
 		a.conv.Append(agent.ToolMessage(r))
 	}
-	valid := resp.ValidCalls()
-	ctx.Send(a.cur.round, &roundCommit{assistant: msg, recorded: ok, valid: valid, invalid: invalid, speculative: a.cur.speculative})
+	valid := m.valid
+	a.cur.waiting = len(valid) > 0 || len(m.invalid) > 0
 	if delay, ok := a.fillerDelay(valid); ok {
 		a.cur.fillerRound, a.cur.fillerDelay = m.round, delay
 		if a.cur.speculative {
@@ -376,27 +401,25 @@ func (a *Actor) roundFailed(ctx actor.Context, m *messages.RoundFailed) {
 	}
 	a.stats.Inc("round_failures")
 	a.log.Warn().Err(m.Err).Str("call_id", string(a.peers.Call)).Uint64("epoch", uint64(m.Epoch)).Msg("llm round failed; speaking the fallback line")
-	a.closeRound(ctx, "the round failed")
+	a.closeNow(ctx, "the round failed")
 	a.speak(ctx, m.Epoch, a.cfg.FallbackLine)
 	a.out(ctx, &messages.TextFlush{Epoch: m.Epoch, Final: true})
 }
 
-// toolResults records a round's results and passes them to the round;
-// results of an epoch that was interrupted meanwhile never reach the
-// context, so they go back to the tools actor, which reports what ran as
-// notes (the delivery guard).
-func (a *Actor) toolResults(ctx actor.Context, m *messages.ToolResults) {
-	if !a.live(m.Epoch) || a.cur.round == nil {
-		a.stats.Inc("undelivered_results")
-		ctx.Send(a.peers.Tools, &messages.Undelivered{Epoch: m.Epoch, Round: m.Round, Results: m.Results})
+// tookResults records the results the round took from the tools actor.
+// Only the round waiting for them sends them, before it closes, so they
+// are recorded even when the epoch was interrupted meanwhile (the round
+// was asked to close and had taken them first).
+func (a *Actor) tookResults(_ actor.Context, m *tookResults) {
+	if a.cur == nil || a.cur.epoch != m.epoch || a.cur.round == nil || !a.cur.waiting || a.cur.settled {
 		return
 	}
-	for _, r := range m.Results {
+	a.cur.waiting = false
+	for _, r := range m.results {
 		a.conv.Append(agent.ToolMessage(r))
 	}
 	a.placeFiller()
 	a.pushNotes()
-	ctx.Send(a.cur.round, m)
 }
 
 // pushNotes adds the late results that wait, as long as no call is open
@@ -426,12 +449,43 @@ func (a *Actor) flushPartial() {
 // closeRound ends the epoch's running round where it is: it stops the
 // round, keeps its text so far, answers its open calls (interrupted, with
 // why) and places a filler spoken meanwhile, so the context stays valid and
-// holds the words in the order they were played.
+// holds the words in the order they were played. A round that waits for
+// its tools' results is asked to close instead: the results it took
+// before are recorded first, and the rest happens at its roundClosed.
 func (a *Actor) closeRound(ctx actor.Context, why string) {
+	if a.cur != nil && a.cur.closing != "" {
+		return // asked already
+	}
+	if a.cur != nil && a.cur.round != nil && a.cur.waiting {
+		a.cur.closing = why
+		ctx.Send(a.cur.round, &closeRound{})
+		return
+	}
+	a.closeNow(ctx, why)
+}
+
+// closeNow is closeRound on the spot.
+func (a *Actor) closeNow(ctx actor.Context, why string) {
 	a.stopRound(ctx)
 	a.flushPartial()
 	a.stats.Add("interrupted_tool_calls", uint64(a.conv.InterruptPendingToolCalls(why)))
 	a.placeFiller()
+}
+
+// roundClosed ends a round that was asked to close: what it took is
+// recorded, so its open calls are answered now, and a Heard that came
+// meanwhile settles the epoch.
+func (a *Actor) roundClosed(ctx actor.Context, m *roundClosed) {
+	if a.cur == nil || a.cur.epoch != m.epoch || a.cur.closing == "" {
+		return
+	}
+	why := a.cur.closing
+	a.cur.closing, a.cur.round, a.cur.waiting = "", nil, false
+	a.closeNow(ctx, why)
+	if h := a.cur.heardLater; h != nil {
+		a.cur.heardLater = nil
+		a.heard(ctx, h)
+	}
 }
 
 func (a *Actor) stopRound(ctx actor.Context) {
@@ -463,6 +517,10 @@ func (a *Actor) heard(ctx actor.Context, m *messages.Heard) {
 		return
 	}
 	a.closeRound(ctx, "the answer was cut short")
+	if a.cur.closing != "" {
+		a.cur.heardLater = m // settled once the round has closed
+		return
+	}
 	total := a.conv.AssistantWords(a.cur.start)
 	kept := a.conv.CutAssistantWords(a.cur.start, m.Words)
 	if kept < total {

@@ -25,27 +25,49 @@ type streamEnded struct {
 	err   error // nil at a clean end
 }
 
-// roundDone carries a round's assembled response to the llm actor, which
-// mints the call ids, records the assistant message and answers with a
-// roundCommit.
-type roundDone struct {
-	epoch messages.Epoch
-	round int
-	resp  *agent.Response
-}
+// The tool loop has one owner and one path. The round owns the epoch's
+// loop: it mints the calls' ids from the sequence the llm actor handed it,
+// tells the llm actor what to record (responded, tookResults: one way, no
+// answer), has the tools actor run the calls (RunTools, sent with Request
+// so the tools actor answers the round itself) and goes on with their
+// results. The llm actor owns the context: it records what the round tells
+// it, when the epoch is still live. A round waiting for results is closed
+// in order (closeRound, roundClosed): the results it took before are
+// recorded, and the tools actor learns from the round's end
+// (messages.RoundEnded) whether a round left results untaken, which it
+// then reports as late notes.
 
-// roundCommit is the llm actor's answer to roundDone: the assistant
-// message as recorded (ids minted), the calls to run and the answers of the
-// invalid ones.
-type roundCommit struct {
+// responded tells the llm actor what to record of a round's response: the
+// assistant message (ids minted by the round) and the answers of its
+// invalid calls. next is the id sequence after it; valid are the calls
+// the tools actor runs (the filler delay depends on them).
+type responded struct {
+	epoch     messages.Epoch
+	round     int
 	assistant agent.Message
 	recorded  bool
-	valid     []messages.ToolCall
 	invalid   []messages.ToolResult
-	// speculative: the turn is not committed yet; the tools actor holds
-	// the round's SideEffect calls until it is.
-	speculative bool
+	// invalidCalls counts the calls the assembler could not read.
+	invalidCalls int
+	valid        []messages.ToolCall
+	next         int
 }
+
+// tookResults tells the llm actor to record the results of a round's
+// calls, as the round took them from the tools actor.
+type tookResults struct {
+	epoch   messages.Epoch
+	round   int
+	results []messages.ToolResult
+}
+
+// closeRound asks a round that waits for its tools' results to end (the
+// llm actor answers the open calls once it knows what the round took).
+type closeRound struct{}
+
+// roundClosed is a round's answer to closeRound: everything it took was
+// sent before it.
+type roundClosed struct{ epoch messages.Epoch }
 
 // round is the child of the llm actor for one epoch: it runs the request
 // loop (one provider stream per round of the tool loop).
@@ -54,24 +76,46 @@ type round struct {
 	provider providers.LLM
 	peers    kit.Peers
 	epoch    messages.Epoch
-	msgs     []agent.Message
+	// history is the context as the llm actor gave it at the start (never
+	// changed here); turn is what the round added since: its responses
+	// and their results, in order. A request is history then turn.
+	history []agent.Message
+	turn    []agent.Message
 	// windowFrom: history messages the call's previous request left out,
 	// kept while the request fits so its start stays the same
 	// (agent.WindowFrom).
 	windowFrom int
+	// seq is the next call id's number in the epoch (t<epoch>.<seq>).
+	seq int
+	// speculative: the turn is not committed yet; the tools actor holds
+	// the round's SideEffect calls until the Commit, which the llm actor
+	// passes through the round so that it follows the round's RunTools.
+	speculative bool
 
 	n        int // current round, from 0
 	asm      *agent.Assembler
 	gotFirst bool
 	done     bool
+	// waiting: round n's calls are with the tools actor and their results
+	// were not taken yet.
+	waiting bool
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
 
-func roundProps(cfg Config, p providers.LLM, peers kit.Peers, e messages.Epoch, msgs []agent.Message, windowFrom int) *actor.Props {
+// roundStart is what the llm actor hands a new round.
+type roundStart struct {
+	epoch       messages.Epoch
+	history     []agent.Message
+	windowFrom  int
+	seq         int
+	speculative bool
+}
+
+func roundProps(cfg Config, p providers.LLM, peers kit.Peers, st roundStart) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &round{cfg: cfg, provider: p, peers: peers, epoch: e, msgs: msgs, windowFrom: windowFrom}
+		return &round{cfg: cfg, provider: p, peers: peers, epoch: st.epoch, history: st.history, windowFrom: st.windowFrom, seq: st.seq, speculative: st.speculative}
 	}, actor.WithSupervisor(actor.NewOneForOneStrategy(0, 0, func(any) actor.Directive { return actor.StopDirective })))
 }
 
@@ -89,13 +133,22 @@ func (r *round) Receive(ctx actor.Context) {
 		if m.round == r.n && !r.done {
 			r.ended(ctx, m.err)
 		}
-	case *roundCommit:
-		r.committed(ctx, m)
 	case *messages.ToolResults:
-		if m.Epoch == r.epoch && m.Round == r.n {
+		if m.Epoch == r.epoch && m.Round == r.n && r.waiting {
 			r.toolResults(ctx, m)
 		}
-	case *actor.Stopping, *actor.Restarting:
+	case *messages.Commit:
+		r.speculative = false
+		ctx.Send(r.peers.Tools, m)
+	case *closeRound:
+		ctx.Send(ctx.Parent(), &roundClosed{epoch: r.epoch})
+		ctx.Stop(ctx.Self())
+	case *actor.Stopping:
+		r.stopStream()
+		// The tools actor learns whether results were left untaken: it
+		// reports those as late notes.
+		ctx.Send(r.peers.Tools, &messages.RoundEnded{Epoch: r.epoch, Round: r.n, Waiting: r.waiting})
+	case *actor.Restarting:
 		r.stopStream()
 	case *actor.Stopped:
 	}
@@ -108,9 +161,13 @@ func (r *round) start(ctx actor.Context) {
 	now := time.Now()
 	ctx.Send(ctx.Parent(), &messages.RoundStarted{Epoch: r.epoch, Round: r.n, At: now})
 	r.peers.Mark(ctx, r.epoch, messages.MarkLLMRequest, now)
-	// The request carries a bounded window of the conversation; r.msgs
-	// (and the context) keep everything.
-	msgs, ws := agent.WindowFrom(r.msgs, r.cfg.Window, r.windowFrom)
+	// The request carries a bounded window of the conversation; the
+	// context keeps everything.
+	all := r.history
+	if len(r.turn) > 0 {
+		all = append(r.history[:len(r.history):len(r.history)], r.turn...)
+	}
+	msgs, ws := agent.WindowFrom(all, r.cfg.Window, r.windowFrom)
 	r.windowFrom = ws.Dropped
 	ctx.Send(ctx.Parent(), &windowed{stats: ws})
 	req := &providers.Request{Messages: msgs, Tools: r.cfg.Tools}
@@ -215,8 +272,12 @@ func (r *round) fail(ctx actor.Context, err error) {
 	ctx.Send(ctx.Parent(), &messages.RoundFailed{Epoch: r.epoch, Round: r.n, Err: err, At: time.Now()})
 }
 
-// finish assembles round r.n's response and hands it to the llm actor,
-// which records it and answers with a roundCommit.
+// finish assembles round r.n's response, gives its calls the engine's ids
+// (t<epoch>.<seq>, the provider's id kept) and tells the llm actor what to
+// record: the assistant message, with the answers of the invalid calls
+// right after it, before any call runs. A text answer ends the epoch;
+// calls go to the tools actor (invalid ones are answered already) and the
+// loop goes on with their results.
 func (r *round) finish(ctx actor.Context) {
 	if r.done {
 		return
@@ -227,34 +288,44 @@ func (r *round) finish(ctx actor.Context) {
 		r.fail(ctx, err)
 		return
 	}
-	ctx.Send(ctx.Parent(), &roundDone{epoch: r.epoch, round: r.n, resp: resp})
-}
-
-// committed goes on from a recorded response: a text answer ends the
-// epoch; calls are run by the tools actor (invalid ones are answered
-// already) and the loop goes on with their results.
-func (r *round) committed(ctx actor.Context, m *roundCommit) {
-	if len(m.valid) == 0 && len(m.invalid) == 0 {
+	prefix := "t" + epochName(r.epoch) + "."
+	invalidCalls := 0
+	for i := range resp.Calls {
+		c := &resp.Calls[i].Call
+		c.ProviderID, c.ID = c.ID, prefix+strconv.Itoa(r.seq)
+		r.seq++
+		if resp.Calls[i].Invalid != nil {
+			invalidCalls++
+		}
+	}
+	msg, ok := resp.AssistantMessage()
+	invalid, valid := resp.ErrorResults(), resp.ValidCalls()
+	ctx.Send(ctx.Parent(), &responded{epoch: r.epoch, round: r.n, assistant: msg, recorded: ok, invalid: invalid, invalidCalls: invalidCalls, valid: valid, next: r.seq})
+	if len(valid) == 0 && len(invalid) == 0 {
 		ctx.Send(ctx.Parent(), &messages.EpochDone{Epoch: r.epoch})
 		return
 	}
-	if m.recorded {
-		r.msgs = append(r.msgs[:len(r.msgs):len(r.msgs)], m.assistant)
+	if ok {
+		r.turn = append(r.turn, msg)
 	}
-	for _, res := range m.invalid {
-		r.msgs = append(r.msgs, agent.ToolMessage(res))
+	for _, res := range invalid {
+		r.turn = append(r.turn, agent.ToolMessage(res))
 	}
 	// Speak the text before the tools while they run. The tools actor
 	// admits the round even when only malformed calls came: they spend the
-	// turn's retry budget.
+	// turn's retry budget. Request: the tools actor answers the round.
 	ctx.Send(ctx.Parent(), &messages.TextFlush{Epoch: r.epoch})
-	ctx.Send(r.peers.Tools, &messages.RunTools{Epoch: r.epoch, Round: r.n, Calls: m.valid, Malformed: len(m.invalid), Speculative: m.speculative})
+	r.waiting = true
+	ctx.Request(r.peers.Tools, &messages.RunTools{Epoch: r.epoch, Round: r.n, Calls: valid, Malformed: len(invalid), Speculative: r.speculative})
 }
 
+// toolResults takes round r.n's results: the llm actor records them, and
+// the loop goes on.
 func (r *round) toolResults(ctx actor.Context, m *messages.ToolResults) {
-	// The llm actor recorded them in the context already.
+	r.waiting = false
+	ctx.Send(ctx.Parent(), &tookResults{epoch: r.epoch, round: m.Round, results: m.Results})
 	for _, res := range m.Results {
-		r.msgs = append(r.msgs, agent.ToolMessage(res))
+		r.turn = append(r.turn, agent.ToolMessage(res))
 	}
 	if m.BudgetExhausted {
 		r.fail(ctx, ErrBudgetExhausted)

@@ -16,7 +16,7 @@ import (
 //
 //   - Commit (the caller stayed quiet): the held output goes to TTS in
 //     order, the tools actor hears of the turn (the confirmation gate
-//     counts it) and runs the held calls, and a filler delay owed by a
+//     counts it) and, through the round, runs the held calls, and a filler delay owed by a
 //     round that waits for tools starts now. The model's first token has
 //     usually arrived by then, so the end-of-turn delay hides the
 //     request's latency.
@@ -64,7 +64,13 @@ func (a *Actor) commit(ctx actor.Context, m *messages.Commit) {
 	a.stats.Inc("speculations_committed")
 	a.cur.speculative = false
 	ctx.Send(a.peers.Tools, &turn)
-	ctx.Send(a.peers.Tools, m)
+	// The commit follows the round's RunTools on the round's own path, so
+	// the tools actor never sees a commit before the round it commits.
+	if a.cur.round != nil {
+		ctx.Send(a.cur.round, m)
+	} else {
+		ctx.Send(a.peers.Tools, m)
+	}
 	held := a.cur.held
 	a.cur.held = nil
 	for _, h := range held {

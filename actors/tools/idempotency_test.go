@@ -336,23 +336,27 @@ func TestToolsRestartAfterASlotTimeout(t *testing.T) {
 	})
 }
 
-// holdResultsUntilInterrupt reproduces a race at the llm actor: a round's
-// results arrive just after the caller barged in (the tools finished an
-// instant before the interrupt reached them).
-func holdResultsUntilInterrupt(next actor.ReceiverFunc) actor.ReceiverFunc {
-	var held *actor.MessageEnvelope
-	once := false
+// holdUntilRoundEnded reproduces a race at the tools actor: the caller
+// barged in while a booking ran, and the round's end (it was waiting for
+// the booking) reaches the tools actor before the booking's end and before
+// the interrupt does.
+func holdUntilRoundEnded(next actor.ReceiverFunc) actor.ReceiverFunc {
+	var held []*actor.MessageEnvelope
+	released := false
 	return func(c actor.ReceiverContext, env *actor.MessageEnvelope) {
 		switch env.Message.(type) {
-		case *messages.ToolResults:
-			if !once {
-				once, held = true, env
+		case *messages.ToolDone, *messages.Interrupt:
+			if !released {
+				held = append(held, env)
 				return
 			}
-		case *messages.Interrupt:
+		case *messages.RoundEnded:
 			next(c, env)
-			if held != nil {
-				next(c, held)
+			if !released {
+				released = true
+				for _, h := range held {
+					next(c, h)
+				}
 				held = nil
 			}
 			return
@@ -361,12 +365,13 @@ func holdResultsUntilInterrupt(next actor.ReceiverFunc) actor.ReceiverFunc {
 	}
 }
 
-// TestUndeliveredResultsBecomeNotes: a booking's result that was on its way
-// when the caller barged in never reaches the context as a tool result; it
-// is reported once as a note, and the regenerated identical booking is
+// TestUndeliveredResultsBecomeNotes: a booking whose round ended while it
+// ran (the caller barged in) never reaches the context as a tool result;
+// it is reported once as a note, and the regenerated identical booking is
 // answered already_reported instead of running again (the delivery
-// guard). (Mutation seen failing: the llm actor dropping results of an
-// interrupted epoch — no note, and the table is booked twice.)
+// guard). (Mutation seen failing: the round's end not marking its running
+// batch gone — the result is answered to a round that ended, no note, and
+// the table is booked twice.)
 func TestUndeliveredResultsBecomeNotes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := newProbe()
@@ -381,7 +386,7 @@ func TestUndeliveredResultsBecomeNotes(t *testing.T) {
 			providertest.Response{Calls: []providertest.ScriptedCall{{ID: "b", Name: "book", Args: `{"day":"friday"}`}}},
 			providertest.Response{Text: "Yes, it is booked."})
 		c.Configure = func(cfg *session.Config) {
-			cfg.Taps = map[messages.Stage]actor.ReceiverMiddleware{messages.StageLLM: holdResultsUntilInterrupt}
+			cfg.Taps = map[messages.Stage]actor.ReceiverMiddleware{messages.StageTools: holdUntilRoundEnded}
 		}
 		r, err := c.Run()
 		if err != nil {

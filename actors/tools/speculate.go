@@ -52,7 +52,6 @@ func (a *Actor) hold(key batchKey, b *batch, i int) {
 
 // commit runs the held calls of the speculative turn e, round by round.
 func (a *Actor) commit(ctx actor.Context, e messages.Epoch) {
-	a.committed = max(a.committed, e)
 	a.stats.Inc("speculations_committed")
 	for _, key := range a.heldRounds(e) {
 		b := a.batches[key]

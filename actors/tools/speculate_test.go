@@ -16,15 +16,22 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// bench runs the tools actor alone under a stand-in session whose llm
-// child records what the tools actor sends it.
+// bench runs the tools actor alone under a stand-in session: a round
+// stand-in asks for every RunTools (the tools actor answers it), and the
+// llm child records the late results the tools actor sends it.
 type bench struct {
 	t     *testing.T
 	sys   *kit.System
 	sess  *actor.PID
 	tools *actor.PID
+	round *actor.PID
 	got   chan any
+	late  []*messages.LateResult
 }
+
+// wrongPath marks results that reached the llm stand-in: the tools actor
+// answers the round.
+type wrongPath struct{ m *messages.ToolResults }
 
 // standIn is the session: it spawns the recording llm and the tools actor
 // under the names kit.Peers expects.
@@ -39,7 +46,9 @@ func (s *standIn) Receive(ctx actor.Context) {
 		got := s.got
 		_, _ = ctx.SpawnNamed(actor.PropsFromFunc(func(c actor.Context) {
 			switch m := c.Message().(type) {
-			case *messages.ToolResults, *messages.LateResult:
+			case *messages.ToolResults:
+				got <- wrongPath{m}
+			case *messages.LateResult:
 				got <- m
 			}
 		}), string(messages.StageLLM))
@@ -53,22 +62,40 @@ func newBench(t *testing.T, reg *agent.Registry, log zerolog.Logger) *bench {
 		return &standIn{got: b.got, props: func(p kit.Peers) *actor.Props { return tools.Props(reg, p, log) }}
 	}))
 	b.tools = kit.NewPeers("spec-call", b.sess).Tools
+	got := b.got
+	b.round = b.sys.Root.Spawn(actor.PropsFromFunc(func(c actor.Context) {
+		if m, ok := c.Message().(*messages.ToolResults); ok {
+			got <- m
+		}
+	}))
 	synctest.Wait() // the stand-in has spawned its children
 	return b
 }
 
-func (b *bench) send(m any) { b.sys.Root.Send(b.tools, m) }
+// send sends m to the tools actor; a RunTools comes from the round.
+func (b *bench) send(m any) {
+	if _, ok := m.(*messages.RunTools); ok {
+		b.sys.Root.RequestWithCustomSender(b.tools, m, b.round)
+		return
+	}
+	b.sys.Root.Send(b.tools, m)
+}
 
-// results returns the ToolResults received so far (after the actors went
-// quiet).
+// results returns the ToolResults the round received so far (after the
+// actors went quiet), and keeps the late results the llm received.
 func (b *bench) results() []*messages.ToolResults {
 	synctest.Wait()
 	var out []*messages.ToolResults
 	for {
 		select {
 		case m := <-b.got:
-			if r, ok := m.(*messages.ToolResults); ok {
-				out = append(out, r)
+			switch m := m.(type) {
+			case *messages.ToolResults:
+				out = append(out, m)
+			case *messages.LateResult:
+				b.late = append(b.late, m)
+			case wrongPath:
+				b.t.Errorf("results of round %d went to the llm", m.m.Round)
 			}
 		default:
 			return out
@@ -78,6 +105,9 @@ func (b *bench) results() []*messages.ToolResults {
 
 func (b *bench) stop() {
 	if err := b.sys.Root.StopFuture(b.sess).Wait(); err != nil {
+		b.t.Fatal(err)
+	}
+	if err := b.sys.Root.StopFuture(b.round).Wait(); err != nil {
 		b.t.Fatal(err)
 	}
 	time.Sleep(2 * time.Second) // protoactor's dead-letter throttle
@@ -250,22 +280,70 @@ func TestCommitSpendsNoBudget(t *testing.T) {
 	})
 }
 
-// TestCommitBeforeItsRound: the round's RunTools travels apart from the
-// commit and may arrive after it; it then runs as committed. (Mutation
-// seen failing: no committed floor — the booking is held forever.)
-func TestCommitBeforeItsRound(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		p := newProbe()
-		b := newBench(t, specRegistry(t, p), zerolog.Nop())
-		b.send(&messages.Commit{Turn: messages.UserTurn{Epoch: 1}})
-		b.send(&messages.RunTools{Epoch: 1, Calls: []messages.ToolCall{bookCall}, Speculative: true})
-		time.Sleep(time.Second)
-		got := b.results()
-		if len(got) != 1 || strings.Join(outcomes(got[0]), " ") != "t1.0=ok" {
-			t.Fatalf("results %v", flat(got))
-		}
-		b.stop()
-	})
+// TestResultsGoToTheRoundThatAsked: the tools actor answers the round
+// (the sender of RunTools), never the llm, and keeps the results until
+// the round's end says whether it took them. A SideEffect result the round
+// left untaken — answered before its end, or finishing after it — reaches
+// the llm exactly once as a late result, with the outcome the tool gave;
+// a ReadOnly one and a refusal that ran nothing are dropped; results the
+// round took are never reported. (Mutations seen failing: results sent to
+// the llm actor — they reach the wrong path; RoundEnded not consulting the
+// sent results — no late result for the untaken booking; a round gone
+// before its results not checked — the late booking is answered to a
+// round that ended; untaken results reported for every RoundEnded — the
+// taken booking comes back as a note.)
+func TestResultsGoToTheRoundThatAsked(t *testing.T) {
+	book := func(id string) messages.ToolCall {
+		return messages.ToolCall{ID: id, Name: "book", Arguments: []byte(`{}`)}
+	}
+	look := func(id string) messages.ToolCall {
+		return messages.ToolCall{ID: id, Name: "lookup", Arguments: []byte(`{}`)}
+	}
+	tests := []struct {
+		name string
+		// endAt is when the round ends, after its RunTools at 0 (the
+		// tools take 100 ms); waiting says it had not taken the results.
+		endAt    time.Duration
+		waiting  bool
+		calls    []messages.ToolCall
+		answered []string // the round's results
+		late     []string // the llm's late results
+	}{
+		{"taken", time.Second, false, []messages.ToolCall{book("t1.0"), look("t1.1")}, []string{"t1.0=ok t1.1=ok"}, nil},
+		{"sent, left untaken", time.Second, true, []messages.ToolCall{book("t1.0"), look("t1.1")}, []string{"t1.0=ok t1.1=ok"}, []string{"t1.0=ok"}},
+		{"ended before they came", 50 * time.Millisecond, true, []messages.ToolCall{book("t1.0"), look("t1.1")}, nil, []string{"t1.0=ok"}},
+		{"ended while only ReadOnly ran", 50 * time.Millisecond, true, []messages.ToolCall{look("t1.0")}, nil, nil},
+		{"refused, left untaken", time.Second, true, []messages.ToolCall{{ID: "t1.0", Name: "nope"}}, []string{"t1.0=unknown_tool"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				p := newProbe()
+				b := newBench(t, specRegistry(t, p), zerolog.Nop())
+				b.send(&messages.RunTools{Epoch: 1, Calls: tt.calls})
+				time.Sleep(tt.endAt)
+				b.send(&messages.RoundEnded{Epoch: 1, Waiting: tt.waiting})
+				time.Sleep(time.Second)
+				var answered, late []string
+				for _, r := range b.results() {
+					answered = append(answered, strings.Join(outcomes(r), " "))
+				}
+				for _, l := range b.late {
+					late = append(late, l.Result.CallID+"="+l.Result.Outcome)
+				}
+				if !slices.Equal(answered, tt.answered) || !slices.Equal(late, tt.late) {
+					t.Errorf("the round got %q and the llm %q, want %q and %q", answered, late, tt.answered, tt.late)
+				}
+				// A second end of the same round reports nothing again.
+				b.send(&messages.RoundEnded{Epoch: 1, Waiting: tt.waiting})
+				b.results()
+				if len(b.late) != len(tt.late) {
+					t.Errorf("%d late results after a second RoundEnded, want %d", len(b.late), len(tt.late))
+				}
+				b.stop()
+			})
+		})
+	}
 }
 
 // TestHeldCallTraced: a held call emits "tool call held" (outcome held)

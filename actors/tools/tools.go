@@ -29,6 +29,10 @@ type batch struct {
 	// held are the slots of SideEffect calls of a speculative round, in
 	// issue order: they run at the turn's commit (speculate.go).
 	held []int
+	// round is the round that asked (the sender of RunTools): the results
+	// go to it. gone: the round ended before it could take them.
+	round *actor.PID
+	gone  bool
 }
 
 // flight is a SideEffect call running in its own actor.
@@ -57,6 +61,10 @@ type ledger struct {
 	// says the registry has such a tool (and confirm_pending is offered).
 	confirms agent.Confirmations
 	gated    bool
+	// sent holds the results answered to a round until the round's end
+	// (messages.RoundEnded) says whether it took them: results it left
+	// are reported as late notes.
+	sent map[batchKey][]messages.ToolResult
 }
 
 // Actor runs tool calls.
@@ -76,11 +84,7 @@ type Actor struct {
 	// epochCtx cancels the ReadOnly calls of an epoch at its interrupt.
 	epochs   map[messages.Epoch]epochCtx
 	minEpoch messages.Epoch
-	// committed is the newest speculative turn committed: a speculative
-	// round of it that arrives after the commit (the round and the llm
-	// actor send on separate paths) runs as committed.
-	committed messages.Epoch
-	wg        sync.WaitGroup
+	wg       sync.WaitGroup
 }
 
 // Props makes the tools actor's props. log is the call's logger: every
@@ -105,7 +109,7 @@ func PropsWith(reg *agent.Registry, peers kit.Peers, log zerolog.Logger, o Optio
 	// The default configs are valid.
 	store, _ := agent.NewIdempotencyStore(agent.IdempotencyConfig{})
 	orphans, _ := agent.NewOrphanTable(agent.OrphanConfig{})
-	led := &ledger{store: store, orphans: orphans, inflight: map[string]*flight{}}
+	led := &ledger{store: store, orphans: orphans, inflight: map[string]*flight{}, sent: map[batchKey][]messages.ToolResult{}}
 	for _, sp := range reg.Specs() {
 		led.gated = led.gated || sp.Confirm
 	}
@@ -130,8 +134,8 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.confirms.Clear()
 	case *messages.UserTurn:
 		a.confirms.NoteUserTurn(m.SpeechStart)
-	case *messages.Undelivered:
-		a.undelivered(ctx, m)
+	case *messages.RoundEnded:
+		a.roundEnded(ctx, m)
 	case *messages.Commit:
 		a.commit(ctx, m.Turn.Epoch)
 	case *messages.Discard:
@@ -158,12 +162,14 @@ func (a *Actor) Receive(ctx actor.Context) {
 
 func (a *Actor) run(ctx actor.Context, m *messages.RunTools) {
 	key := batchKey{m.Epoch, m.Round}
-	b := &batch{calls: m.Calls, results: make([]messages.ToolResult, len(m.Calls)), remaining: len(m.Calls), admitted: time.Now(), logArgs: a.logArgs}
+	b := &batch{calls: m.Calls, results: make([]messages.ToolResult, len(m.Calls)), remaining: len(m.Calls), admitted: time.Now(), logArgs: a.logArgs, round: ctx.Sender()}
 	if !a.admit(ctx, key, b, m.Malformed) {
 		return
 	}
 	a.batches[key] = b
-	speculative := m.Speculative && m.Epoch > a.committed
+	// The round passes the turn's Commit on after its RunTools, so a
+	// speculative round always arrives before its commit.
+	speculative := m.Speculative
 	for i, call := range m.Calls {
 		if b.results[i].CallID != "" {
 			continue // answered in planning
@@ -487,37 +493,64 @@ func (a *Actor) stopReadOnly() {
 	a.wg.Wait()
 }
 
-// finish hands a round's results to the llm actor, which owns the
-// context: it records them and passes them to the round, or, when the
-// round's epoch was interrupted meanwhile, sends them back as Undelivered.
-// Going through the context's owner is the delivery guard: a result is
-// either in the context or reported as a note, never lost with a stopped
-// round's mailbox.
+// finish answers a round's results to the round that asked, which has
+// the llm actor record them. They are kept until the round's end says it
+// took them (roundEnded): this is the delivery guard, a result is either
+// in the context or reported as a note, never lost with a stopped round's
+// mailbox. A round already gone never gets them: they are undelivered.
 func (a *Actor) finish(ctx actor.Context, key batchKey, b *batch) {
 	delete(a.batches, key)
-	ctx.Send(a.peers.LLM, &messages.ToolResults{Epoch: key.epoch, Round: key.round, Results: b.results})
+	a.answerRound(ctx, key, b, &messages.ToolResults{Epoch: key.epoch, Round: key.round, Results: b.results})
 }
 
 // finishExhausted answers a round refused budget_exhausted: nothing ran
 // and the turn ends with the fallback line.
 func (a *Actor) finishExhausted(ctx actor.Context, key batchKey, b *batch) {
-	ctx.Send(a.peers.LLM, &messages.ToolResults{Epoch: key.epoch, Round: key.round, Results: b.results, BudgetExhausted: true})
+	a.answerRound(ctx, key, b, &messages.ToolResults{Epoch: key.epoch, Round: key.round, Results: b.results, BudgetExhausted: true})
+}
+
+func (a *Actor) answerRound(ctx actor.Context, key batchKey, b *batch, m *messages.ToolResults) {
+	if b.gone || b.round == nil {
+		a.undelivered(ctx, key.epoch, m.Results)
+		return
+	}
+	a.sent[key] = m.Results
+	ctx.Send(b.round, m)
+}
+
+// roundEnded takes a round's last word: the results it was sent and took
+// are in the context; results it waited for and did not take, sent or
+// still to come, are undelivered.
+func (a *Actor) roundEnded(ctx actor.Context, m *messages.RoundEnded) {
+	for key, results := range a.sent {
+		if key.epoch != m.Epoch {
+			continue
+		}
+		delete(a.sent, key)
+		if m.Waiting && key.round == m.Round {
+			a.undelivered(ctx, key.epoch, results)
+		}
+	}
+	if b, ok := a.batches[batchKey{m.Epoch, m.Round}]; ok && m.Waiting {
+		b.gone = true
+	}
 }
 
 // undelivered reports the SideEffect results of a round that never reached
 // the context as late notes, and marks their calls as orphans.
-func (a *Actor) undelivered(ctx actor.Context, m *messages.Undelivered) {
+func (a *Actor) undelivered(ctx actor.Context, epoch messages.Epoch, results []messages.ToolResult) {
+	a.stats.Inc("undelivered_results")
 	now := time.Now()
-	for _, r := range m.Results {
+	for _, r := range results {
 		_, spec, ok := a.reg.Lookup(r.Name)
 		if !ok || spec.Effect != agent.SideEffect || spec.Confirm || !ranToResult(r) {
 			continue
 		}
-		key := agent.IdempotencyKey{Session: string(a.peers.Call), Epoch: m.Epoch, CallID: r.CallID}
+		key := agent.IdempotencyKey{Session: string(a.peers.Call), Epoch: epoch, CallID: r.CallID}
 		a.orphans.MarkOrphan(key, now)
 		a.orphans.MarkReported(key)
 		a.stats.Inc("undelivered_notes")
-		ctx.Send(a.peers.LLM, &messages.LateResult{Epoch: m.Epoch, Result: r})
+		ctx.Send(a.peers.LLM, &messages.LateResult{Epoch: epoch, Result: r})
 	}
 }
 
