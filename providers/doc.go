@@ -4,7 +4,11 @@
 // warm() to open connections ahead of the first turn, and the typed errors
 // every adapter maps its failures to (Rejected, Timeout, Disconnected,
 // Protocol). Vendor adapters live in sub-packages; the mocks of the simulator
-// live in sim.
+// live in sim. Each adapter publishes the options an agent file may set
+// as one table (Options, options.go): name, type, bounds, default, doc
+// line and the setter into its Config; its Config.Validate checks the
+// same bounds, and the agent file's schema, its hints, the mapping and
+// the docs are derived from the table.
 //
 // Providers never import actors, sip or the transports.
 package providers

@@ -18,6 +18,9 @@ var (
 	ErrProtocol = errors.New("provider protocol violation")
 	// ErrClosed: the session was used after Close.
 	ErrClosed = errors.New("provider session closed")
+	// ErrOption: a value an option table refuses, or a setter given
+	// another vendor's config.
+	ErrOption = errors.New("provider option refused")
 )
 
 // Rejected is a refusal with the service's status (401, 429, 503, ...).

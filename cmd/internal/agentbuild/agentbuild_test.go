@@ -12,36 +12,50 @@ import (
 	"github.com/brisvox/brisvox/cmd/internal/serve"
 	"github.com/brisvox/brisvox/internal/archtest"
 	"github.com/brisvox/brisvox/media/conn"
+	"github.com/brisvox/brisvox/providers"
 	"github.com/brisvox/brisvox/sim"
 )
 
-// sample is a non-zero value of an option kind.
-func sample(k agentfile.OptionKind) agentfile.Option {
-	o := agentfile.Option{Kind: k}
-	switch k {
-	case agentfile.KindString, agentfile.KindEnv:
-		o.String = "per-text" // also a valid Aura flush policy
-	case agentfile.KindInt:
-		o.Int = 16000
-	case agentfile.KindFloat:
-		o.Float = 0.5
-	case agentfile.KindBool:
-		o.Bool = true
-	case agentfile.KindDuration:
-		o.Duration = 300 * time.Millisecond
-	case agentfile.KindStrings:
-		o.Strings = []string{"a"}
-	case agentfile.KindInts:
-		o.Ints = []int64{120}
+// nonZero is a value the option takes that no config field holds at
+// zero: the top of its range, the last of its enum, true.
+func nonZero(o providers.Option) providers.Value {
+	switch o.Type {
+	case providers.TypeString:
+		switch {
+		case len(o.Enum) > 0:
+			return providers.Value{String: o.Enum[len(o.Enum)-1]}
+		case len(o.Schemes) > 0:
+			return providers.Value{String: o.Schemes[0] + "://host.example.net"}
+		}
+		return providers.Value{String: "x"}
+	case providers.TypeEnv:
+		return providers.Value{String: "SOME_KEY"}
+	case providers.TypeInt:
+		if len(o.Values) > 0 {
+			return providers.Value{Int: o.Values[len(o.Values)-1]}
+		}
+		return providers.Value{Int: int64(o.Max)}
+	case providers.TypeFloat:
+		return providers.Value{Float: o.Max}
+	case providers.TypeBool:
+		return providers.Value{Bool: true}
+	case providers.TypeDuration:
+		return providers.Value{Duration: o.MaxDuration}
+	case providers.TypeStrings:
+		return providers.Value{Strings: []string{"a"}}
+	case providers.TypeInts:
+		return providers.Value{Ints: []int64{int64(o.Max)}}
 	}
-	return o
+	return providers.Value{}
 }
 
-// TestEveryOptionMaps runs every option of the file schema through the
-// mapping onto its provider's config and checks that it landed in a field
-// (the field changed). Mutation: an option renamed in the schema, or a
-// Config field renamed -> "has no field"; a setter that forgets to set ->
-// the field stays zero.
+// TestEveryOptionMaps runs every option of every provider's table through
+// its setter onto the provider's config and checks that it landed in a
+// field of its own (the config changed, and differs from what every other
+// option of the table made). Mutations: a setter that forgets to set ->
+// the field stays zero; a setter copied from the row above that sets its
+// field -> two options made the same config; a table published for
+// another config type -> "sets a".
 func TestEveryOptionMaps(t *testing.T) {
 	seen := map[[2]string]bool{}
 	n := 0
@@ -53,15 +67,22 @@ func TestEveryOptionMaps(t *testing.T) {
 			continue
 		}
 		seen[key] = true
-		for _, o := range p.Options {
+		made := map[string]any{}
+		for _, o := range p.Table.List {
 			cfg := b.config(0)
-			if err := fill(cfg, map[string]agentfile.Option{o.Name: sample(o.Kind)}, b.hooks); err != nil {
+			if err := p.Table.Apply(cfg, map[string]providers.Value{o.Name: nonZero(o)}); err != nil {
 				t.Errorf("%s %s: %v", p.Stage, p.Name, err)
 				continue
 			}
 			if reflect.DeepEqual(cfg, b.config(0)) {
 				t.Errorf("%s %s: option %s changed nothing in the config", p.Stage, p.Name, o.Name)
 			}
+			for other, c := range made {
+				if reflect.DeepEqual(cfg, c) {
+					t.Errorf("%s %s: options %s and %s made the same config", p.Stage, p.Name, other, o.Name)
+				}
+			}
+			made[o.Name] = cfg
 			n++
 		}
 	}
@@ -72,17 +93,6 @@ func TestEveryOptionMaps(t *testing.T) {
 	}
 	if n < 100 {
 		t.Errorf("only %d options mapped: the schema lost its options?", n)
-	}
-}
-
-func TestFieldName(t *testing.T) {
-	for in, want := range map[string]string{
-		"base_url": "BaseURL", "api_key_env": "APIKeyEnv", "voice_id": "VoiceID", "pcm_rate": "PCMRate",
-		"first_token": "FirstToken", "url": "URL", "max_line_bytes": "MaxLineBytes",
-	} {
-		if got := fieldName(in); got != want {
-			t.Errorf("fieldName(%q) = %q, want %q", in, got, want)
-		}
 	}
 }
 

@@ -129,7 +129,7 @@ func TestCapacityOfTheKeylessAgent(t *testing.T) {
 				t.Fatal(ds)
 			}
 			if c.poolSize > 0 {
-				f.STT.Options["pool_size"] = agentfile.Option{Kind: agentfile.KindInt, Int: int64(c.poolSize)}
+				f.STT.Options["pool_size"] = agentfile.Option{Kind: providers.TypeInt, Value: providers.Value{Int: int64(c.poolSize)}}
 			}
 			got := built(t, f).Capacity(c.maxCalls)
 			if got.Calls != c.want || got.Bound != c.bound || len(got.Limits) != 1 {

@@ -4,8 +4,8 @@ import "errors"
 
 // Errors of the builder.
 var (
-	// ErrOption: a provider option has no place in the provider's config
-	// (the schema and the config disagree: a bug, reported as such).
+	// ErrOption: the provider's option table refused an option (the file
+	// was not checked against the same table: a bug, reported as such).
 	ErrOption = errors.New("agentbuild: option not mapped")
 	// ErrUnknownProvider: a provider name the builder does not know.
 	ErrUnknownProvider = errors.New("agentbuild: unknown provider")

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/brisvox/brisvox/cmd/internal/agentfile"
+	"github.com/brisvox/brisvox/providers"
 )
 
 // MinSecretLen is the shortest token or signing secret a transport's
@@ -106,7 +107,7 @@ func (e endpoint) hint(f *agentfile.File) string {
 }
 
 // keysInUse names the providers with a key variable in use ("llm openai
-// (OPENAI_API_KEY)"): a KindEnv option, implied or written, that is not
+// (OPENAI_API_KEY)"): a TypeEnv option, implied or written, that is not
 // empty.
 func keysInUse(f *agentfile.File) []string {
 	var out []string
@@ -116,7 +117,7 @@ func keysInUse(f *agentfile.File) []string {
 	}{{"stt", f.STT}, {"llm", f.LLM}, {"tts", f.TTS}} {
 		var vars []string
 		for _, o := range st.p.Options {
-			if o.Kind == agentfile.KindEnv && o.String != "" {
+			if o.Kind == providers.TypeEnv && o.String != "" {
 				vars = append(vars, o.String)
 			}
 		}

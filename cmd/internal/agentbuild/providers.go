@@ -3,9 +3,9 @@ package agentbuild
 import (
 	"fmt"
 	"io"
-	"reflect"
 
 	"github.com/brisvox/brisvox/cmd/internal/agentfile"
+	"github.com/brisvox/brisvox/providers"
 	"github.com/brisvox/brisvox/providers/llm/anthropic"
 	"github.com/brisvox/brisvox/providers/llm/gemini"
 	"github.com/brisvox/brisvox/providers/llm/openai"
@@ -19,11 +19,10 @@ import (
 	"github.com/brisvox/brisvox/providers/tts/openaispeech"
 )
 
-// builder makes one provider: a fresh config to fill, the hooks of its
-// enum options, and the constructor (rate: the STT's input rate).
+// builder makes one provider: a fresh config for the provider's option
+// table to fill (rate: the STT's input rate), and the constructor.
 type builder struct {
 	config func(rate int) any
-	hooks  map[string]special
 	build  func(cfg any) (any, error)
 }
 
@@ -39,7 +38,8 @@ func ctor[C any, T any](newT func(C) (*T, error)) func(any) (any, error) {
 }
 
 // builders are the providers by stage and name, as the schema lists them
-// (never written after init).
+// (never written after init). The options are not here: each provider's
+// table (its Options) writes them into the config.
 var builders = map[[2]string]builder{
 	{"stt", "deepgram"}:     {config: func(r int) any { return &deepgram.Config{SampleRate: r} }, build: ctor(deepgram.New)},
 	{"stt", "pocketsphinx"}: {config: func(r int) any { return &pocketsphinx.Config{SampleRate: r} }, build: ctor(pocketsphinx.New)},
@@ -49,10 +49,8 @@ var builders = map[[2]string]builder{
 	{"llm", "rules"}:        {config: func(int) any { return &rules.Config{} }, build: ctor(rules.New)},
 	{"tts", "flite"}:        {config: func(int) any { return &flite.Config{} }, build: ctor(flite.New)},
 	{"tts", "cartesia"}:     {config: func(int) any { return &cartesia.Config{} }, build: ctor(cartesia.New)},
-	{"tts", "elevenlabs"}: {config: func(int) any { return &elevenlabs.Config{} }, build: ctor(elevenlabs.New),
-		hooks: map[string]special{"stability": voice, "similarity_boost": voice, "style": voice, "use_speaker_boost": voice, "speed": voice}},
-	{"tts", "deepgram"}: {config: func(int) any { return &aura.Config{} }, build: ctor(aura.New),
-		hooks: map[string]special{"flush_policy": flushPolicy}},
+	{"tts", "elevenlabs"}:   {config: func(int) any { return &elevenlabs.Config{} }, build: ctor(elevenlabs.New)},
+	{"tts", "deepgram"}:     {config: func(int) any { return &aura.Config{} }, build: ctor(aura.New)},
 	{"tts", "openaispeech"}: {config: func(int) any { return &openaispeech.Config{} }, build: ctor(openaispeech.New)},
 }
 
@@ -60,12 +58,13 @@ var builders = map[[2]string]builder{
 // a providers.STT, LLM or TTS (by stage) and its closer.
 func newProvider(stage string, p agentfile.Provider, rate int) (any, io.Closer, error) {
 	b, ok := builders[[2]string{stage, p.Name}]
-	if !ok {
+	table, known := agentfile.Table(stage, p.Name)
+	if !ok || !known {
 		return nil, nil, fmt.Errorf("%w: %s %q", ErrUnknownProvider, stage, p.Name)
 	}
 	cfg := b.config(rate)
-	if err := fill(cfg, p.Options, b.hooks); err != nil {
-		return nil, nil, err
+	if err := table.Apply(cfg, values(p.Options)); err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrOption, err)
 	}
 	v, err := b.build(cfg)
 	if err != nil {
@@ -74,28 +73,13 @@ func newProvider(stage string, p agentfile.Provider, rate int) (any, io.Closer, 
 	return v, closerOf(v), nil
 }
 
-// flushPolicy maps Aura's flush_policy.
-func flushPolicy(cfg reflect.Value, _ string, o agentfile.Option) error {
-	f := cfg.FieldByName("FlushPolicy")
-	switch o.String {
-	case "per-turn":
-		f.Set(reflect.ValueOf(aura.PerTurn))
-	case "per-text":
-		f.Set(reflect.ValueOf(aura.PerText))
-	default:
-		return fmt.Errorf("%w: flush_policy %q", ErrOption, o.String)
+// values are the options' values by name.
+func values(opts map[string]agentfile.Option) map[string]providers.Value {
+	out := make(map[string]providers.Value, len(opts))
+	for name, o := range opts {
+		out[name] = o.Value
 	}
-	return nil
-}
-
-// voice sets an ElevenLabs voice setting (Config.Voice, a nested struct
-// of optional values).
-func voice(cfg reflect.Value, name string, o agentfile.Option) error {
-	v := cfg.FieldByName("Voice")
-	if v.IsNil() {
-		v.Set(reflect.ValueOf(&elevenlabs.VoiceSettings{}))
-	}
-	return set(v.Elem().FieldByName(fieldName(name)), name, o)
+	return out
 }
 
 // closerOf returns v's Close, or a no-op for a provider without one.

@@ -4,6 +4,8 @@ import (
 	neturl "net/url"
 	"strconv"
 	"strings"
+
+	"github.com/brisvox/brisvox/providers"
 )
 
 // access reads who may use a websocket endpoint (webrtc, pcm); the
@@ -68,7 +70,7 @@ func (w *walker) envVar(t *tbl, key, example string, check bool) Value[string] {
 		return v
 	}
 	path := join(t.path, key)
-	if !isEnvName(v.V) {
+	if !providers.IsEnvName(v.V) {
 		msg := "is not an environment variable name (want UPPER_SNAKE_CASE; the value is not shown)"
 		hint := "name the variable in capitals, digits and '_', e.g. " + w.format.Setting(key, example)
 		if looksSecret(v.V) {

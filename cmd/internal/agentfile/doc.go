@@ -16,9 +16,16 @@
 //
 // Both formats are first read into one small tree of positioned nodes
 // (tree.go: TOML through go-toml's unstable parser, YAML through yaml.v3's
-// nodes); one schema walker (decode.go) turns the tree into a File. The
-// provider option tables (schema.go) are data mirroring the provider
-// Config fields that belong in a file: this package imports no provider.
-// Keys are never in a file: an option of kind env names the environment
-// variable that holds one, and no diagnostic ever shows a key's value.
+// nodes); one schema walker turns the tree into a File: decode.go walks
+// the top level, values.go reads typed settings of a table, sections.go
+// the engine's tables, provider.go a stage's provider and its options,
+// hint.go and scalars.go write the hints and check the small values. A
+// provider's options are not written here: schema.go lists the providers
+// by stage, each with the option table its package publishes
+// (providers.Options: names, types, bounds, enums, defaults, the key
+// variable, the warm-up probes), and the walker checks a provider's table
+// against it; docs/CONFIG.md's provider blocks are written from the same
+// tables (TestDocs). Keys are never in a file: an option of type env names
+// the environment variable that holds one, and no diagnostic ever shows a
+// key's value.
 package agentfile

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/brisvox/brisvox/providers"
 )
 
 // Format is an agent file's syntax.
@@ -63,7 +65,7 @@ type Value[T any] struct {
 
 // Option is a provider option. The field of its kind holds the value.
 type Option struct {
-	Kind OptionKind
+	Kind providers.Type
 	// Pos is where the value is written (the provider's name for an
 	// Implied one).
 	Pos Pos
@@ -71,13 +73,9 @@ type Option struct {
 	// endpoint, see provider key rules in docs/CONFIG.md).
 	Implied bool
 
-	String   string // KindString; KindEnv: the variable's name ("": no key)
-	Int      int64
-	Float    float64
-	Bool     bool
-	Duration time.Duration
-	Strings  []string
-	Ints     []int64
+	// Value holds the value in the field of its Kind (TypeEnv: the
+	// variable's name in String, "": no key).
+	providers.Value
 }
 
 // Provider is the stt, llm or tts provider and its options, keyed by

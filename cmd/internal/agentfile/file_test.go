@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/brisvox/brisvox/providers"
 )
 
 // examples are the agent files of examples/agents and the key variables
@@ -24,7 +26,9 @@ var examples = []struct {
 	{"gemini.toml", []string{"DEEPGRAM_API_KEY", "GEMINI_API_KEY", "CARTESIA_API_KEY"}},
 }
 
-func examplePath(name string) string { return filepath.Join("..", "..", "..", "examples", "agents", name) }
+func examplePath(name string) string {
+	return filepath.Join("..", "..", "..", "examples", "agents", name)
+}
 
 // TestExamples: every example is clean with its key variables set, and
 // without them reports each one "not set" at the option naming it.
@@ -145,7 +149,7 @@ threshold = 0.6
 	check("name from the file name", f.Name.V == "a" && !f.Name.Set)
 	check("stt endpointing", f.STT.Options["endpointing"].Duration == 300*time.Millisecond && f.STT.Options["endpointing"].Pos == Pos{4, 15})
 	key := f.STT.Options["api_key_env"]
-	check("stt key implied", key.Kind == KindEnv && key.Pos == Pos{3, 12} && key.Implied && key.String == "DEEPGRAM_API_KEY")
+	check("stt key implied", key.Kind == providers.TypeEnv && key.Pos == Pos{3, 12} && key.Implied && key.String == "DEEPGRAM_API_KEY")
 	check("llm base_url implied", f.LLM.Options["base_url"].String == "https://api.openai.com/v1" && f.LLM.Options["base_url"].Implied)
 	check("llm temperature", f.LLM.Options["temperature"].Float == 0.5 && f.LLM.Options["temperature"].Pos == Pos{8, 15})
 	check("llm name pos", f.LLM.Name == "openai" && f.LLM.Pos == Pos{6, 12})

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/brisvox/brisvox/providers"
 )
 
 // closest is the known name nearest to s by edit distance, if near enough
@@ -83,13 +85,13 @@ func (w *walker) example() string {
 
 // localName is the provider of a stage that needs no key (the local
 // agent's), else the first.
-func localName(specs []provSpec) string {
+func localName(specs []providers.Options) string {
 	for _, s := range specs {
-		if s.keys == noKey {
-			return s.name
+		if s.Key == providers.NoKey {
+			return s.Vendor
 		}
 	}
-	return specs[0].name
+	return specs[0].Vendor
 }
 
 // optHint proposes the allowed value nearest to a refused provider
@@ -114,38 +116,38 @@ func itemHint(f Format, key string, it *node) string {
 
 // sample is a value of the option's kind for a hint: its first allowed
 // value, its lower bound, or a placeholder.
-func (o *optSpec) sample(spec *provSpec) any {
-	switch o.kind {
-	case KindString:
+func sample(o *providers.Option, spec *providers.Options) any {
+	switch o.Type {
+	case providers.TypeString:
 		switch {
-		case len(o.oneOf) > 0:
-			return o.oneOf[0]
-		case o.name == spec.urlOpt && spec.defURL != "":
-			return spec.defURL
-		case len(o.schemes) > 0:
-			return o.schemes[len(o.schemes)-1] + "://host.example.net/"
+		case len(o.Enum) > 0:
+			return o.Enum[0]
+		case o.Name == spec.URLOption && spec.DefaultURL != "":
+			return spec.DefaultURL
+		case len(o.Schemes) > 0:
+			return o.Schemes[len(o.Schemes)-1] + "://host.example.net/"
 		}
 		return "..."
-	case KindEnv:
-		if spec.keyEnv != "" {
-			return spec.keyEnv
+	case providers.TypeEnv:
+		if spec.KeyEnv != "" {
+			return spec.KeyEnv
 		}
 		return "MY_API_KEY"
-	case KindBool:
+	case providers.TypeBool:
 		return true
-	case KindInt:
-		if len(o.ints) > 0 {
-			return o.ints[0]
+	case providers.TypeInt:
+		if len(o.Values) > 0 {
+			return o.Values[0]
 		}
-		return int64(o.lo)
-	case KindFloat:
-		return o.lo
-	case KindDuration:
-		return min(max(250*time.Millisecond, o.dlo), o.dhi)
-	case KindStrings:
+		return int64(o.Min)
+	case providers.TypeFloat:
+		return o.Min
+	case providers.TypeDuration:
+		return min(max(250*time.Millisecond, o.MinDuration), o.MaxDuration)
+	case providers.TypeStrings:
 		return []string{"..."}
-	case KindInts:
-		return []int64{int64(o.lo)}
+	case providers.TypeInts:
+		return []int64{int64(o.Min)}
 	}
 	return "..."
 }

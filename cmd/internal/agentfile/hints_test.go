@@ -31,7 +31,7 @@ func settingNames(t *testing.T) map[string]bool {
 		names[n] = true
 	}
 	for _, p := range Providers() {
-		for _, o := range p.Options {
+		for _, o := range p.Table.List {
 			names[o.Name] = true
 		}
 	}

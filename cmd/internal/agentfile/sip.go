@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/brisvox/brisvox/providers"
 )
 
 // SIP is the SIP trunk transport: signalling on sipgo, media on our own
@@ -218,7 +220,7 @@ func (w *walker) sip(t *tbl) SIP {
 		w.at(pos, t.path, "digest authentication needs both auth_user and auth_password_env", w.format.Setting("auth_user", "trunk")+" and "+w.format.Setting("auth_password_env", "BRISVOX_SIP_PASSWORD"))
 	}
 	if env := s.AuthPasswordEnv; env.V != "" {
-		if !isEnvName(env.V) {
+		if !providers.IsEnvName(env.V) {
 			w.at(env.Pos, join(t.path, "auth_password_env"), showValue(env.V)+" is not a variable name", "name the variable in capitals, digits and '_', e.g. "+w.format.Setting("auth_password_env", "BRISVOX_SIP_PASSWORD"))
 		} else if _, ok := w.opts.LookupEnv(env.V); !ok {
 			w.at(env.Pos, join(t.path, "auth_password_env"), env.V+" is not set", "export "+env.V+"=... (the password is never written in the file)")

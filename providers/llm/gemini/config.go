@@ -83,16 +83,16 @@ func (c Config) Validate() error {
 	if c.ConnectTimeout < 0 || c.FirstEventTimeout < 0 || c.IdleTimeout < 0 {
 		return fmt.Errorf("%w: timeouts must not be negative", ErrInvalidConfig)
 	}
-	if c.MaxLineBytes < 0 || (c.MaxLineBytes > 0 && c.MaxLineBytes < 256) {
-		return fmt.Errorf("%w: MaxLineBytes %d must be 0 (default) or at least 256", ErrInvalidConfig, c.MaxLineBytes)
+	if c.MaxLineBytes < 0 || (c.MaxLineBytes > 0 && c.MaxLineBytes < minMaxLineBytes) {
+		return fmt.Errorf("%w: MaxLineBytes %d must be 0 (default) or at least %d", ErrInvalidConfig, c.MaxLineBytes, minMaxLineBytes)
 	}
 	if c.MaxTokens < 0 {
 		return fmt.Errorf("%w: MaxTokens %d is negative", ErrInvalidConfig, c.MaxTokens)
 	}
-	if c.Temperature != nil && (*c.Temperature < 0 || *c.Temperature > 2) {
-		return fmt.Errorf("%w: Temperature %v is outside [0, 2]", ErrInvalidConfig, *c.Temperature)
+	if c.Temperature != nil && (*c.Temperature < 0 || *c.Temperature > maxTemperature) {
+		return fmt.Errorf("%w: Temperature %v is outside [0, %v]", ErrInvalidConfig, *c.Temperature, maxTemperature)
 	}
-	if c.ThinkingBudget != nil && *c.ThinkingBudget < -1 {
+	if c.ThinkingBudget != nil && *c.ThinkingBudget < dynamicThinking {
 		return fmt.Errorf("%w: ThinkingBudget %d must be -1 (dynamic), 0 (off) or positive", ErrInvalidConfig, *c.ThinkingBudget)
 	}
 	return nil

@@ -63,18 +63,9 @@ type Config struct {
 	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
-// validEffort tells whether the API knows the reasoning effort e.
-func validEffort(e string) bool {
-	switch e {
-	case "none", "minimal", "low", "medium", "high", "xhigh":
-		return true
-	}
-	return false
-}
-
 // OpenAI is the preset for api.openai.com; the key is in OPENAI_API_KEY.
 func OpenAI(model string) Config {
-	return Config{BaseURL: "https://api.openai.com/v1", Model: model, APIKeyEnv: "OPENAI_API_KEY"}
+	return Config{BaseURL: DefaultBaseURL, Model: model, APIKeyEnv: DefaultAPIKeyEnv}
 }
 
 // OpenRouter is the preset for openrouter.ai; the key is in
@@ -114,17 +105,17 @@ func (c Config) Validate() error {
 	if c.ConnectTimeout < 0 || c.FirstEventTimeout < 0 || c.IdleTimeout < 0 {
 		return fmt.Errorf("%w: timeouts must not be negative", ErrInvalidConfig)
 	}
-	if c.MaxLineBytes < 0 || (c.MaxLineBytes > 0 && c.MaxLineBytes < 256) {
-		return fmt.Errorf("%w: MaxLineBytes %d must be 0 (default) or at least 256", ErrInvalidConfig, c.MaxLineBytes)
+	if c.MaxLineBytes < 0 || (c.MaxLineBytes > 0 && c.MaxLineBytes < minMaxLineBytes) {
+		return fmt.Errorf("%w: MaxLineBytes %d must be 0 (default) or at least %d", ErrInvalidConfig, c.MaxLineBytes, minMaxLineBytes)
 	}
 	if c.MaxTokens < 0 {
 		return fmt.Errorf("%w: MaxTokens %d is negative", ErrInvalidConfig, c.MaxTokens)
 	}
-	if c.Temperature != nil && (*c.Temperature < 0 || *c.Temperature > 2) {
-		return fmt.Errorf("%w: Temperature %v is outside [0, 2]", ErrInvalidConfig, *c.Temperature)
+	if c.Temperature != nil && (*c.Temperature < 0 || *c.Temperature > maxTemperature) {
+		return fmt.Errorf("%w: Temperature %v is outside [0, %v]", ErrInvalidConfig, *c.Temperature, maxTemperature)
 	}
 	if c.ReasoningEffort != "" && !validEffort(c.ReasoningEffort) {
-		return fmt.Errorf("%w: ReasoningEffort %q is not one of none, minimal, low, medium, high, xhigh", ErrInvalidConfig, c.ReasoningEffort)
+		return fmt.Errorf("%w: ReasoningEffort %q is not one of %s", ErrInvalidConfig, c.ReasoningEffort, effortList())
 	}
 	return nil
 }

@@ -113,17 +113,17 @@ func (c Config) Validate() error {
 	if c.Endpointing < 0 || (c.Endpointing > 0 && c.DisableEndpointing) {
 		return fmt.Errorf("%w: Endpointing must be positive, and not set with DisableEndpointing", ErrInvalidConfig)
 	}
-	if c.UtteranceEnd != 0 && (c.UtteranceEnd < time.Second || c.NoInterimResults) {
-		return fmt.Errorf("%w: UtteranceEnd must be at least 1s and needs interim results", ErrInvalidConfig)
+	if c.UtteranceEnd != 0 && (c.UtteranceEnd < minUtteranceEnd || c.NoInterimResults) {
+		return fmt.Errorf("%w: UtteranceEnd must be at least %v and needs interim results", ErrInvalidConfig, minUtteranceEnd)
 	}
 	if c.ConnectTimeout < 0 || c.ResultTimeout < 0 || c.CloseTimeout < 0 || c.KeepAlive < 0 {
 		return fmt.Errorf("%w: durations must not be negative", ErrInvalidConfig)
 	}
-	if c.KeepAlive != 0 && c.KeepAlive >= 10*time.Second {
-		return fmt.Errorf("%w: KeepAlive %v must be under the service's 10 s idle limit", ErrInvalidConfig, c.KeepAlive)
+	if c.KeepAlive != 0 && c.KeepAlive >= idleLimit {
+		return fmt.Errorf("%w: KeepAlive %v must be under the service's %d s idle limit", ErrInvalidConfig, c.KeepAlive, int(idleLimit/time.Second))
 	}
-	if c.MaxMessageBytes < 0 || (c.MaxMessageBytes > 0 && c.MaxMessageBytes < 1024) {
-		return fmt.Errorf("%w: MaxMessageBytes must be 0 (default) or at least 1024", ErrInvalidConfig)
+	if c.MaxMessageBytes < 0 || (c.MaxMessageBytes > 0 && c.MaxMessageBytes < minMessageBytes) {
+		return fmt.Errorf("%w: MaxMessageBytes must be 0 (default) or at least %d", ErrInvalidConfig, minMessageBytes)
 	}
 	if c.QueueFrames < 0 || c.EventBuffer < 0 {
 		return fmt.Errorf("%w: sizes must not be negative", ErrInvalidConfig)

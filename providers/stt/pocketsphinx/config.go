@@ -94,8 +94,8 @@ func (c Config) Validate() error {
 	if c.SampleRate != DefaultSampleRate {
 		return fmt.Errorf("%w: SampleRate %d (16 kHz wideband audio only; narrowband audio resampled to 16 kHz still comes out mostly wrong)", ErrSampleRate, c.SampleRate)
 	}
-	if c.InterimInterval < 20*time.Millisecond {
-		return fmt.Errorf("%w: InterimInterval %v is under 20ms", ErrInvalidConfig, c.InterimInterval)
+	if c.InterimInterval < minInterimInterval {
+		return fmt.Errorf("%w: InterimInterval %v is under %v", ErrInvalidConfig, c.InterimInterval, minInterimInterval)
 	}
 	if c.PoolSize < 1 {
 		return fmt.Errorf("%w: PoolSize %d is under 1", ErrInvalidConfig, c.PoolSize)
@@ -103,14 +103,14 @@ func (c Config) Validate() error {
 	if c.AcquireTimeout < 0 {
 		return fmt.Errorf("%w: AcquireTimeout %v is negative", ErrInvalidConfig, c.AcquireTimeout)
 	}
-	if c.PreRoll < 0 || c.PreRoll > 5*time.Second {
-		return fmt.Errorf("%w: PreRoll %v is outside 0..5s", ErrInvalidConfig, c.PreRoll)
+	if c.PreRoll < 0 || c.PreRoll > maxPreRoll {
+		return fmt.Errorf("%w: PreRoll %v is outside 0..%v", ErrInvalidConfig, c.PreRoll, maxPreRoll)
 	}
-	if c.Queue < 100*time.Millisecond {
-		return fmt.Errorf("%w: Queue %v is under 100ms", ErrInvalidConfig, c.Queue)
+	if c.Queue < minQueue {
+		return fmt.Errorf("%w: Queue %v is under %v", ErrInvalidConfig, c.Queue, minQueue)
 	}
-	if c.MaxUtterance < time.Second {
-		return fmt.Errorf("%w: MaxUtterance %v is under 1s", ErrInvalidConfig, c.MaxUtterance)
+	if c.MaxUtterance < minMaxUtterance {
+		return fmt.Errorf("%w: MaxUtterance %v is under %v", ErrInvalidConfig, c.MaxUtterance, minMaxUtterance)
 	}
 	if c.EventBuffer < 1 {
 		return fmt.Errorf("%w: EventBuffer %d is under 1", ErrInvalidConfig, c.EventBuffer)

@@ -119,20 +119,20 @@ func (c Config) Validate() error {
 	if c.SampleRate != 0 && !slices.Contains(SampleRates, c.SampleRate) {
 		return fmt.Errorf("%w: SampleRate %d is not one of %v", ErrInvalidConfig, c.SampleRate, SampleRates)
 	}
-	if c.Speed != 0 && (c.Speed < 0.6 || c.Speed > 1.5) {
-		return fmt.Errorf("%w: Speed %v is outside [0.6, 1.5]", ErrInvalidConfig, c.Speed)
+	if c.Speed != 0 && (c.Speed < minSpeed || c.Speed > maxSpeed) {
+		return fmt.Errorf("%w: Speed %v is outside [%v, %v]", ErrInvalidConfig, c.Speed, minSpeed, maxSpeed)
 	}
-	if c.Volume != 0 && (c.Volume < 0.5 || c.Volume > 2) {
-		return fmt.Errorf("%w: Volume %v is outside [0.5, 2]", ErrInvalidConfig, c.Volume)
+	if c.Volume != 0 && (c.Volume < minVolume || c.Volume > maxVolume) {
+		return fmt.Errorf("%w: Volume %v is outside [%v, %v]", ErrInvalidConfig, c.Volume, minVolume, maxVolume)
 	}
-	if c.MaxBufferDelay < 0 || c.MaxBufferDelay > 5*time.Second || (c.MaxBufferDelay > 0 && c.NoBufferDelay) {
-		return fmt.Errorf("%w: MaxBufferDelay must be within (0, 5s], and not set with NoBufferDelay", ErrInvalidConfig)
+	if c.MaxBufferDelay < 0 || c.MaxBufferDelay > maxBufferDelay || (c.MaxBufferDelay > 0 && c.NoBufferDelay) {
+		return fmt.Errorf("%w: MaxBufferDelay must be within (0, %v], and not set with NoBufferDelay", ErrInvalidConfig, maxBufferDelay)
 	}
 	if c.ConnectTimeout < 0 || c.ReplyTimeout < 0 || c.CloseTimeout < 0 {
 		return fmt.Errorf("%w: durations must not be negative", ErrInvalidConfig)
 	}
-	if c.MaxMessageBytes < 0 || (c.MaxMessageBytes > 0 && c.MaxMessageBytes < 4096) {
-		return fmt.Errorf("%w: MaxMessageBytes must be 0 (default) or at least 4096", ErrInvalidConfig)
+	if c.MaxMessageBytes < 0 || (c.MaxMessageBytes > 0 && c.MaxMessageBytes < minMessageBytes) {
+		return fmt.Errorf("%w: MaxMessageBytes must be 0 (default) or at least %d", ErrInvalidConfig, minMessageBytes)
 	}
 	if c.QueueFrames < 0 || c.EventBuffer < 0 || c.PendingEvents < 0 {
 		return fmt.Errorf("%w: sizes must not be negative", ErrInvalidConfig)

@@ -140,8 +140,8 @@ func (c Config) Validate() error {
 	if c.ConnectTimeout < 0 || c.ReplyTimeout < 0 || c.ProbeInterval < 0 || c.CloseTimeout < 0 {
 		return fmt.Errorf("%w: durations must not be negative", ErrInvalidConfig)
 	}
-	if c.MaxMessageBytes < 0 || (c.MaxMessageBytes > 0 && c.MaxMessageBytes < 1024) {
-		return fmt.Errorf("%w: MaxMessageBytes must be 0 (default) or at least 1024", ErrInvalidConfig)
+	if c.MaxMessageBytes < 0 || (c.MaxMessageBytes > 0 && c.MaxMessageBytes < minMessageBytes) {
+		return fmt.Errorf("%w: MaxMessageBytes must be 0 (default) or at least %d", ErrInvalidConfig, minMessageBytes)
 	}
 	if c.QueueFrames < 0 || c.EventBuffer < 0 || c.PendingEvents < 0 || c.MaxHeldBytes < 0 {
 		return fmt.Errorf("%w: sizes must not be negative", ErrInvalidConfig)

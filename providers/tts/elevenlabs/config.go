@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -164,26 +165,24 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: SampleRate %d is not one of %v", ErrInvalidConfig, c.SampleRate, sampleRates)
 	}
 	for _, n := range c.ChunkLengthSchedule {
-		if n < 50 || n > 500 {
-			return fmt.Errorf("%w: ChunkLengthSchedule entries must be 50-500", ErrInvalidConfig)
+		if n < minChunkLength || n > maxChunkLength {
+			return fmt.Errorf("%w: ChunkLengthSchedule entries must be %d-%d", ErrInvalidConfig, minChunkLength, maxChunkLength)
 		}
 	}
-	switch c.TextNormalization {
-	case "", "auto", "on", "off":
-	default:
-		return fmt.Errorf("%w: TextNormalization must be auto, on or off", ErrInvalidConfig)
+	if n := normalizations(); c.TextNormalization != "" && !slices.Contains(n, c.TextNormalization) {
+		return fmt.Errorf("%w: TextNormalization must be %s or %s", ErrInvalidConfig, strings.Join(n[:len(n)-1], ", "), n[len(n)-1])
 	}
-	if c.InactivityTimeout != 0 && (c.InactivityTimeout < time.Second || c.InactivityTimeout > 180*time.Second || c.InactivityTimeout%time.Second != 0) {
-		return fmt.Errorf("%w: InactivityTimeout must be whole seconds from 1 to 180", ErrInvalidConfig)
+	if c.InactivityTimeout != 0 && (c.InactivityTimeout < minInactivity || c.InactivityTimeout > maxInactivity || c.InactivityTimeout%time.Second != 0) {
+		return fmt.Errorf("%w: InactivityTimeout must be whole seconds from %d to %d", ErrInvalidConfig, int(minInactivity/time.Second), int(maxInactivity/time.Second))
 	}
-	if v := c.Voice; v != nil && v.Speed != nil && (*v.Speed < 0.7 || *v.Speed > 1.2) {
-		return fmt.Errorf("%w: Voice.Speed must be 0.7 to 1.2", ErrInvalidConfig)
+	if v := c.Voice; v != nil && v.Speed != nil && (*v.Speed < minVoiceSpeed || *v.Speed > maxVoiceSpeed) {
+		return fmt.Errorf("%w: Voice.Speed must be %v to %v", ErrInvalidConfig, minVoiceSpeed, maxVoiceSpeed)
 	}
 	if c.ConnectTimeout < 0 || c.ReplyTimeout < 0 || c.CloseTimeout < 0 || c.KeepAlive < 0 || c.InactivityTimeout < 0 {
 		return fmt.Errorf("%w: durations must not be negative", ErrInvalidConfig)
 	}
-	if c.MaxMessageBytes < 0 || (c.MaxMessageBytes > 0 && c.MaxMessageBytes < 4096) {
-		return fmt.Errorf("%w: MaxMessageBytes must be 0 (default) or at least 4096", ErrInvalidConfig)
+	if c.MaxMessageBytes < 0 || (c.MaxMessageBytes > 0 && c.MaxMessageBytes < minMessageBytes) {
+		return fmt.Errorf("%w: MaxMessageBytes must be 0 (default) or at least %d", ErrInvalidConfig, minMessageBytes)
 	}
 	if c.QueueFrames < 0 || c.EventBuffer < 0 || c.MaxContexts < 0 {
 		return fmt.Errorf("%w: sizes must not be negative", ErrInvalidConfig)

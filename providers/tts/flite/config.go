@@ -71,17 +71,17 @@ func (c Config) Validate() error {
 			return fmt.Errorf("%w: %q (known: %s)", ErrUnknownVoice, c.Voice, strings.Join(Voices(), ", "))
 		}
 	}
-	if c.Rate != 0 && (c.Rate < 8000 || c.Rate > 48000) {
-		return fmt.Errorf("%w: Rate %d is outside [8000, 48000]", ErrInvalidConfig, c.Rate)
+	if c.Rate != 0 && (c.Rate < minRate || c.Rate > maxRate) {
+		return fmt.Errorf("%w: Rate %d is outside [%d, %d]", ErrInvalidConfig, c.Rate, minRate, maxRate)
 	}
-	if c.Chunk != 0 && (c.Chunk < 10*time.Millisecond || c.Chunk > 200*time.Millisecond) {
-		return fmt.Errorf("%w: Chunk %v is outside [10ms, 200ms]", ErrInvalidConfig, c.Chunk)
+	if c.Chunk != 0 && (c.Chunk < minChunk || c.Chunk > maxChunk) {
+		return fmt.Errorf("%w: Chunk %v is outside [%v, %v]", ErrInvalidConfig, c.Chunk, minChunk, maxChunk)
 	}
-	if c.MaxPieceRunes != 0 && c.MaxPieceRunes < 20 {
-		return fmt.Errorf("%w: MaxPieceRunes %d is below 20", ErrInvalidConfig, c.MaxPieceRunes)
+	if c.MaxPieceRunes != 0 && c.MaxPieceRunes < minMaxPieceRunes {
+		return fmt.Errorf("%w: MaxPieceRunes %d is below %d", ErrInvalidConfig, c.MaxPieceRunes, minMaxPieceRunes)
 	}
-	if c.MaxContextBytes != 0 && c.MaxContextBytes < 256 {
-		return fmt.Errorf("%w: MaxContextBytes %d is below 256", ErrInvalidConfig, c.MaxContextBytes)
+	if c.MaxContextBytes != 0 && c.MaxContextBytes < minMaxContextBytes {
+		return fmt.Errorf("%w: MaxContextBytes %d is below %d", ErrInvalidConfig, c.MaxContextBytes, minMaxContextBytes)
 	}
 	if c.MaxOpenContexts < 0 {
 		return fmt.Errorf("%w: MaxOpenContexts %d is negative", ErrInvalidConfig, c.MaxOpenContexts)

@@ -89,7 +89,7 @@ type Config struct {
 // OpenAI is the preset for api.openai.com with raw 24 kHz PCM; the key is
 // in OPENAI_API_KEY.
 func OpenAI(model, voice string) Config {
-	return Config{BaseURL: "https://api.openai.com/v1", Model: model, Voice: voice, Format: FormatPCM, APIKeyEnv: "OPENAI_API_KEY"}
+	return Config{BaseURL: DefaultBaseURL, Model: model, Voice: voice, Format: FormatPCM, APIKeyEnv: DefaultAPIKeyEnv}
 }
 
 // Local is the preset for a local OpenAI-compatible speech server at
@@ -118,11 +118,11 @@ func (c Config) Validate() error {
 	if c.Format != "" && c.Format != FormatPCM && c.Format != FormatWAV {
 		return fmt.Errorf("%w: Format %q is not %q or %q", ErrInvalidConfig, c.Format, FormatPCM, FormatWAV)
 	}
-	if c.Speed != 0 && (c.Speed < 0.25 || c.Speed > 4) {
-		return fmt.Errorf("%w: Speed %v is outside [0.25, 4]", ErrInvalidConfig, c.Speed)
+	if c.Speed != 0 && (c.Speed < minSpeed || c.Speed > maxSpeed) {
+		return fmt.Errorf("%w: Speed %v is outside [%v, %v]", ErrInvalidConfig, c.Speed, minSpeed, maxSpeed)
 	}
-	if c.PCMRate != 0 && (c.PCMRate < 8000 || c.PCMRate > 48000) {
-		return fmt.Errorf("%w: PCMRate %d is outside [8000, 48000]", ErrInvalidConfig, c.PCMRate)
+	if c.PCMRate != 0 && (c.PCMRate < minPCMRate || c.PCMRate > maxPCMRate) {
+		return fmt.Errorf("%w: PCMRate %d is outside [%d, %d]", ErrInvalidConfig, c.PCMRate, minPCMRate, maxPCMRate)
 	}
 	if c.ConnectTimeout < 0 || c.FirstByteTimeout < 0 || c.IdleTimeout < 0 {
 		return fmt.Errorf("%w: timeouts must not be negative", ErrInvalidConfig)
@@ -130,8 +130,8 @@ func (c Config) Validate() error {
 	if c.MaxInputRunes < 0 || c.MaxQueuedBytes < 0 || c.MaxOpenContexts < 0 {
 		return fmt.Errorf("%w: bounds must not be negative", ErrInvalidConfig)
 	}
-	if c.ReadBytes != 0 && (c.ReadBytes < 64 || c.ReadBytes > 1<<20) {
-		return fmt.Errorf("%w: ReadBytes %d is outside [64, 1 MiB]", ErrInvalidConfig, c.ReadBytes)
+	if c.ReadBytes != 0 && (c.ReadBytes < minReadBytes || c.ReadBytes > maxReadBytes) {
+		return fmt.Errorf("%w: ReadBytes %d is outside [%d, %d MiB]", ErrInvalidConfig, c.ReadBytes, minReadBytes, maxReadBytes>>20)
 	}
 	return nil
 }

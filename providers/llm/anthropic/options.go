@@ -1,0 +1,35 @@
+package anthropic
+
+import (
+	"time"
+
+	"github.com/brisvox/brisvox/providers"
+)
+
+// The bounds Validate and the option table share.
+const (
+	maxTemperature  = 1.0
+	minMaxLineBytes = 256
+)
+
+// Options is the table of the options an agent file may set, in the
+// order the docs show them.
+func Options() providers.Options {
+	var of providers.Of[Config]
+	return providers.Options{
+		Vendor: "anthropic", Key: providers.KeyUnlessURL, KeyEnv: DefaultAPIKeyEnv, URLOption: "base_url", DefaultURL: DefaultBaseURL, Warm: providers.WarmHTTP(),
+		List: []providers.Option{
+			of.URL("base_url", []string{"http", "https"}, func(c *Config, s string) { c.BaseURL = s }).WithDefault(DefaultBaseURL),
+			of.String("model", func(c *Config, s string) { c.Model = s }).AsRequired().WithExample("claude-haiku-4-5"),
+			of.Env("api_key_env", func(c *Config, s string) { c.APIKeyEnv = s }).WithDefault(DefaultAPIKeyEnv).WithDoc("only for the default base_url"),
+			of.String("version", func(c *Config, s string) { c.Version = s }).WithDefault(DefaultVersion).WithDoc("anthropic-version"),
+			of.Int("max_tokens", 1, providers.MaxTokens, func(c *Config, n int) { c.MaxTokens = n }).WithDefault(DefaultMaxTokens),
+			of.Float("temperature", 0, maxTemperature, func(c *Config, x float64) { c.Temperature = &x }).WithExample(0.5).WithDoc("not with thinking"),
+			of.Int("thinking_budget", MinThinkingBudget, providers.MaxTokens, func(c *Config, n int) { c.ThinkingBudget = n }).WithExample(2048).WithDoc("below max_tokens: extended thinking").AsAside(),
+			of.Int("max_line_bytes", minMaxLineBytes, providers.MaxBytes, func(c *Config, n int) { c.MaxLineBytes = n }).WithDefault(DefaultMaxLineBytes),
+			of.Timeout("connect_timeout", DefaultConnectTimeout, func(c *Config, d time.Duration) { c.ConnectTimeout = d }),
+			of.Timeout("first_event_timeout", DefaultFirstEventTimeout, func(c *Config, d time.Duration) { c.FirstEventTimeout = d }),
+			of.Timeout("idle_timeout", DefaultIdleTimeout, func(c *Config, d time.Duration) { c.IdleTimeout = d }),
+		},
+	}
+}
