@@ -90,7 +90,7 @@ func PlayedTextCases() []Case {
 	return out
 }
 
-// DemoCall is the call `brisvox demo` plays: a question answered with a
+// DemoCall is the call `brisvox-sim demo` plays: a question answered with a
 // tool, then a long answer the caller interrupts.
 func DemoCall() *Call {
 	s := NewScenario("demo").Silence(500*msec).Speak("What time is it?", 1000*msec).Silence(4500*msec).

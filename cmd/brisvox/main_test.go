@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"os/exec"
 	"path/filepath"
@@ -21,78 +20,16 @@ func build(t *testing.T) string {
 	return bin
 }
 
-// TestCommand runs the built binary as a user would: the suites pass with
-// the documented JSON fields, the demo prints the conversation, and bad
-// usage exits 2.
+// TestCommand runs the built binary as a user would: check reads agent
+// files, and bad usage exits 2, sim and demo (the dev command brisvox-sim
+// now) among it with the task to run named.
 func TestCommand(t *testing.T) {
 	bin := build(t)
-
-	t.Run("sim --json", func(t *testing.T) {
-		var stdout, stderr bytes.Buffer
-		cmd := exec.Command(bin, "sim", "--json")
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("sim --json: %v\n%s", err, stderr.String())
-		}
-		var lines []map[string]any
-		if err := json.Unmarshal(stdout.Bytes(), &lines); err != nil {
-			t.Fatalf("not a JSON array: %v\n%s", err, stdout.String())
-		}
-		names := map[string]bool{}
-		for _, l := range lines {
-			for _, field := range []string{"name", "passed", "first_audio_ms", "fingerprint"} {
-				if _, ok := l[field]; !ok {
-					t.Errorf("line %v lacks %q", l["name"], field)
-				}
-			}
-			if l["passed"] != true {
-				t.Errorf("%v failed: %v", l["name"], l["error"])
-			}
-			names[l["name"].(string)] = true
-		}
-		for _, want := range []string{"s01_happy_path", "s11_tts_disconnect_mid_answer", "s12_speculation", "played_text_exact_at_2060ms"} {
-			if !names[want] {
-				t.Errorf("no line for %s", want)
-			}
-		}
-	})
-
-	t.Run("sim", func(t *testing.T) {
-		out, err := exec.Command(bin, "sim").Output()
-		if err != nil {
-			t.Fatalf("sim: %v", err)
-		}
-		if !strings.Contains(string(out), "37 passed, 0 failed") {
-			t.Errorf("summary missing:\n%s", out)
-		}
-	})
-
-	t.Run("sim --suite tools", func(t *testing.T) {
-		out, err := exec.Command(bin, "sim", "--suite", "tools").Output()
-		if err != nil {
-			t.Fatalf("sim --suite tools: %v\n%s", err, out)
-		}
-		if !strings.Contains(string(out), "12 passed, 0 failed") || !strings.Contains(string(out), "tools_S3_repeated_booking_interleaved") {
-			t.Errorf("tool suite output:\n%s", out)
-		}
-	})
-
-	t.Run("demo", func(t *testing.T) {
-		out, err := exec.Command(bin, "demo").Output()
-		if err != nil {
-			t.Fatalf("demo: %v", err)
-		}
-		for _, want := range []string{"get_time({}) [t1.0]", "It is twelve o'clock.", "first_audio_out=950", "context equals what was heard"} {
-			if !strings.Contains(string(out), want) {
-				t.Errorf("demo output lacks %q:\n%s", want, out)
-			}
-		}
-	})
 
 	t.Run("check", func(t *testing.T) { testCheck(t, bin) })
 
 	t.Run("usage", func(t *testing.T) {
-		for _, args := range [][]string{{}, {"nope"}, {"sim", "--nope"}, {"sim", "--suite", "nope"}, {"check"}, {"check", "--nope", "a.toml"},
+		for _, args := range [][]string{{}, {"nope"}, {"check"}, {"check", "--nope", "a.toml"},
 			// --log-content without debug logging would log nothing: refused.
 			{"serve", "--agent", "x.toml", "--log-content"}} {
 			err := exec.Command(bin, args...).Run()
@@ -102,4 +39,44 @@ func TestCommand(t *testing.T) {
 			}
 		}
 	})
+
+	t.Run("sim and demo name their task", func(t *testing.T) {
+		for _, args := range [][]string{{"sim"}, {"sim", "--json"}, {"demo"}} {
+			var stdout, stderr bytes.Buffer
+			cmd := exec.Command(bin, args...)
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 2 || stdout.Len() != 0 ||
+				!strings.Contains(stderr.String(), "go tool task "+args[0]) {
+				t.Errorf("%v: %v, stdout %q, stderr %q; want exit status 2 naming go tool task %s", args, err, stdout.String(), stderr.String(), args[0])
+			}
+		}
+	})
+}
+
+// TestLinksNoTestDriver holds the serving binary to its dependencies: not
+// the testing packages, not the simulator, no test support of the module
+// (a package named ...test or ...mock), however deep the import.
+// Mutation caught: main.go running the suites again (it linked testing,
+// testing/synctest and sim through internal/bubble).
+func TestLinksNoTestDriver(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}} {{with .Module}}{{.Path}}{{end}}", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	const mod = "github.com/brisvox/brisvox"
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		path, module, _ := strings.Cut(l, " ")
+		last := path[strings.LastIndex(path, "/")+1:]
+		switch {
+		case path == "testing" || strings.HasPrefix(path, "testing/"):
+			t.Errorf("brisvox links the test driver: %s", path)
+		case module != mod:
+		case path == mod+"/sim" || strings.HasPrefix(path, mod+"/sim/") || path == mod+"/cmd/brisvox-sim":
+			t.Errorf("brisvox links the simulator: %s", path)
+		case strings.HasSuffix(last, "test") || strings.HasSuffix(last, "mock"):
+			t.Errorf("brisvox links test support: %s", path)
+		}
+	}
 }
