@@ -43,6 +43,6 @@
 // Subpackage anthropicmock is a server speaking the same wire shapes, with
 // fault injection, on a loopback socket or on an in-memory listener for
 // testing/synctest; contract_test.go runs the provider contract suite
-// (providers/contracttest) and toolsuite_test.go the tool scenarios S1-S6 over the
-// adapter and the mock in virtual time.
+// (providers/contracttest) over the adapter and the mock in virtual time;
+// sim/wholecall runs the tool scenarios S1-S6 over them.
 package anthropic

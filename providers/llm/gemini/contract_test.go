@@ -2,6 +2,7 @@ package gemini_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -23,6 +24,17 @@ var _ contracttest.LLMHarness = (*llmtest.Harness)(nil)
 // the service does, with f (if any) applied.
 func respond(r contracttest.Response, f providertest.Fault) m.Response {
 	return faults.Apply(m.Response{Lines: lines(r), Pace: contractPace}, f)
+}
+
+// splitWords cuts s into words, each with the space after it.
+func splitWords(s string) []string {
+	var out []string
+	for _, w := range strings.SplitAfter(s, " ") {
+		if w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // lines streams r as the service does: one chunk per word of text, one

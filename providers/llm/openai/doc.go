@@ -14,6 +14,7 @@
 //
 // Subpackage openaimock is a loopback (or in-memory, for testing/synctest)
 // server speaking the same wire shapes, with fault injection, for tests;
-// contract_test.go runs the provider contract suite (providers/contracttest) over the
-// adapter and the mock in virtual time.
+// contract_test.go runs the provider contract suite (providers/contracttest)
+// over the adapter and the mock in virtual time; sim/wholecall runs the
+// tool scenarios S1-S6 over them.
 package openai

@@ -3,7 +3,6 @@ package llmtest
 import (
 	"context"
 	"errors"
-	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -95,37 +94,6 @@ func TestHarness(t *testing.T) {
 	next()
 	if want := []string{"a/1", "b/0", "idle/0", "idle/0"}; !slices.Equal(got, want) {
 		t.Fatalf("answers %q, want %q", got, want)
-	}
-}
-
-// TestPipedLLM: stop closes the adapter, then the mock; requests counts
-// the mock's; a refused adapter closes the mock and returns the error.
-// Mutations caught: the mock left open when open fails; stop closing the
-// mock before the adapter.
-func TestPipedLLM(t *testing.T) {
-	a := &fakeLLM{}
-	adapterFirst := false
-	srv := &fakeMock{reqs: 3, closeFn: func() { adapterFirst = a.closed }}
-	start := func(_ net.Listener, _ ...llmmock.Response) *fakeMock { return srv }
-	p, requests, stop, err := PipedLLM(start, func(url string, dial DialFunc) (*fakeLLM, error) {
-		if url != srv.URL() || dial == nil {
-			t.Errorf("open(%q, %v)", url, dial)
-		}
-		return a, nil
-	})
-	if err != nil || p != a || requests() != 3 {
-		t.Fatalf("PipedLLM: %v, %d requests, error %v", p, requests(), err)
-	}
-	stop()
-	if !a.closed || srv.closes != 1 || !adapterFirst {
-		t.Fatalf("adapter closed %v, mock closed %d times, the adapter first %v", a.closed, srv.closes, adapterFirst)
-	}
-
-	srv = &fakeMock{}
-	refused := errors.New("refused")
-	p, _, _, err = PipedLLM(start, func(string, DialFunc) (*fakeLLM, error) { return nil, refused })
-	if p != nil || err != refused || srv.closes != 1 {
-		t.Fatalf("PipedLLM: %v, error %v, mock closed %d times", p, err, srv.closes)
 	}
 }
 

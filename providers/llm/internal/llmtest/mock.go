@@ -61,25 +61,3 @@ func Open[C any, A io.Closer](t testing.TB, newAdapter func(C) (A, error), cfg C
 	t.Cleanup(func() { _ = a.Close() })
 	return a
 }
-
-// PipedLLM is Piped and Open for a caller that owns the pair's lifetime
-// instead of a test (sim.ToolCasesOver's ScriptedLLM has this shape): it
-// starts a mock with start on an in-memory pipe listener, answering
-// script, and an adapter made by open from the mock's URL and the pipe's
-// dialer. requests counts the streaming requests the mock has received;
-// stop closes the adapter, then the mock. When open fails, the mock is
-// closed and its error returned.
-func PipedLLM[S Mock, A Adapter](start func(net.Listener, ...llmmock.Response) S, open func(url string, dial DialFunc) (A, error), script ...llmmock.Response) (p providers.LLM, requests func() int, stop func(), err error) {
-	l := pipenet.New()
-	srv := start(l, script...)
-	a, err := open(srv.URL(), l.DialContext)
-	if err != nil {
-		srv.Close()
-		return nil, nil, nil, err
-	}
-	stop = func() {
-		_ = a.Close()
-		srv.Close()
-	}
-	return a, func() int { return len(srv.Requests()) }, stop, nil
-}

@@ -1,4 +1,4 @@
-package anthropic_test
+package wholecall_test
 
 import (
 	"strings"
@@ -8,29 +8,28 @@ import (
 
 	"github.com/brisvox/brisvox/providers"
 	"github.com/brisvox/brisvox/providers/llm/anthropic"
-	m "github.com/brisvox/brisvox/providers/llm/anthropic/anthropicmock"
-	"github.com/brisvox/brisvox/providers/llm/internal/llmtest"
+	"github.com/brisvox/brisvox/providers/llm/anthropic/anthropicmock"
 	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 )
 
-// toolSuiteLines streams a scripted response in Messages API events: a
+// anthropicLines streams a scripted response in Messages API events: a
 // text block one word a delta, then each call as a tool_use block with
 // its input in two deltas (cut at a rune boundary, so inside a JSON
 // string); interleaved, the calls' blocks are all open at once and their
 // deltas alternate (all first halves, then all second halves), the stops
 // last.
-func toolSuiteLines(r providertest.Response, interleave bool) []string {
-	out := []string{m.MessageStart(10)}
+func anthropicLines(r providertest.Response, interleave bool) []string {
+	out := []string{anthropicmock.MessageStart(10)}
 	block := 0
 	if r.Text != "" {
-		out = append(out, m.TextStart(block))
+		out = append(out, anthropicmock.TextStart(block))
 		for _, w := range strings.SplitAfter(r.Text, " ") {
 			if w != "" {
-				out = append(out, m.TextDelta(block, w))
+				out = append(out, anthropicmock.TextDelta(block, w))
 			}
 		}
-		out = append(out, m.BlockStop(block))
+		out = append(out, anthropicmock.BlockStop(block))
 		block++
 	}
 	n := len(r.Calls)
@@ -41,7 +40,7 @@ func toolSuiteLines(r providertest.Response, interleave bool) []string {
 			cut--
 		}
 		b := block + i
-		starts[i], first[i], second[i], stops[i] = m.ToolStart(b, c.ID, c.Name), m.InputDelta(b, c.Args[:cut]), m.InputDelta(b, c.Args[cut:]), m.BlockStop(b)
+		starts[i], first[i], second[i], stops[i] = anthropicmock.ToolStart(b, c.ID, c.Name), anthropicmock.InputDelta(b, c.Args[:cut]), anthropicmock.InputDelta(b, c.Args[cut:]), anthropicmock.BlockStop(b)
 	}
 	if interleave {
 		for _, part := range [][]string{starts, first, second, stops} {
@@ -56,17 +55,17 @@ func toolSuiteLines(r providertest.Response, interleave bool) []string {
 	if n > 0 {
 		reason = "tool_use"
 	}
-	return append(out, m.MessageDelta(reason, 5), m.MessageStop())
+	return append(out, anthropicmock.MessageDelta(reason, 5), anthropicmock.MessageStop())
 }
 
 // overAnthropic makes the Anthropic adapter over its mock on an in-memory
 // listener, answering rs in order.
 func overAnthropic(rs []providertest.Response, interleave bool) (providers.LLM, func() int, func(), error) {
-	script := make([]m.Response, len(rs))
+	script := make([]anthropicmock.Response, len(rs))
 	for i, r := range rs {
-		script[i] = m.Response{Lines: toolSuiteLines(r, interleave)}
+		script[i] = anthropicmock.Response{Lines: anthropicLines(r, interleave)}
 	}
-	return llmtest.PipedLLM(m.NewWithListener, func(url string, dial llmtest.DialFunc) (*anthropic.Adapter, error) {
+	return piped(anthropicmock.NewWithListener, func(url string, dial dialFunc) (*anthropic.Adapter, error) {
 		return anthropic.New(anthropic.Config{BaseURL: url, Model: "mock-model", DialContext: dial})
 	}, script...)
 }

@@ -1,4 +1,4 @@
-package rules_test
+package wholecall_test
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package gemini_test
+package wholecall_test
 
 import (
 	"strings"
@@ -7,14 +7,13 @@ import (
 
 	"github.com/brisvox/brisvox/providers"
 	"github.com/brisvox/brisvox/providers/llm/gemini"
-	m "github.com/brisvox/brisvox/providers/llm/gemini/geminimock"
-	"github.com/brisvox/brisvox/providers/llm/internal/llmtest"
+	"github.com/brisvox/brisvox/providers/llm/gemini/geminimock"
 	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 )
 
-// splitWords cuts s into words, each with the space after it.
-func splitWords(s string) []string {
+// geminiWords cuts s into words, each with the space after it.
+func geminiWords(s string) []string {
 	var out []string
 	for _, w := range strings.SplitAfter(s, " ") {
 		if w != "" {
@@ -24,37 +23,37 @@ func splitWords(s string) []string {
 	return out
 }
 
-// toolSuiteLines streams a scripted response as Gemini chunks: the text
+// geminiLines streams a scripted response as Gemini chunks: the text
 // one word a chunk, then the calls each in a chunk of its own (plain) or
 // all in one chunk, the parallel calls side by side as the service sends
 // them (interleaved), then the finishReason chunk.
-func toolSuiteLines(r providertest.Response, together bool) []string {
+func geminiLines(r providertest.Response, together bool) []string {
 	var out []string
-	for _, w := range splitWords(r.Text) {
-		out = append(out, m.TextChunk(w))
+	for _, w := range geminiWords(r.Text) {
+		out = append(out, geminimock.TextChunk(w))
 	}
-	parts := make([]m.Part, len(r.Calls))
+	parts := make([]geminimock.Part, len(r.Calls))
 	for i, c := range r.Calls {
-		parts[i] = m.Part{ID: c.ID, Name: c.Name, Args: c.Args}
+		parts[i] = geminimock.Part{ID: c.ID, Name: c.Name, Args: c.Args}
 	}
 	if together && len(parts) > 0 {
-		out = append(out, m.Chunk(parts...))
+		out = append(out, geminimock.Chunk(parts...))
 	} else {
 		for _, p := range parts {
-			out = append(out, m.Chunk(p))
+			out = append(out, geminimock.Chunk(p))
 		}
 	}
-	return append(out, m.Finish("STOP", 10, 5, 0))
+	return append(out, geminimock.Finish("STOP", 10, 5, 0))
 }
 
 // overGemini makes the Gemini adapter over its mock on an in-memory
 // listener, answering rs in order.
 func overGemini(rs []providertest.Response, together bool) (providers.LLM, func() int, func(), error) {
-	script := make([]m.Response, len(rs))
+	script := make([]geminimock.Response, len(rs))
 	for i, r := range rs {
-		script[i] = m.Response{Lines: toolSuiteLines(r, together)}
+		script[i] = geminimock.Response{Lines: geminiLines(r, together)}
 	}
-	return llmtest.PipedLLM(m.NewWithListener, func(url string, dial llmtest.DialFunc) (*gemini.Adapter, error) {
+	return piped(geminimock.NewWithListener, func(url string, dial dialFunc) (*gemini.Adapter, error) {
 		return gemini.New(gemini.Config{BaseURL: url, Model: "mock-model", DialContext: dial})
 	}, script...)
 }

@@ -1,4 +1,4 @@
-package openai_test
+package wholecall_test
 
 import (
 	"strings"
@@ -7,23 +7,22 @@ import (
 	"unicode/utf8"
 
 	"github.com/brisvox/brisvox/providers"
-	"github.com/brisvox/brisvox/providers/llm/internal/llmtest"
 	"github.com/brisvox/brisvox/providers/llm/openai"
-	m "github.com/brisvox/brisvox/providers/llm/openai/openaimock"
+	"github.com/brisvox/brisvox/providers/llm/openai/openaimock"
 	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 )
 
-// toolSuiteLines streams a scripted response in Chat Completions chunks:
+// openaiLines streams a scripted response in Chat Completions chunks:
 // the text one word a chunk, then each call in two fragments (id and name
 // on the first, the arguments cut at a rune boundary); interleaved, the
 // calls' fragments alternate (all first halves, then all second halves),
 // as a service streams parallel calls.
-func toolSuiteLines(r providertest.Response, interleave bool) []string {
+func openaiLines(r providertest.Response, interleave bool) []string {
 	var out []string
 	if r.Text != "" {
 		for _, w := range strings.SplitAfter(r.Text, " ") {
-			out = append(out, m.TextChunk(w))
+			out = append(out, openaimock.TextChunk(w))
 		}
 	}
 	first := make([]string, len(r.Calls))
@@ -33,8 +32,8 @@ func toolSuiteLines(r providertest.Response, interleave bool) []string {
 		for cut > 0 && !utf8.RuneStart(c.Args[cut]) {
 			cut--
 		}
-		first[i] = m.ToolChunk(m.Frag{Index: i, ID: c.ID, Name: c.Name, Args: c.Args[:cut]})
-		second[i] = m.ToolChunk(m.Frag{Index: i, Args: c.Args[cut:]})
+		first[i] = openaimock.ToolChunk(openaimock.Frag{Index: i, ID: c.ID, Name: c.Name, Args: c.Args[:cut]})
+		second[i] = openaimock.ToolChunk(openaimock.Frag{Index: i, Args: c.Args[cut:]})
 	}
 	if interleave {
 		out = append(append(out, first...), second...)
@@ -47,17 +46,17 @@ func toolSuiteLines(r providertest.Response, interleave bool) []string {
 	if len(r.Calls) > 0 {
 		reason = "tool_calls"
 	}
-	return append(out, m.FinishChunk(reason))
+	return append(out, openaimock.FinishChunk(reason))
 }
 
 // overOpenAI makes the OpenAI adapter over its mock on an in-memory
 // listener, answering rs in order.
 func overOpenAI(rs []providertest.Response, interleave bool) (providers.LLM, func() int, func(), error) {
-	script := make([]m.Response, len(rs))
+	script := make([]openaimock.Response, len(rs))
 	for i, r := range rs {
-		script[i] = m.Response{Lines: toolSuiteLines(r, interleave)}
+		script[i] = openaimock.Response{Lines: openaiLines(r, interleave)}
 	}
-	return llmtest.PipedLLM(m.NewWithListener, func(url string, dial llmtest.DialFunc) (*openai.Adapter, error) {
+	return piped(openaimock.NewWithListener, func(url string, dial dialFunc) (*openai.Adapter, error) {
 		return openai.New(openai.Config{BaseURL: url, Model: "mock-model", DialContext: dial})
 	}, script...)
 }
