@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,16 +9,6 @@ import (
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/providers"
 )
-
-// ErrInvalidConfig marks a bad Config.
-var ErrInvalidConfig = errors.New("llm: invalid config")
-
-// ErrBudgetExhausted is the reason of a turn whose malformed tool rounds
-// spent the retry budget.
-var ErrBudgetExhausted = errors.New("llm: retry budget for malformed tool calls spent")
-
-// ErrMaxRounds is the reason of a round loop that hit Config.MaxRounds.
-var ErrMaxRounds = errors.New("llm: too many tool rounds")
 
 // DefaultFillerDelay is the fixed filler delay.
 const DefaultFillerDelay = 1200 * time.Millisecond

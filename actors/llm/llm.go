@@ -90,6 +90,8 @@ type Actor struct {
 	stats    kit.Counters
 }
 
+var _ actor.Actor = (*Actor)(nil)
+
 // Props makes the llm actor's props. The context and the answer being
 // settled survive a restart of the actor; a round in flight does not: its
 // answer ends where it was, and is cut to what was heard like any other.

@@ -104,6 +104,8 @@ type round struct {
 	wg     sync.WaitGroup
 }
 
+var _ actor.Actor = (*round)(nil)
+
 // roundStart is what the llm actor hands a new round.
 type roundStart struct {
 	epoch       messages.Epoch

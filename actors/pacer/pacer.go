@@ -1,7 +1,6 @@
 package pacer
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -10,9 +9,6 @@ import (
 	"github.com/brisvox/brisvox/actors/kit"
 	"github.com/brisvox/brisvox/messages"
 )
-
-// ErrInvalidConfig marks a bad Config.
-var ErrInvalidConfig = errors.New("pacer: invalid config")
 
 // Config tunes playout.
 type Config struct {
@@ -120,6 +116,8 @@ type Actor struct {
 	timer   *time.Timer
 	tickMsg *tick
 }
+
+var _ actor.Actor = (*Actor)(nil)
 
 // Props makes the pacer's props. Output frames come from a pool that
 // outlives restarts, since frames may be in the transport's hands.

@@ -20,6 +20,8 @@ type callActor struct {
 	wg     sync.WaitGroup
 }
 
+var _ actor.Actor = (*callActor)(nil)
+
 type callFinished struct{}
 
 func callProps(reg *agent.Registry, call messages.ToolCall, info agent.CallInfo, done *messages.ToolDone) *actor.Props {

@@ -87,6 +87,8 @@ type Actor struct {
 	wg       sync.WaitGroup
 }
 
+var _ actor.Actor = (*Actor)(nil)
+
 // Props makes the tools actor's props. log is the call's logger: every
 // call's settle event goes to it at debug level (observe.go).
 func Props(reg *agent.Registry, peers kit.Peers, log zerolog.Logger, opts ...actor.PropsOption) *actor.Props {
