@@ -35,11 +35,11 @@ func TestHandshakeQueryAndAuth(t *testing.T) {
 		{"every option", func(c *Config) {
 			c.Model, c.Language, c.SampleRate = "nova-2", "tr", 8000
 			c.Endpointing, c.Punctuate, c.SmartFormat, c.VADEvents = 300*time.Millisecond, true, true, true
-			c.UtteranceEnd = 1500 * time.Millisecond
+			c.UtteranceEnd, c.ProfanityFilter = 1500*time.Millisecond, true
 		}, url.Values{
 			"model": {"nova-2"}, "language": {"tr"}, "encoding": {"linear16"}, "sample_rate": {"8000"},
 			"channels": {"1"}, "interim_results": {"true"}, "endpointing": {"300"}, "punctuate": {"true"},
-			"smart_format": {"true"}, "vad_events": {"true"}, "utterance_end_ms": {"1500"},
+			"smart_format": {"true"}, "vad_events": {"true"}, "utterance_end_ms": {"1500"}, "profanity_filter": {"true"},
 		}},
 		{"endpointing off, no interims", func(c *Config) { c.DisableEndpointing, c.NoInterimResults = true, true }, url.Values{
 			"model": {"nova-3"}, "encoding": {"linear16"}, "sample_rate": {"16000"},

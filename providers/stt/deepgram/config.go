@@ -62,6 +62,10 @@ type Config struct {
 	// Punctuate and SmartFormat turn the formatting options on.
 	Punctuate   bool
 	SmartFormat bool
+	// ProfanityFilter asks the service to mask recognized profanity with
+	// asterisks (profanity_filter=true; English and a few other
+	// languages).
+	ProfanityFilter bool
 	// VADEvents asks for SpeechStarted messages (vad_events=true); they
 	// make no STTEvent but count as signs of life.
 	VADEvents bool
@@ -191,6 +195,9 @@ func (c Config) listenURL() string {
 	}
 	if c.SmartFormat {
 		q.Set("smart_format", "true")
+	}
+	if c.ProfanityFilter {
+		q.Set("profanity_filter", "true")
 	}
 	if c.VADEvents {
 		q.Set("vad_events", "true")

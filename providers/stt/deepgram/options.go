@@ -39,6 +39,7 @@ func Options() providers.Options {
 			of.Bool("disable_endpointing", func(c *Config, b bool) { c.DisableEndpointing = b }).WithExample(true).WithDoc("instead of endpointing").AsAside(),
 			of.Bool("punctuate", func(c *Config, b bool) { c.Punctuate = b }).WithExample(true),
 			of.Bool("smart_format", func(c *Config, b bool) { c.SmartFormat = b }).WithExample(true),
+			of.Bool("profanity_filter", func(c *Config, b bool) { c.ProfanityFilter = b }).WithExample(false).WithDoc("true: profanity masked with asterisks"),
 			of.Bool("vad_events", func(c *Config, b bool) { c.VADEvents = b }).WithExample(false).WithDoc("SpeechStarted messages (signs of life)"),
 			of.Duration("utterance_end", minUtteranceEnd, maxUtteranceEnd, func(c *Config, d time.Duration) { c.UtteranceEnd = d }).WithExample(time.Second).WithDoc("an utterance end after that long without words"),
 			of.Duration("keep_alive", minKeepAlive, idleLimit-time.Millisecond, func(c *Config, d time.Duration) { c.KeepAlive = d }).WithDefault(DefaultKeepAlive),
