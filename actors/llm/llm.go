@@ -184,9 +184,15 @@ func (a *Actor) Receive(ctx actor.Context) {
 		ctx.Respond(d)
 	case *actor.Terminated:
 		// A closing round is forgotten at its roundClosed, which it sent
-		// before it stopped (this system message may overtake it).
-		if a.cur != nil && a.cur.round != nil && a.cur.round.Equal(m.Who) && a.cur.closing == "" {
-			a.cur.round = nil
+		// before it stopped; this system message may overtake it, so a
+		// second roundClosed, queued behind it, covers a round that died
+		// before it could answer (the first one does the work).
+		if a.cur != nil && a.cur.round != nil && a.cur.round.Equal(m.Who) {
+			if a.cur.closing != "" {
+				ctx.Send(ctx.Self(), &roundClosed{epoch: a.cur.epoch})
+			} else {
+				a.cur.round = nil
+			}
 		}
 	case *actor.Restarting:
 		// The round dies with us (protoactor stops children on restart):
