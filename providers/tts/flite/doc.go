@@ -13,9 +13,10 @@
 // estimated.
 //
 // A session runs two goroutines, both stopped and awaited by Close: one
-// owns Events and sends every event, the other makes the libflite calls.
-// Cancel is therefore acknowledged between two events even while a phrase
-// is being synthesized. libflite's voices, error handling and random
+// makes the libflite calls and queues each phrase's events, the other
+// (providers/internal/ttspump's) hands them to Events. Cancel takes its
+// context's queued events back and puts its ack ahead of them, so it is
+// acknowledged at once even while a phrase is being synthesized. libflite's voices, error handling and random
 // source (libc rand(), reseeded per call so a text always makes the same
 // audio) are process globals, so its calls are serialized in the process.
 //

@@ -9,14 +9,13 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/internal/ttspump"
 )
 
-// Bounds of a session's bookkeeping.
+// Bounds of a session's bookkeeping. Synthesis stays at most one piece
+// ahead of the piece whose events wait in the pump: the next piece is
+// held (ttsContext.ready) until the pump's queue is empty.
 const (
-	// maxReadyPieces is how many synthesized pieces of the context being
-	// spoken may wait for the reader: synthesis stays at most this far
-	// ahead of Events.
-	maxReadyPieces = 2
 	// maxPendingAcks bounds the cancels waiting for their Cancelled event.
 	maxPendingAcks = 64
 	// maxFinishedIDs is how many flushed or cancelled context ids the
@@ -25,8 +24,8 @@ const (
 )
 
 // ttsContext is one context of a session: its unspoken text, its
-// synthesized audio and how far that has gone out. Guarded by the
-// session's mu.
+// synthesized audio not yet queued and how much went to the pump. Guarded
+// by the session's mu.
 type ttsContext struct {
 	id string
 	// pending are complete words not yet given to synthesis; partial is
@@ -38,12 +37,9 @@ type ttsContext struct {
 	// cancelled is set when Cancel removes the context: a synthesis in
 	// flight for it is then dropped.
 	cancelled bool
-	inSynth   bool
-	// ready are synthesized pieces; pos and wi are the next sample and
-	// word of ready[0], offset the context's samples sent before it.
-	ready  []piece
-	pos    int
-	wi     int
+	// ready is a synthesized piece waiting for the pump's queue to empty;
+	// offset counts the context's samples queued before it.
+	ready  *piece
 	offset int64
 }
 
@@ -56,59 +52,59 @@ type synthJob struct {
 	tokens []int
 }
 
-// session is a flite TTS session. One goroutine (run) owns Events and
-// sends every event; another (synthesize) makes the libflite calls, so a
-// Cancel is acknowledged while a piece is being synthesized. Push, Flush
-// and Cancel change the state under mu and wake run; they never block.
+// session is a flite TTS session. One goroutine (synthesize) makes the
+// libflite calls and queues each piece's events in the pump, whose
+// goroutine hands them to Events; so a Cancel is acknowledged while a
+// piece is being synthesized. Push, Flush and Cancel change the state
+// under mu and wake synthesize; they never block.
 type session struct {
 	cfg   Config
 	voice *voice
 	chunk int
 
-	out  chan providers.TTSEvent
+	pump *ttspump.Pump
 	wake chan struct{}
-	jobs chan synthJob
 	done <-chan struct{}
 	stop context.CancelFunc
 	wg   sync.WaitGroup
 
-	mu sync.Mutex
+	mu sync.Mutex // guards the pump's queue too
 	// contexts are the open contexts in order of opening; contexts[0] is
 	// being spoken. open finds them by id.
 	contexts []*ttsContext
 	open     map[string]*ttsContext
 	finished map[string]struct{}
 	finOrder []string
-	acks     []string
-	busy     bool
 	err      error
 	closed   bool
 }
 
 var _ providers.TTSSession = (*session)(nil)
 
-// newSession starts a session's goroutines.
+// newSession starts a session's goroutines: the synthesizer and the
+// pump, which the end of the session's context (Close, or the caller's)
+// stops at once.
 func newSession(parent context.Context, cfg Config, v *voice) *session {
 	ctx, stop := context.WithCancel(parent)
 	s := &session{
 		cfg:      cfg,
 		voice:    v,
 		chunk:    cfg.chunkSamples(),
-		out:      make(chan providers.TTSEvent),
 		wake:     make(chan struct{}, 1),
-		jobs:     make(chan synthJob, 1),
 		done:     ctx.Done(),
 		stop:     stop,
 		open:     map[string]*ttsContext{},
 		finished: map[string]struct{}{},
 	}
-	s.wg.Add(2)
-	go s.run()
+	s.pump = ttspump.New(&s.mu, 0)
+	s.pump.Start()
+	context.AfterFunc(ctx, s.pump.Stop)
+	s.wg.Add(1)
 	go s.synthesize()
 	return s
 }
 
-// poke wakes run without blocking.
+// poke wakes synthesize without blocking.
 func (s *session) poke() {
 	select {
 	case s.wake <- struct{}{}:
@@ -212,9 +208,9 @@ func (s *session) Flush(contextID string) error {
 	return nil
 }
 
-// Cancel drops what the context still owes and queues its Cancelled
-// event ahead of every other. Any id is acknowledged, even one unknown or
-// finished.
+// Cancel drops what the context still owes, its events in the pump
+// included, and queues its Cancelled event ahead of every other but the
+// acks before it. Any id is acknowledged, even one unknown or finished.
 func (s *session) Cancel(contextID string) error {
 	if contextID == "" {
 		return ErrEmptyContextID
@@ -231,11 +227,12 @@ func (s *session) Cancel(contextID string) error {
 		delete(s.open, contextID)
 	}
 	s.finishLocked(contextID)
-	if !slices.Contains(s.acks, contextID) {
-		if len(s.acks) >= maxPendingAcks {
-			return fmt.Errorf("%w: %d", ErrCancelBacklog, len(s.acks))
+	s.pump.RetractLocked(contextID)
+	if acks, acked := s.pump.AcksLocked(contextID); !acked {
+		if acks >= maxPendingAcks {
+			return fmt.Errorf("%w: %d", ErrCancelBacklog, acks)
 		}
-		s.acks = append(s.acks, contextID)
+		s.pump.QueueAheadLocked(providers.TTSEvent{Kind: providers.TTSCancelled, ContextID: contextID})
 	}
 	s.poke()
 	return nil
@@ -243,7 +240,7 @@ func (s *session) Cancel(contextID string) error {
 
 // Events delivers the session's events; it is closed when the session
 // ends.
-func (s *session) Events() <-chan providers.TTSEvent { return s.out }
+func (s *session) Events() <-chan providers.TTSEvent { return s.pump.Events() }
 
 // Close ends the session and waits for its goroutines; a synthesis call
 // in flight finishes first (bounded by Config.MaxPieceRunes).
@@ -253,80 +250,8 @@ func (s *session) Close() error {
 	s.mu.Unlock()
 	s.stop()
 	s.wg.Wait()
+	s.pump.Wait()
 	return nil
-}
-
-// step is an event run is sending and the context it advances.
-type step struct {
-	ev providers.TTSEvent
-	c  *ttsContext
-}
-
-// run owns Events: it sends the next owed event, and starts a synthesis
-// when the synthesizer is idle. A wake while it waits for the reader makes
-// it look again, so a Cancel overtakes the event it was offering.
-func (s *session) run() {
-	defer s.wg.Done()
-	defer close(s.out)
-	defer s.stop()
-	for {
-		st, ok := s.next()
-		if !ok {
-			select {
-			case <-s.wake:
-				continue
-			case <-s.done:
-				return
-			}
-		}
-		select {
-		case s.out <- st.ev:
-			if st.ev.Kind == providers.TTSError {
-				return
-			}
-			s.sent(st)
-		case <-s.wake:
-		case <-s.done:
-			return
-		}
-	}
-}
-
-// next returns the owed event: the failure, then cancel acks, then the
-// words, audio and Flushed of the context being spoken. It hands the
-// synthesizer its next job on the way.
-func (s *session) next() (step, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.err != nil {
-		return step{ev: providers.TTSEvent{Kind: providers.TTSError, Err: s.err}}, true
-	}
-	s.startSynthLocked()
-	if len(s.acks) > 0 {
-		return step{ev: providers.TTSEvent{Kind: providers.TTSCancelled, ContextID: s.acks[0]}}, true
-	}
-	if len(s.contexts) == 0 {
-		return step{}, false
-	}
-	c := s.contexts[0]
-	if len(c.ready) > 0 {
-		p := &c.ready[0]
-		if c.wi < len(p.words) && p.words[c.wi].at < c.pos+s.chunk {
-			w := p.words[c.wi]
-			return step{c: c, ev: providers.TTSEvent{
-				Kind: providers.TTSWord, ContextID: c.id, Word: w.text,
-				Offset: s.duration(c.offset + int64(w.at)),
-			}}, true
-		}
-		end := min(c.pos+s.chunk, len(p.pcm))
-		return step{c: c, ev: providers.TTSEvent{
-			Kind: providers.TTSAudio, ContextID: c.id, Rate: s.cfg.Rate, PCM: p.pcm[c.pos:end:end],
-		}}, true
-	}
-	if c.flushed && len(c.pending) == 0 && !c.inSynth {
-		return step{c: c, ev: providers.TTSEvent{Kind: providers.TTSFlushed, ContextID: c.id}}, true
-	}
-	return step{}, false
 }
 
 // duration converts samples at the session's rate.
@@ -334,48 +259,63 @@ func (s *session) duration(samples int64) time.Duration {
 	return time.Duration(samples * int64(time.Second) / int64(s.cfg.Rate))
 }
 
-// sent moves the state past an event the reader took. The context may
-// have been cancelled meanwhile: then it is no longer contexts[0] and
-// nothing of it moves.
-func (s *session) sent(st step) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if st.ev.Kind == providers.TTSCancelled {
-		s.acks = slices.Delete(s.acks, 0, 1)
-		return
-	}
-	if len(s.contexts) == 0 || s.contexts[0] != st.c {
-		return
-	}
-	c := st.c
-	switch st.ev.Kind {
-	case providers.TTSWord:
-		c.wi++
-	case providers.TTSAudio:
-		c.pos += len(st.ev.PCM)
-		if p := c.ready[0]; c.pos >= len(p.pcm) {
-			c.offset += int64(len(p.pcm))
-			c.ready = slices.Delete(c.ready, 0, 1)
-			c.pos, c.wi = 0, 0
+// nextLocked moves the contexts on as far as they go without libflite:
+// the held piece of the context being spoken into the pump once its queue
+// is empty, that context's Flushed once all of it is queued (then the
+// next context is spoken). It returns the next synthesis job, if one is
+// due; space tells that a held piece waits for the pump's queue.
+func (s *session) nextLocked() (j synthJob, ok, space bool) {
+	for len(s.contexts) > 0 {
+		c := s.contexts[0]
+		if c.ready != nil {
+			if s.pump.PendingLocked() > 0 {
+				return j, false, true
+			}
+			s.queuePieceLocked(c, c.ready)
+			c.ready = nil
 		}
-	case providers.TTSFlushed:
+		if j, ok = s.jobLocked(c); ok {
+			return j, true, false
+		}
+		if !c.flushed || len(c.pending) > 0 {
+			return j, false, false
+		}
+		s.pump.QueueLocked(providers.TTSEvent{Kind: providers.TTSFlushed, ContextID: c.id})
 		s.contexts = slices.Delete(s.contexts, 0, 1)
 		delete(s.open, c.id)
 	}
+	return j, false, false
 }
 
-// startSynthLocked hands the synthesizer the next piece of the context
-// being spoken, when it is idle and the context's audio is not too far
-// ahead of the reader. Words with nothing speakable are dropped here.
-func (s *session) startSynthLocked() {
-	if s.busy || len(s.contexts) == 0 {
-		return
+// queuePieceLocked queues a piece's events: its audio in chunks, each
+// word just before the chunk it starts in.
+func (s *session) queuePieceLocked(c *ttsContext, p *piece) {
+	wi := 0
+	for pos := 0; pos < len(p.pcm); {
+		for wi < len(p.words) && p.words[wi].at < pos+s.chunk {
+			w := p.words[wi]
+			s.pump.QueueLocked(providers.TTSEvent{
+				Kind: providers.TTSWord, ContextID: c.id, Word: w.text,
+				Offset: s.duration(c.offset + int64(w.at)),
+			})
+			wi++
+		}
+		end := min(pos+s.chunk, len(p.pcm))
+		s.pump.QueueLocked(providers.TTSEvent{
+			Kind: providers.TTSAudio, ContextID: c.id, Rate: s.cfg.Rate, PCM: p.pcm[pos:end:end],
+		})
+		pos = end
 	}
-	c := s.contexts[0]
-	for len(c.ready) < maxReadyPieces {
+	c.offset += int64(len(p.pcm))
+}
+
+// jobLocked takes the next piece of c's text for libflite. Words with
+// nothing speakable are dropped here.
+func (s *session) jobLocked(c *ttsContext) (synthJob, bool) {
+	for {
 		n := takePiece(c.pending, c.flushed, s.cfg.MaxPieceRunes)
 		if n == 0 {
-			return
+			return synthJob{}, false
 		}
 		words := slices.Clone(c.pending[:n])
 		c.pending = slices.Delete(c.pending, 0, n)
@@ -394,37 +334,47 @@ func (s *session) startSynthLocked() {
 		if len(tokens) == 0 {
 			continue
 		}
-		s.busy, c.inSynth = true, true
-		s.jobs <- synthJob{c: c, words: words, text: b.String(), tokens: tokens}
-		return
+		return synthJob{c: c, words: words, text: b.String(), tokens: tokens}, true
 	}
 }
 
-// synthesize runs the libflite calls, one job at a time. A job's result
-// is dropped when its context was cancelled meanwhile; a failure ends the
-// session.
+// synthesize runs the libflite calls, one job at a time, and queues
+// their events. A job's result is dropped when its context was cancelled
+// meanwhile; a failure ends the session, its Error event next.
 func (s *session) synthesize() {
 	defer s.wg.Done()
 	for {
-		select {
-		case <-s.done:
-			return
-		case j := <-s.jobs:
-			u, err := s.voice.synthesize(j.text, s.cfg.Rate)
-			s.mu.Lock()
-			s.busy, j.c.inSynth = false, false
-			switch {
-			case err != nil:
-				if s.err == nil {
-					s.err = err
-				}
-			case !j.c.cancelled:
-				if p := buildPiece(j.words, j.tokens, u, s.cfg.Rate); len(p.pcm) > 0 {
-					j.c.ready = append(j.c.ready, p)
-				}
+		s.mu.Lock()
+		j, ok, space := s.nextLocked()
+		s.mu.Unlock()
+		if !ok {
+			var room <-chan struct{}
+			if space {
+				room = s.pump.Space()
 			}
-			s.mu.Unlock()
-			s.poke()
+			select {
+			case <-s.wake:
+			case <-room:
+			case <-s.done:
+				return
+			}
+			continue
 		}
+		u, err := s.voice.synthesize(j.text, s.cfg.Rate)
+		s.mu.Lock()
+		switch {
+		case err != nil:
+			if s.err == nil {
+				s.err = err
+			}
+			s.pump.FailLocked(err, "")
+			s.mu.Unlock()
+			return
+		case !j.c.cancelled:
+			if p := buildPiece(j.words, j.tokens, u, s.cfg.Rate); len(p.pcm) > 0 {
+				j.c.ready = &p
+			}
+		}
+		s.mu.Unlock()
 	}
 }

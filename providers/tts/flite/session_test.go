@@ -157,7 +157,8 @@ func TestWordsContinueAcrossPieces(t *testing.T) {
 // ack comes within 500 ms with at most 2 of its events before it, nothing
 // of it after it, and the session speaks the next context. Mutation
 // caught: Cancel that only queues the ack (the context keeps streaming
-// after it).
+// after it; seen failing with the RetractLocked call of Cancel dropped,
+// now that the events wait in the pump).
 func TestCancelMidContext(t *testing.T) {
 	e := newEngine(t, Config{})
 	s := connect(t, e)
@@ -245,8 +246,9 @@ func TestCancelBeforeAudio(t *testing.T) {
 // TestCancelIdleContext cancels a context that has nothing to offer (its
 // phrase is not complete) while run is parked: the ack is offered at once.
 // The session runs in a synctest bubble, so synctest.Wait tells when its
-// goroutines are parked. Mutation caught: Cancel that does not wake run
-// (the ack waits for some other event).
+// goroutines are parked. Mutation caught: Cancel that does not wake the
+// delivery goroutine (the ack waits for some other event; seen failing
+// with ttspump's QueueAheadLocked not signalling).
 func TestCancelIdleContext(t *testing.T) {
 	e := newEngine(t, Config{})
 	synctest.Test(t, func(t *testing.T) {
@@ -282,7 +284,8 @@ func TestCancelIdleContext(t *testing.T) {
 // TestCancelOvertakesAudio cancels a queued context while another one
 // streams: its ack overtakes the streaming context's audio (at most the
 // event on offer comes first). Mutation caught: acks sent only when no
-// context has audio to offer.
+// context has audio to offer (seen failing with the ack queued behind the
+// audio, QueueLocked for QueueAheadLocked).
 func TestCancelOvertakesAudio(t *testing.T) {
 	e := newEngine(t, Config{})
 	s := connect(t, e)
@@ -375,8 +378,9 @@ func TestUnflushedTextWaits(t *testing.T) {
 // run offers an event and a long phrase is being synthesized: Close
 // returns after both goroutines end, Events closes, a second Close is
 // fine, and requests fail with ErrClosed (the leak check of TestMain sees
-// any goroutine left). Mutation caught: run not watching the session's end
-// while it offers an event (Close hangs).
+// any goroutine left). Mutation caught: the delivery goroutine not
+// watching the session's end while it offers an event (Close hangs; seen
+// failing with the pump's context.AfterFunc in newSession dropped).
 func TestCloseDuringSynthesis(t *testing.T) {
 	e := newEngine(t, Config{})
 	s, err := e.Connect(context.Background())
