@@ -168,3 +168,81 @@ func TestRoundClosesInOrder(t *testing.T) {
 		})
 	}
 }
+
+// boom makes the llm actor fail (failOnBoom), so its parent restarts it.
+type boom struct{}
+
+// failOnBoom holds the round's record of its results and fails the llm
+// actor at a boom, with the record queued again behind it: the round took
+// its results an instant before the llm actor failed.
+func failOnBoom(next actor.ReceiverFunc) actor.ReceiverFunc {
+	var held *actor.MessageEnvelope
+	return func(c actor.ReceiverContext, env *actor.MessageEnvelope) {
+		switch env.Message.(type) {
+		case *tookResults:
+			if held == nil {
+				held = env
+				return
+			}
+		case *boom:
+			if held != nil {
+				ctx := c.(actor.Context)
+				ctx.Send(ctx.Self(), held.Message)
+			}
+			panic("boom")
+		}
+		next(c, env)
+	}
+}
+
+// TestRestartKeepsTakenResults: the llm actor fails while its round waits
+// for its tools; the round dies with it, but the results it took just
+// before are recorded in place by the next incarnation, and a round that
+// had taken none leaves its call answered interrupted. (Mutation seen
+// failing: the restart answering a waiting round's calls on the spot — the
+// booking it took is answered "interrupted" and its result dropped.)
+func TestRestartKeepsTakenResults(t *testing.T) {
+	tests := []struct {
+		name   string
+		answer bool
+		want   string
+	}{
+		{"taken before the failure", true, "booked"},
+		{"never taken", false, "the round was restarted"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				b := newLoopBench(t, failOnBoom,
+					providertest.Response{Calls: []providertest.ScriptedCall{{ID: "p1", Name: "book", Args: `{}`}}},
+					providertest.Response{Text: "Booked."})
+				b.sys.Root.Send(b.llm, &messages.UserTurn{Epoch: 1, Text: "Book it."})
+				time.Sleep(time.Second)
+				ask := <-b.asks
+				if tt.answer {
+					b.sys.Root.Send(ask.round, &messages.ToolResults{Epoch: 1, Results: []messages.ToolResult{
+						{CallID: "t1.0", Name: "book", Content: "booked", Outcome: "ok"}}})
+					synctest.Wait()
+				}
+				b.sys.Root.Send(b.llm, &boom{})
+				synctest.Wait()
+				b.sys.Root.Send(b.llm, &messages.Heard{Epoch: 1, Words: 0, Cut: true})
+				synctest.Wait()
+				c := b.context(t)
+				if err := c.Validate(); err != nil {
+					t.Fatalf("%v: %s", err, c.Fingerprint())
+				}
+				var answers []string
+				for i := 0; i < c.Len(); i++ {
+					if m := c.At(i); m.Role == agent.RoleTool && m.ToolCallID == "t1.0" {
+						answers = append(answers, m.Text)
+					}
+				}
+				if len(answers) != 1 || !strings.Contains(answers[0], tt.want) {
+					t.Errorf("answers of t1.0: %q, want one with %q", answers, tt.want)
+				}
+				b.stop(t)
+			})
+		})
+	}
+}

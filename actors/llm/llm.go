@@ -198,23 +198,21 @@ func (a *Actor) Receive(ctx actor.Context) {
 		// The round dies with us (protoactor stops children on restart):
 		// keep its text so far, answer its open calls so the context stays
 		// valid, and end the answer there, so the pacer settles what was
-		// heard and the next incarnation cuts the context to it.
+		// heard and the next incarnation cuts the context to it. A round
+		// that waits for its tools (or was closing) may have taken results
+		// that are still on their way to us: its close ends in order, at
+		// the roundClosed its Terminated queues behind them.
 		running := a.cur != nil && !a.cur.settled && a.cur.round != nil
-		why := "the round was restarted"
-		if a.cur != nil && a.cur.closing != "" {
-			// It was closing: no roundClosed will come.
-			why, a.cur.closing = a.cur.closing, ""
+		if running && (a.cur.waiting || a.cur.closing != "") {
+			if a.cur.closing == "" {
+				a.cur.closing = "the round was restarted"
+			}
+			a.flushPartial()
+		} else {
+			a.closeNow(ctx, "the round was restarted")
 		}
-		a.closeNow(ctx, why)
 		if running {
 			a.out(ctx, &messages.TextFlush{Epoch: a.cur.epoch, Final: true})
-		}
-		if a.cur != nil {
-			a.cur.waiting = false
-			if h := a.cur.heardLater; h != nil {
-				a.cur.heardLater = nil
-				ctx.Send(ctx.Self(), h) // for the next incarnation
-			}
 		}
 	case *actor.Started, *actor.Stopping, *actor.Stopped:
 	default:
