@@ -35,7 +35,12 @@ type streamEnded struct {
 // in order (closeRound, roundClosed): the results it took before are
 // recorded, and the tools actor learns from the round's end
 // (messages.RoundEnded) whether a round left results untaken, which it
-// then reports as late notes.
+// then reports as late notes. A response the llm actor did not record
+// because the caller barged in runs nothing: the turn actor sends the
+// Interrupt to the tools actor before the llm actor, so a RunTools sent
+// after the llm actor's interrupt finds the tools actor past it
+// (stale_turn), and one sent before comes after a responded that the llm
+// actor recorded before its interrupt.
 
 // responded tells the llm actor what to record of a round's response: the
 // assistant message (ids minted by the round) and the answers of its
