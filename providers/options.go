@@ -219,13 +219,27 @@ func (t Options) Lookup(name string) (Option, bool) {
 	return Option{}, false
 }
 
+// Check tells whether v is a value the named option takes: its row's
+// check, and the key rule (a vendor that always sends a key takes no
+// empty key variable). The error wraps ErrOption.
+func (t Options) Check(name string, v Value) error {
+	o, ok := t.Lookup(name)
+	if !ok {
+		return fmt.Errorf("%w: %s has no option %s", ErrOption, t.Vendor, name)
+	}
+	if o.Type == TypeEnv && t.Key == KeyAlways && v.String == "" {
+		return fmt.Errorf("%w: %s: %s needs a key variable", ErrOption, name, t.Vendor)
+	}
+	return o.Check(v)
+}
+
 // Apply checks the named values and writes them into cfg, a pointer to
 // the vendor's Config, in the table's order. A name the table does not
 // have is refused. The error wraps ErrOption.
 func (t Options) Apply(cfg any, values map[string]Value) error {
-	for name := range values {
-		if _, ok := t.Lookup(name); !ok {
-			return fmt.Errorf("%w: %s has no option %s", ErrOption, t.Vendor, name)
+	for name, v := range values {
+		if err := t.Check(name, v); err != nil {
+			return err
 		}
 	}
 	for _, o := range t.List {

@@ -24,7 +24,7 @@ type cfg struct {
 
 func table() Options {
 	var of Of[cfg]
-	return Options{Vendor: "made-up", List: []Option{
+	return Options{Vendor: "made-up", Key: KeyAlways, KeyEnv: "MADE_UP_KEY", List: []Option{
 		of.URL("url", []string{"ws", "wss"}, func(c *cfg, s string) { c.URL = s; c.Setters = append(c.Setters, "url") }),
 		of.Env("api_key_env", func(c *cfg, s string) { c.Key = s; c.Setters = append(c.Setters, "api_key_env") }),
 		of.Enum("voice", []string{"a", "b"}, func(c *cfg, s string) { c.Voice = s; c.Setters = append(c.Setters, "voice") }),
@@ -111,6 +111,7 @@ func TestOptionsApply(t *testing.T) {
 		{"unknown name", &cfg{}, map[string]Value{"volume": {Float: 1}}, nil, true},
 		{"refused value", &cfg{}, map[string]Value{"speed": {Float: 9}}, nil, true},
 		{"another config", &struct{}{}, map[string]Value{"speed": {Float: 1}}, nil, true},
+		{"no key for a vendor that needs one", &cfg{}, map[string]Value{"api_key_env": {}}, nil, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := tb.Apply(c.cfg, c.values)
