@@ -25,7 +25,9 @@ type MarkEcho struct {
 // Heard is the pacer's account of what the caller heard of Epoch: the
 // number of words that started playing (by the heard position, with the lead
 // margin subtracted) and whether the epoch was cut short. The llm actor cuts
-// the epoch's assistant messages to these words.
+// the epoch's assistant messages to these words. The pacer pushes it for the
+// ends it decides (played out, overlapped by a newer answer, its restart)
+// and sends it as the answer to a HeardQuery otherwise: one path per end.
 type Heard struct {
 	Epoch    Epoch
 	Words    int
@@ -34,8 +36,9 @@ type Heard struct {
 }
 
 // HeardQuery asks the pacer what was heard of Epoch; the answer is a Heard
-// sent to the asker. The llm actor asks when it interrupts an epoch, since
-// the pacer may never have seen audio of it.
+// sent to the llm actor. The llm actor asks when it interrupts an epoch (an
+// end it decides, so the pacer pushes no Heard then), since the pacer may
+// never have seen audio of it.
 type HeardQuery struct {
 	Epoch Epoch
 }
