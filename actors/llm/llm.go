@@ -311,7 +311,9 @@ func (a *Actor) responded(ctx actor.Context, m *responded) {
 	if !a.live(m.epoch) || a.cur.round == nil {
 		return
 	}
-	a.stats.Add("invalid_calls", uint64(m.invalidCalls))
+	if m.invalidCalls > 0 {
+		a.stats.Add("invalid_calls", uint64(m.invalidCalls))
+	}
 	a.idNext = m.next
 	a.cur.partial.Reset()
 	if m.recorded {
