@@ -20,6 +20,7 @@ type Pump struct {
 	done     chan struct{}
 	wake     chan struct{} // pending grew, or the session ended
 	space    chan struct{} // pending shrank, or the session ended
+	recheck  chan struct{} // the event held out is dropped or overtaken
 
 	pending []providers.TTSEvent // from head on
 	head    int
@@ -39,12 +40,13 @@ type Pump struct {
 // buffer events. Start runs its goroutine.
 func New(mu sync.Locker, buffer int) *Pump {
 	return &Pump{
-		mu:     mu,
-		events: make(chan providers.TTSEvent, buffer),
-		stop:   make(chan struct{}),
-		done:   make(chan struct{}),
-		wake:   make(chan struct{}, 1),
-		space:  make(chan struct{}, 1),
+		mu:      mu,
+		events:  make(chan providers.TTSEvent, buffer),
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
+		wake:    make(chan struct{}, 1),
+		space:   make(chan struct{}, 1),
+		recheck: make(chan struct{}, 1),
 	}
 }
 
@@ -82,6 +84,7 @@ func (p *Pump) QueueLocked(ev providers.TTSEvent) {
 func (p *Pump) QueueAheadLocked(ev providers.TTSEvent) {
 	if p.offering && p.offer.Kind != providers.TTSCancelled && !p.dropOffer {
 		p.yieldOffer = true
+		signal(p.recheck)
 	}
 	p.insertAheadLocked(ev)
 	signal(p.wake)
@@ -138,7 +141,7 @@ func (p *Pump) RetractLocked(contextID string) int {
 	if p.offering && !p.dropOffer && p.offer.ContextID == contextID && p.offer.Kind != providers.TTSCancelled {
 		p.dropOffer = true
 		n++
-		signal(p.wake)
+		signal(p.recheck)
 	}
 	signal(p.space)
 	return n
@@ -176,6 +179,7 @@ func (p *Pump) FailLocked(err error, contextID string) {
 	p.pending, p.head = p.pending[:0], 0
 	if p.offering {
 		p.dropOffer = true
+		signal(p.recheck)
 	}
 	signal(p.wake)
 	signal(p.space)
@@ -263,7 +267,7 @@ func (p *Pump) hand(ev providers.TTSEvent) bool {
 		select {
 		case p.events <- ev:
 			return true
-		case <-p.wake:
+		case <-p.recheck:
 			p.mu.Lock()
 			switch {
 			case p.dropOffer:
