@@ -6,7 +6,8 @@
 // directly, and the one goroutine it starts is a tool's own, in RunCall, so
 // a tool that ignores its context cannot hold its caller past the timeout.
 //
-// It imports only the standard library, messages and the JSON Schema
-// validator of tool arguments (santhosh-tekuri/jsonschema/v6, draft 2020-12,
+// It imports only the standard library, messages, the JSON lexer it shares
+// with the providers (agent/jsonlex) and the JSON Schema validator of tool
+// arguments (santhosh-tekuri/jsonschema/v6, draft 2020-12,
 // compiled offline; golang.org/x/text formats its messages).
 package agent

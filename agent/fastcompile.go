@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/brisvox/brisvox/agent/jsonlex"
 )
 
 // Compiling a parameter schema for the fast path (see fastvalidate.go for
@@ -330,7 +332,7 @@ func scalarsOf(v any, at string) ([]fastScalar, error) {
 // numberOf reads a number of the schema exactly.
 func numberOf(text, at string) (decimal, error) {
 	b := []byte(text)
-	if end, ok := scanNumber(b, 0); !ok || end != len(b) {
+	if end, _, fault := jsonlex.Number(b, 0); fault != jsonlex.NoFault || end != len(b) {
 		return decimal{}, unsupported(at, "number %q", text)
 	}
 	d, ok := parseDecimal(b)

@@ -5,12 +5,14 @@ import (
 	"math/bits"
 	"regexp"
 	"slices"
+
+	"github.com/brisvox/brisvox/agent/jsonlex"
 )
 
 // The fast path of argument validation. At Register a tool's parameter
 // schema is also compiled into a small tree of fastNodes when it uses only
 // the subset below; validateArguments then runs that tree over the raw
-// arguments with the scanner of jsonscan.go, allocating nothing (but one
+// arguments with the lexer of agent/jsonlex, allocating nothing (but one
 // buffer for a pattern over a string with escapes), and returns at once
 // when it says valid. Any other answer (invalid, or unsure:
 // malformed JSON, invalid UTF-8, a duplicate key, a huge exponent, deep
@@ -39,7 +41,8 @@ import (
 // Any other keyword (allOf, anyOf, oneOf, not, if, patternProperties,
 // prefixItems, multipleOf, uniqueItems true, $id, $anchor, an unknown
 // keyword, ...) leaves the tool without a fast validator. fastcompile.go
-// builds the tree, this file runs it, jsonscan.go reads the JSON.
+// builds the tree, this file runs it, agent/jsonlex reads the JSON's
+// strings and numbers and decimal.go compares numbers.
 
 // Bounds of the fast path; past them it answers unsure.
 const (
@@ -152,7 +155,7 @@ func (n *fastNode) onlyRef() bool {
 
 // check runs v over the trimmed arguments args.
 func (v *fastValidator) check(args []byte) verdict {
-	i := skipSpace(args, 0)
+	i := jsonlex.SkipSpace(args, 0)
 	if i == len(args) || args[i] != '{' {
 		// Not an object: the library words that refusal.
 		return verdictUnsure
@@ -161,7 +164,7 @@ func (v *fastValidator) check(args []byte) verdict {
 	if res != verdictValid {
 		return res
 	}
-	if skipSpace(args, end) != len(args) {
+	if jsonlex.SkipSpace(args, end) != len(args) {
 		return verdictUnsure
 	}
 	return verdictValid
@@ -217,7 +220,7 @@ func checkObject(n *fastNode, d []byte, i, depth int) (int, verdict) {
 	}
 	var seen uint64         // fields met
 	members, others := 0, 0 // all members; those of names n does not know
-	i = skipSpace(d, i+1)
+	i = jsonlex.SkipSpace(d, i+1)
 	if i < len(d) && d[i] == '}' {
 		return finishObject(n, d, start, i+1, seen, members, others)
 	}
@@ -225,16 +228,16 @@ func checkObject(n *fastNode, d []byte, i, depth int) (int, verdict) {
 		if i >= len(d) || d[i] != '"' {
 			return i, verdictUnsure
 		}
-		kend, _, escaped, ok := scanString(d, i)
-		if !ok {
+		kend, _, escaped, fault := jsonlex.ScanString(d, i)
+		if fault != jsonlex.NoFault {
 			return i, verdictUnsure
 		}
-		key := d[i+1 : kend-1]
-		i = skipSpace(d, kend)
+		key := d[i:kend] // quotes included
+		i = jsonlex.SkipSpace(d, kend)
 		if i >= len(d) || d[i] != ':' {
 			return i, verdictUnsure
 		}
-		i = skipSpace(d, i+1)
+		i = jsonlex.SkipSpace(d, i+1)
 		members++
 		var child *fastNode
 		if n != nil {
@@ -262,9 +265,9 @@ func checkObject(n *fastNode, d []byte, i, depth int) (int, verdict) {
 		if res != verdictValid {
 			return end, res
 		}
-		i = skipSpace(d, end)
+		i = jsonlex.SkipSpace(d, end)
 		if i < len(d) && d[i] == ',' {
-			i = skipSpace(d, i+1)
+			i = jsonlex.SkipSpace(d, i+1)
 			continue
 		}
 		if i < len(d) && d[i] == '}' {
@@ -274,21 +277,22 @@ func checkObject(n *fastNode, d []byte, i, depth int) (int, verdict) {
 	}
 }
 
-// field finds the field named by the raw key (escaped: it holds escapes).
+// field finds the field named by the key, a string jsonlex.ScanString
+// accepted, quotes included (escaped: it holds escapes).
 func (n *fastNode) field(key []byte, escaped bool) (int, bool, verdict) {
 	if n.index == nil {
 		return 0, false, verdictValid
 	}
 	if !escaped {
-		f, ok := n.index[string(key)] // no allocation: a map lookup
+		f, ok := n.index[string(key[1:len(key)-1])] // no allocation: a map lookup
 		return f, ok, verdictValid
 	}
 	var buf [maxFastDecodeBytes]byte
-	w, ok := decodeString(buf[:], key)
-	if !ok {
+	name, _, _ := jsonlex.AppendContent(buf[:0], key, 1)
+	if len(name) > len(buf) {
 		return 0, false, verdictUnsure
 	}
-	f, ok := n.index[string(buf[:w])]
+	f, ok := n.index[string(name)]
 	return f, ok, verdictValid
 }
 
@@ -329,9 +333,9 @@ const maxFastOthers = 64
 func distinctOthers(n *fastNode, d []byte, start int) (int, bool) {
 	var names [maxFastOthers][]byte
 	k := 0
-	i := skipSpace(d, start+1)
+	i := jsonlex.SkipSpace(d, start+1)
 	for i < len(d) && d[i] == '"' {
-		kend, _, escaped, _ := scanString(d, i)
+		kend, _, escaped, _ := jsonlex.ScanString(d, i)
 		key := d[i+1 : kend-1]
 		if escaped {
 			return 0, false
@@ -345,12 +349,12 @@ func distinctOthers(n *fastNode, d []byte, start int) (int, bool) {
 				k++
 			}
 		}
-		i = skipSpace(d, kend)
-		i = skipSpace(d, i+1) // the colon
+		i = jsonlex.SkipSpace(d, kend)
+		i = jsonlex.SkipSpace(d, i+1) // the colon
 		i, _ = checkValue(nil, d, i, 0)
-		i = skipSpace(d, i)
+		i = jsonlex.SkipSpace(d, i)
 		if i < len(d) && d[i] == ',' {
-			i = skipSpace(d, i+1)
+			i = jsonlex.SkipSpace(d, i+1)
 		}
 	}
 	return k, true
@@ -367,7 +371,7 @@ func checkArray(n *fastNode, d []byte, i, depth int) (int, verdict) {
 		items = n.items
 	}
 	count := 0
-	i = skipSpace(d, i+1)
+	i = jsonlex.SkipSpace(d, i+1)
 	if i < len(d) && d[i] == ']' {
 		return finishArray(n, i+1, count)
 	}
@@ -377,9 +381,9 @@ func checkArray(n *fastNode, d []byte, i, depth int) (int, verdict) {
 			return end, res
 		}
 		count++
-		i = skipSpace(d, end)
+		i = jsonlex.SkipSpace(d, end)
 		if i < len(d) && d[i] == ',' {
-			i = skipSpace(d, i+1)
+			i = jsonlex.SkipSpace(d, i+1)
 			continue
 		}
 		if i < len(d) && d[i] == ']' {
@@ -400,8 +404,8 @@ func finishArray(n *fastNode, end, count int) (int, verdict) {
 // checkString checks the string at d[i] against n: type, enum and const,
 // length in runes, pattern.
 func checkString(n *fastNode, d []byte, i int) (int, verdict) {
-	end, runes, escaped, ok := scanString(d, i)
-	if !ok {
+	end, runes, escaped, fault := jsonlex.ScanString(d, i)
+	if fault != jsonlex.NoFault {
 		return end, verdictUnsure
 	}
 	if n == nil {
@@ -410,9 +414,9 @@ func checkString(n *fastNode, d []byte, i int) (int, verdict) {
 	if !n.admitsKind(kindString, false) {
 		return end, verdictInvalid
 	}
-	raw := d[i+1 : end-1]
+	str := d[i:end] // quotes included
 	for _, set := range n.enums {
-		res := matchString(set, raw, escaped)
+		res := matchString(set, str, escaped)
 		if res != verdictValid {
 			return end, res
 		}
@@ -421,13 +425,11 @@ func checkString(n *fastNode, d []byte, i int) (int, verdict) {
 		return end, verdictInvalid
 	}
 	if n.pattern != nil {
-		s := raw
+		s := str[1 : len(str)-1]
 		if escaped {
 			// The one allocation of the fast path, for a pattern over
 			// a string with escapes: decoded, it is never longer.
-			s = make([]byte, len(raw))
-			w, _ := decodeString(s, raw)
-			s = s[:w]
+			s, _, _ = jsonlex.AppendContent(make([]byte, 0, len(s)), str, 1)
 		}
 		if !n.pattern.Match(s) {
 			return end, verdictInvalid
@@ -436,17 +438,16 @@ func checkString(n *fastNode, d []byte, i int) (int, verdict) {
 	return end, verdictValid
 }
 
-// matchString says whether the string raw (between its quotes) equals one
-// of the set's strings.
-func matchString(set []fastScalar, raw []byte, escaped bool) verdict {
-	s := raw
+// matchString says whether the string str (quotes included, as
+// jsonlex.ScanString accepted it) equals one of the set's strings.
+func matchString(set []fastScalar, str []byte, escaped bool) verdict {
+	s := str[1 : len(str)-1]
 	var buf [maxFastDecodeBytes]byte
 	if escaped {
-		w, ok := decodeString(buf[:], raw)
-		if !ok {
+		s, _, _ = jsonlex.AppendContent(buf[:0], str, 1)
+		if len(s) > len(buf) {
 			return verdictUnsure
 		}
-		s = buf[:w]
 	}
 	for _, e := range set {
 		if e.kind == kindString && e.s == string(s) {
@@ -489,8 +490,8 @@ func checkLiteral(n *fastNode, d []byte, i int) (int, verdict) {
 // checkNumber checks the number at d[i] against n: type (integer by
 // value), enum and const, bounds.
 func checkNumber(n *fastNode, d []byte, i int) (int, verdict) {
-	end, ok := scanNumber(d, i)
-	if !ok {
+	end, _, fault := jsonlex.Number(d, i)
+	if fault != jsonlex.NoFault {
 		return end, verdictUnsure
 	}
 	if n == nil {

@@ -1,18 +1,10 @@
 package jsonscan
 
 import (
-	"errors"
-	"fmt"
 	"math"
-	"unicode/utf16"
-	"unicode/utf8"
-)
 
-// ErrJSON is wrapped by every error of a Scanner: the data is not JSON,
-// or not of the shape the decoder asked for. The detail names an offset
-// and what was expected, never the data itself (it may be a transcript or
-// a tool's arguments).
-var ErrJSON = errors.New("invalid JSON")
+	"github.com/brisvox/brisvox/agent/jsonlex"
+)
 
 // Nesting bounds. The decoders walk a few levels of a chunk; a skipped
 // value may nest deeper, up to maxSkipDepth (encoding/json allows 10000;
@@ -25,7 +17,8 @@ const (
 // Scanner reads one JSON value in place, for the adapters' per-chunk
 // decoders: the decoder walks the objects it knows and skips the rest, and
 // nothing is allocated except the strings it asks for (Str). It checks the
-// whole grammar, including the parts it skips.
+// whole grammar, including the parts it skips; strings, escapes and
+// numbers are read by the module's one lexer, agent/jsonlex.
 //
 // The semantics are those of encoding/json decoding into a struct, except
 // that keys match exactly (encoding/json folds case): null reads as the
@@ -72,22 +65,19 @@ func (s *Scanner) Done() error {
 // fail records the first error: what was expected, at the current offset.
 func (s *Scanner) fail(expected string) error {
 	if s.err == nil {
-		s.err = fmt.Errorf("%w: at offset %d: expected %s", ErrJSON, s.pos, expected)
+		s.err = jsonlex.SyntaxError(s.pos, expected)
 	}
 	s.pos = len(s.data)
 	return s.err
 }
 
 // ws skips white space.
-func (s *Scanner) ws() {
-	for s.pos < len(s.data) {
-		switch s.data[s.pos] {
-		case ' ', '\t', '\n', '\r':
-			s.pos++
-		default:
-			return
-		}
-	}
+func (s *Scanner) ws() { s.pos = jsonlex.SkipSpace(s.data, s.pos) }
+
+// failAt records the lexer's fault at offset at.
+func (s *Scanner) failAt(at int, f jsonlex.Fault) {
+	s.pos = at
+	s.fail(f.Expected())
 }
 
 // peek is the next byte after white space, or 0 at the end.
@@ -254,128 +244,20 @@ func (s *Scanner) Str() string {
 // into the scratch buffer.
 func (s *Scanner) str() []byte {
 	start := s.pos + 1
-	i := start
-	for i < len(s.data) {
-		c := s.data[i]
-		if c == '"' {
-			s.pos = i + 1
-			return s.data[start:i]
-		}
-		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-			break
-		}
-		i++
+	i := jsonlex.Plain(s.data, start)
+	if i < len(s.data) && s.data[i] == '"' {
+		s.pos = i + 1
+		return s.data[start:i]
 	}
 	// The slow part: escapes, control bytes or non-ASCII from i on.
-	s.scratch = append(s.scratch[:0], s.data[start:i]...)
-	for i < len(s.data) {
-		c := s.data[i]
-		switch {
-		case c == '"':
-			s.pos = i + 1
-			return s.scratch
-		case c < 0x20:
-			s.pos = i
-			s.fail("no control character in a string")
-			return nil
-		case c == '\\':
-			n, ok := s.escape(i)
-			if !ok {
-				return nil
-			}
-			i = n
-		case c < utf8.RuneSelf:
-			s.scratch = append(s.scratch, c)
-			i++
-		default:
-			r, size := utf8.DecodeRune(s.data[i:])
-			if r == utf8.RuneError && size == 1 {
-				s.scratch = utf8.AppendRune(s.scratch, utf8.RuneError)
-			} else {
-				s.scratch = append(s.scratch, s.data[i:i+size]...)
-			}
-			i += size
-		}
+	buf, end, f := jsonlex.AppendContent(append(s.scratch[:0], s.data[start:i]...), s.data, i)
+	s.scratch = buf
+	if f != jsonlex.NoFault {
+		s.failAt(end, f)
+		return nil
 	}
-	s.pos = len(s.data)
-	s.fail("the end of a string")
-	return nil
-}
-
-// escape appends the escape at s.data[i] (a backslash) to the scratch
-// buffer and returns the offset after it.
-func (s *Scanner) escape(i int) (int, bool) {
-	if i+1 >= len(s.data) {
-		s.pos = i
-		s.fail("an escape")
-		return 0, false
-	}
-	var c byte
-	switch s.data[i+1] {
-	case '"', '\\', '/':
-		c = s.data[i+1]
-	case 'b':
-		c = '\b'
-	case 'f':
-		c = '\f'
-	case 'n':
-		c = '\n'
-	case 'r':
-		c = '\r'
-	case 't':
-		c = '\t'
-	case 'u':
-		r, ok := hex4(s.data, i+2)
-		if !ok {
-			s.pos = i
-			s.fail("four hex digits after \\u")
-			return 0, false
-		}
-		i += 6
-		if utf16.IsSurrogate(r) {
-			// A pair is two escapes; anything else is a lone surrogate,
-			// which reads as U+FFFD (as encoding/json does).
-			if i+1 < len(s.data) && s.data[i] == '\\' && s.data[i+1] == 'u' {
-				if r2, ok := hex4(s.data, i+2); ok {
-					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-						s.scratch = utf8.AppendRune(s.scratch, dec)
-						return i + 6, true
-					}
-				}
-			}
-			r = utf8.RuneError
-		}
-		s.scratch = utf8.AppendRune(s.scratch, r)
-		return i, true
-	default:
-		s.pos = i
-		s.fail("a valid escape")
-		return 0, false
-	}
-	s.scratch = append(s.scratch, c)
-	return i + 2, true
-}
-
-// hex4 reads four hex digits at b[i:].
-func hex4(b []byte, i int) (rune, bool) {
-	if i+4 > len(b) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[i : i+4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
+	s.pos = end
+	return s.scratch
 }
 
 // Int reads an integer; null reads as 0. A fraction, an exponent or a
@@ -446,52 +328,13 @@ func (s *Scanner) Bool() bool {
 // number consumes a number at s.pos and returns its end and whether it has
 // neither fraction nor exponent.
 func (s *Scanner) number() (int, bool) {
-	b, i := s.data, s.pos
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && '1' <= b[i] && b[i] <= '9':
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-	default:
-		s.pos = i
-		s.fail("a number")
+	end, integral, f := jsonlex.Number(s.data, s.pos)
+	if f != jsonlex.NoFault {
+		s.failAt(end, f)
 		return 0, false
 	}
-	integral := true
-	if i < len(b) && b[i] == '.' {
-		integral = false
-		i++
-		if i >= len(b) || b[i] < '0' || b[i] > '9' {
-			s.pos = i
-			s.fail("a digit after '.'")
-			return 0, false
-		}
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		integral = false
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if i >= len(b) || b[i] < '0' || b[i] > '9' {
-			s.pos = i
-			s.fail("a digit in the exponent")
-			return 0, false
-		}
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-	}
-	s.pos = i
-	return i, integral
+	s.pos = end
+	return end, integral
 }
 
 // Raw reads any value and returns its bytes as they are in the data
@@ -579,41 +422,10 @@ func (s *Scanner) skipContainer(open byte, depth int) {
 
 // skipString checks and skips the string at s.pos without copying it.
 func (s *Scanner) skipString() {
-	b := s.data
-	for i := s.pos + 1; i < len(b); {
-		switch c := b[i]; {
-		case c == '"':
-			s.pos = i + 1
-			return
-		case c < 0x20:
-			s.pos = i
-			s.fail("no control character in a string")
-			return
-		case c == '\\':
-			if i+1 >= len(b) {
-				s.pos = i
-				s.fail("an escape")
-				return
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if _, ok := hex4(b, i+2); !ok {
-					s.pos = i
-					s.fail("four hex digits after \\u")
-					return
-				}
-				i += 6
-			default:
-				s.pos = i
-				s.fail("a valid escape")
-				return
-			}
-		default:
-			i++
-		}
+	end, f := jsonlex.SkipString(s.data, s.pos)
+	if f != jsonlex.NoFault {
+		s.failAt(end, f)
+		return
 	}
-	s.pos = len(b)
-	s.fail("the end of a string")
+	s.pos = end
 }

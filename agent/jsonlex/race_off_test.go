@@ -1,0 +1,5 @@
+//go:build !race
+
+package jsonlex
+
+const raceEnabled = false
