@@ -371,7 +371,7 @@ func (a *Actor) fillerDelay(calls []messages.ToolCall) (time.Duration, bool) {
 // fillerDue speaks the next filler phrase when the round's tools are still
 // running: the caller is not left in silence.
 func (a *Actor) fillerDue(ctx actor.Context, m *fillerDue) {
-	if !a.live(m.epoch) || a.cur.fillerTimer == nil || a.cur.fillerRound != m.round || a.cur.filler != "" {
+	if !a.live(m.epoch) || a.cur.fillerTimer == nil || a.cur.fillerRound != m.round || a.cur.filler != "" || a.cur.closing != "" {
 		return
 	}
 	a.cur.fillerTimer = nil
