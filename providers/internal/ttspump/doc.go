@@ -20,4 +20,10 @@
 // what it had received first; an adapter's own work that failed
 // (FailLocked) drops what is pending and reports the failure next. Stop
 // makes the goroutine return at once, even when nobody reads Events.
+//
+// Contexts is the context table of the adapters that speak one context at
+// a time in the order they were opened (flite, OpenAI speech): the open
+// contexts by id and in order, and the bounded memory of the finished
+// ids. The websocket adapters keep their own tables, keyed by the ids on
+// their wire.
 package ttspump

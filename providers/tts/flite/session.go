@@ -68,13 +68,10 @@ type session struct {
 	stop context.CancelFunc
 	wg   sync.WaitGroup
 
-	mu sync.Mutex // guards the pump's queue too
-	// contexts are the open contexts in order of opening; contexts[0] is
-	// being spoken. open finds them by id.
-	contexts []*ttsContext
-	open     map[string]*ttsContext
-	finished map[string]struct{}
-	finOrder []string
+	mu sync.Mutex // guards the pump's queue and the contexts too
+	// contexts are the open contexts in order of opening (the head is
+	// being spoken) and the finished ids.
+	contexts *ttspump.Contexts[ttsContext]
 	err      error
 	closed   bool
 }
@@ -93,8 +90,7 @@ func newSession(parent context.Context, cfg Config, v *voice) *session {
 		wake:     make(chan struct{}, 1),
 		done:     ctx.Done(),
 		stop:     stop,
-		open:     map[string]*ttsContext{},
-		finished: map[string]struct{}{},
+		contexts: ttspump.NewContexts[ttsContext](maxFinishedIDs),
 	}
 	s.pump = ttspump.New(&s.mu, 0)
 	s.pump.Start()
@@ -137,32 +133,18 @@ func (s *session) contextLocked(id string) (*ttsContext, error) {
 	if err := s.usableLocked(); err != nil {
 		return nil, err
 	}
-	if _, ok := s.finished[id]; ok {
+	if s.contexts.Finished(id) {
 		return nil, ErrContextClosed
 	}
-	if c := s.open[id]; c != nil {
+	if c := s.contexts.Get(id); c != nil {
 		return c, nil
 	}
-	if len(s.open) >= s.cfg.MaxOpenContexts {
-		return nil, fmt.Errorf("%w: %d", ErrTooManyContexts, len(s.open))
+	if n := s.contexts.Len(); n >= s.cfg.MaxOpenContexts {
+		return nil, fmt.Errorf("%w: %d", ErrTooManyContexts, n)
 	}
 	c := &ttsContext{id: id}
-	s.open[id] = c
-	s.contexts = append(s.contexts, c)
+	s.contexts.Open(id, c)
 	return c, nil
-}
-
-// finishLocked remembers that id takes no more text.
-func (s *session) finishLocked(id string) {
-	if _, ok := s.finished[id]; ok {
-		return
-	}
-	s.finished[id] = struct{}{}
-	s.finOrder = append(s.finOrder, id)
-	if len(s.finOrder) > maxFinishedIDs {
-		delete(s.finished, s.finOrder[0])
-		s.finOrder = slices.Delete(s.finOrder, 0, 1)
-	}
 }
 
 // Push adds text to a context, opening it on first use. A word cut
@@ -203,7 +185,7 @@ func (s *session) Flush(contextID string) error {
 		c.partial = ""
 	}
 	c.flushed = true
-	s.finishLocked(contextID)
+	s.contexts.Finish(contextID)
 	s.poke()
 	return nil
 }
@@ -220,13 +202,11 @@ func (s *session) Cancel(contextID string) error {
 	if err := s.usableLocked(); err != nil {
 		return err
 	}
-	if c := s.open[contextID]; c != nil {
+	if c := s.contexts.Close(contextID); c != nil {
 		c.cancelled = true
 		c.ready = nil
-		s.contexts = slices.DeleteFunc(s.contexts, func(o *ttsContext) bool { return o == c })
-		delete(s.open, contextID)
 	}
-	s.finishLocked(contextID)
+	s.contexts.Finish(contextID)
 	s.pump.RetractLocked(contextID)
 	if acks, acked := s.pump.AcksLocked(contextID); !acked {
 		if acks >= maxPendingAcks {
@@ -265,8 +245,7 @@ func (s *session) duration(samples int64) time.Duration {
 // next context is spoken). It returns the next synthesis job, if one is
 // due; space tells that a held piece waits for the pump's queue.
 func (s *session) nextLocked() (j synthJob, ok, space bool) {
-	for len(s.contexts) > 0 {
-		c := s.contexts[0]
+	for c := s.contexts.Head(); c != nil; c = s.contexts.Head() {
 		if c.ready != nil {
 			if s.pump.PendingLocked() > 0 {
 				return j, false, true
@@ -281,8 +260,7 @@ func (s *session) nextLocked() (j synthJob, ok, space bool) {
 			return j, false, false
 		}
 		s.pump.QueueLocked(providers.TTSEvent{Kind: providers.TTSFlushed, ContextID: c.id})
-		s.contexts = slices.Delete(s.contexts, 0, 1)
-		delete(s.open, c.id)
+		s.contexts.Close(c.id)
 	}
 	return j, false, false
 }

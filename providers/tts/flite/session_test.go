@@ -356,10 +356,11 @@ func TestUnflushedTextWaits(t *testing.T) {
 		}
 	}
 	// The first word was offered after the first phrase's synthesis came
-	// back, when run had looked for the next job: the rest is still held.
+	// back, when the synthesizer had looked for the next job: the rest is
+	// still held.
 	ss := s.(*session)
 	ss.mu.Lock()
-	c := ss.open["a"]
+	c := ss.contexts.Get("a")
 	pending, partial := strings.Join(c.pending, " "), c.partial
 	ss.mu.Unlock()
 	if pending != "And half" || partial != "of" {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 
@@ -53,13 +52,10 @@ type session struct {
 	dec decoder
 	req requestState
 
-	mu sync.Mutex // guards the pump's queue too
-	// contexts are the open contexts in order of opening; contexts[0] is
-	// being spoken. open finds them by id.
-	contexts []*ttsContext
-	open     map[string]*ttsContext
-	finished map[string]struct{}
-	finOrder []string
+	mu sync.Mutex // guards the pump's queue and the contexts too
+	// contexts are the open contexts in order of opening (the head is
+	// being spoken) and the finished ids.
+	contexts *ttspump.Contexts[ttsContext]
 	// inFlight is the context of the request in flight, cancelReq ends
 	// that request.
 	inFlight  *ttsContext
@@ -81,8 +77,7 @@ func newSession(parent context.Context, a *Adapter) *session {
 		ctx:      ctx,
 		stop:     stop,
 		buf:      make([]byte, a.cfg.ReadBytes),
-		open:     map[string]*ttsContext{},
-		finished: map[string]struct{}{},
+		contexts: ttspump.NewContexts[ttsContext](maxFinishedIDs),
 	}
 	s.pump = ttspump.New(&s.mu, 0)
 	s.req.init(a)
@@ -124,32 +119,18 @@ func (s *session) contextLocked(id string) (*ttsContext, error) {
 	if err := s.usableLocked(); err != nil {
 		return nil, err
 	}
-	if _, ok := s.finished[id]; ok {
+	if s.contexts.Finished(id) {
 		return nil, fmt.Errorf("%w: %q", ErrContextClosed, id)
 	}
-	if c := s.open[id]; c != nil {
+	if c := s.contexts.Get(id); c != nil {
 		return c, nil
 	}
-	if len(s.open) >= s.a.cfg.MaxOpenContexts {
-		return nil, fmt.Errorf("%w: %d", ErrTooManyContexts, len(s.open))
+	if n := s.contexts.Len(); n >= s.a.cfg.MaxOpenContexts {
+		return nil, fmt.Errorf("%w: %d", ErrTooManyContexts, n)
 	}
 	c := &ttsContext{id: id}
-	s.open[id] = c
-	s.contexts = append(s.contexts, c)
+	s.contexts.Open(id, c)
 	return c, nil
-}
-
-// finishLocked remembers that id takes no more text.
-func (s *session) finishLocked(id string) {
-	if _, ok := s.finished[id]; ok {
-		return
-	}
-	s.finished[id] = struct{}{}
-	s.finOrder = append(s.finOrder, id)
-	if len(s.finOrder) > maxFinishedIDs {
-		delete(s.finished, s.finOrder[0])
-		s.finOrder = slices.Delete(s.finOrder, 0, 1)
-	}
 }
 
 // Push queues text for the context, opening it on first use. The text is
@@ -180,7 +161,7 @@ func (s *session) Flush(contextID string) error {
 		return err
 	}
 	c.flushed = true
-	s.finishLocked(contextID)
+	s.contexts.Finish(contextID)
 	s.poke()
 	return nil
 }
@@ -201,16 +182,14 @@ func (s *session) Cancel(contextID string) error {
 	if !acked && acks >= maxPendingAcks {
 		return fmt.Errorf("%w: %d", ErrCancelBacklog, acks)
 	}
-	if c := s.open[contextID]; c != nil {
+	if c := s.contexts.Close(contextID); c != nil {
 		c.cancelled = true
 		c.queued = ""
-		s.contexts = slices.DeleteFunc(s.contexts, func(o *ttsContext) bool { return o == c })
-		delete(s.open, contextID)
 		if s.inFlight == c {
 			s.cancelReq(errCancelled)
 		}
 	}
-	s.finishLocked(contextID)
+	s.contexts.Finish(contextID)
 	s.pump.RetractLocked(contextID)
 	if !acked {
 		s.pump.QueueAheadLocked(providers.TTSEvent{Kind: providers.TTSCancelled, ContextID: contextID})
@@ -239,8 +218,7 @@ func (s *session) Close() error {
 // a head context flushed with nothing left queues its Flushed and makes
 // way for the next. ok is false when there is nothing to request.
 func (s *session) nextLocked() (c *ttsContext, input string, ok bool) {
-	for len(s.contexts) > 0 {
-		c := s.contexts[0]
+	for c := s.contexts.Head(); c != nil; c = s.contexts.Head() {
 		if strings.TrimSpace(c.queued) != "" {
 			input, c.queued = takeInput(c.queued, s.a.cfg.MaxInputRunes)
 			return c, input, true
@@ -249,8 +227,7 @@ func (s *session) nextLocked() (c *ttsContext, input string, ok bool) {
 		if !c.flushed {
 			return nil, "", false
 		}
-		s.contexts = s.contexts[1:]
-		delete(s.open, c.id)
+		s.contexts.Close(c.id)
 		s.pump.QueueLocked(providers.TTSEvent{Kind: providers.TTSFlushed, ContextID: c.id})
 	}
 	return nil, "", false
