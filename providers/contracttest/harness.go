@@ -22,8 +22,8 @@ type Response struct {
 	Calls []Call
 }
 
-// LLMHarness drives the service behind an LLM adapter under test: providertest's
-// MockLLM (MockHarness) or an adapter's mock server.
+// LLMHarness drives the service behind an LLM adapter under test:
+// providertest's MockLLM (MockHarness) or an adapter's mock server.
 type LLMHarness interface {
 	// Reset drops what is scripted or injected and not yet used; the suite
 	// calls it at the start of every check.
@@ -43,9 +43,9 @@ type LLMHarness interface {
 	IOTimeout() time.Duration
 }
 
-// STTHarness drives the service behind an STT adapter under test: the
-// providertest.MockSTT (MockSTTHarness) or an adapter's mock server. The suite
-// sends speech as a 250 Hz square wave at amplitude 8000, PCM16 mono at
+// STTHarness drives the service behind an STT adapter under test:
+// providertest's MockSTT (MockSTTHarness) or an adapter's mock server. The
+// suite sends speech as a 250 Hz square wave at amplitude 8000, PCM16 mono at
 // SampleRate, far above any speech threshold: in 20 ms frames every 20 ms
 // while it streams, or as one 100 ms burst followed by Finalize. The
 // service recognizes the scripted utterances from it.
@@ -76,8 +76,9 @@ type STTHarness interface {
 	SampleRate() int
 }
 
-// TTSHarness drives the service behind a TTS adapter under test: providertest's
-// MockTTS (MockTTSHarness) or an adapter's mock server. There is no
+// TTSHarness drives the service behind a TTS adapter under test:
+// providertest's MockTTS (MockTTSHarness) or an adapter's mock server.
+// There is no
 // Script: a synthesizer speaks the text it is pushed, one word event per
 // word (when it reports words) with the word's audio after it. The suite
 // pushes plain lower-case words separated by single spaces, so a service

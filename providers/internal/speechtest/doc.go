@@ -15,8 +15,9 @@
 //     the message (CheckDecodeErr);
 //   - the live runs' gate and reads (SkipUnlessLive, NextWithoutWords);
 //   - the contract suite's plumbing over a wsmock vendor mock: the mapping
-//     of the suite's providertest.Fault onto wsmock.Fault (FaultMap: each service
-//     gives its refusal body, and says whether a stall answers pings), the
+//     of the suite's providertest.Fault onto wsmock.Fault (FaultMap: each
+//     service gives its refusal body, and says whether a stall answers
+//     pings), the
 //     harness part every adapter shares (Harness: Inject and IOTimeout),
 //     the suite's run with its count of checks (RunSTT, RunTTS) and the
 //     failed checks (FailedChecks, WantFailed). Each adapter's
