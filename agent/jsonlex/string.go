@@ -24,6 +24,10 @@ func SkipString(d []byte, i int) (end int, f Fault) {
 		case c < 0x20:
 			return i, FaultControl
 		case c == '\\':
+			if i+1 < len(d) && unescaped(d[i+1]) != 0 {
+				i += 2
+				continue
+			}
 			_, n, f := Escape(d, i)
 			if f != NoFault {
 				return i, f
@@ -55,12 +59,16 @@ func ScanString(d []byte, i int) (end, runes int, escaped bool, f Fault) {
 			runes++
 		case c == '\\':
 			escaped = true
+			runes++
+			if i+1 < len(d) && unescaped(d[i+1]) != 0 {
+				i += 2
+				continue
+			}
 			_, n, f := Escape(d, i)
 			if f != NoFault {
 				return i, 0, false, f
 			}
 			i = n
-			runes++
 		default:
 			r, size := utf8.DecodeRune(d[i:])
 			if r == utf8.RuneError && size == 1 {
@@ -82,21 +90,10 @@ func Escape(d []byte, i int) (r rune, end int, f Fault) {
 	if i+1 >= len(d) {
 		return 0, i, FaultEscapeEnd
 	}
-	switch c := d[i+1]; c {
-	case '"', '\\', '/':
-		return rune(c), i + 2, NoFault
-	case 'b':
-		return '\b', i + 2, NoFault
-	case 'f':
-		return '\f', i + 2, NoFault
-	case 'n':
-		return '\n', i + 2, NoFault
-	case 'r':
-		return '\r', i + 2, NoFault
-	case 't':
-		return '\t', i + 2, NoFault
-	case 'u':
-	default:
+	if b := unescaped(d[i+1]); b != 0 {
+		return rune(b), i + 2, NoFault
+	}
+	if d[i+1] != 'u' {
 		return 0, i, FaultEscape
 	}
 	r, ok := hex4(d, i+2)
@@ -114,6 +111,26 @@ func Escape(d []byte, i int) (r rune, end int, f Fault) {
 		}
 	}
 	return utf8.RuneError, i + 6, NoFault
+}
+
+// unescaped is the byte that the two-byte escape \c stands for, or 0 when
+// c starts no such escape (\u among them).
+func unescaped(c byte) byte {
+	switch c {
+	case '"', '\\', '/':
+		return c
+	case 'b':
+		return '\b'
+	case 'f':
+		return '\f'
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	case 't':
+		return '\t'
+	}
+	return 0
 }
 
 // hex4 reads the four hex digits at d[i:].
@@ -167,6 +184,13 @@ func AppendContent(dst, d []byte, i int) (out []byte, end int, f Fault) {
 		case c < 0x20:
 			return dst, i, FaultControl
 		case c == '\\':
+			if i+1 < len(d) {
+				if b := unescaped(d[i+1]); b != 0 {
+					dst = append(dst, b)
+					i += 2
+					continue
+				}
+			}
 			r, n, f := Escape(d, i)
 			if f != NoFault {
 				return dst, i, f

@@ -74,7 +74,20 @@ func (s *Scanner) fail(expected string) error {
 // ws skips white space.
 func (s *Scanner) ws() { s.pos = jsonlex.SkipSpace(s.data, s.pos) }
 
+// moveTo ends a lexer call: the scan goes on at end, or fails there.
+// Small enough to inline (failAt is kept out of line), so the lexer
+// costs the hot walk one call.
+func (s *Scanner) moveTo(end int, f jsonlex.Fault) {
+	if f != jsonlex.NoFault {
+		s.failAt(end, f)
+		return
+	}
+	s.pos = end
+}
+
 // failAt records the lexer's fault at offset at.
+//
+//go:noinline
 func (s *Scanner) failAt(at int, f jsonlex.Fault) {
 	s.pos = at
 	s.fail(f.Expected())
@@ -329,12 +342,8 @@ func (s *Scanner) Bool() bool {
 // neither fraction nor exponent.
 func (s *Scanner) number() (int, bool) {
 	end, integral, f := jsonlex.Number(s.data, s.pos)
-	if f != jsonlex.NoFault {
-		s.failAt(end, f)
-		return 0, false
-	}
-	s.pos = end
-	return end, integral
+	s.moveTo(end, f)
+	return end, integral && f == jsonlex.NoFault
 }
 
 // Raw reads any value and returns its bytes as they are in the data
@@ -367,11 +376,12 @@ func (s *Scanner) skip(depth int) {
 	}
 	switch c := s.peek(); {
 	case c == '"':
-		s.skipString()
+		s.moveTo(jsonlex.SkipString(s.data, s.pos)) // checked, not copied
 	case c == '{' || c == '[':
 		s.skipContainer(c, depth)
 	case c == '-' || ('0' <= c && c <= '9'):
-		s.number()
+		end, _, f := jsonlex.Number(s.data, s.pos)
+		s.moveTo(end, f)
 	case c == 't':
 		s.literal("true")
 	case c == 'f':
@@ -400,7 +410,7 @@ func (s *Scanner) skipContainer(open byte, depth int) {
 				s.fail("a member name")
 				return
 			}
-			s.skipString()
+			s.moveTo(jsonlex.SkipString(s.data, s.pos)) // checked, not copied
 			if s.peek() != ':' {
 				s.fail("':'")
 				return
@@ -418,14 +428,4 @@ func (s *Scanner) skipContainer(open byte, depth int) {
 			s.fail("',' or the end of the " + kind(closer))
 		}
 	}
-}
-
-// skipString checks and skips the string at s.pos without copying it.
-func (s *Scanner) skipString() {
-	end, f := jsonlex.SkipString(s.data, s.pos)
-	if f != jsonlex.NoFault {
-		s.failAt(end, f)
-		return
-	}
-	s.pos = end
 }
