@@ -37,10 +37,12 @@ type ttsContext struct {
 	// cancelled is set when Cancel removes the context: a synthesis in
 	// flight for it is then dropped.
 	cancelled bool
-	// ready is a synthesized piece waiting for the pump's queue to empty;
-	// offset counts the context's samples queued before it.
-	ready  *piece
-	offset int64
+	// ready is a synthesized piece waiting for the pump's queue to empty
+	// (when hasReady); offset counts the context's samples queued before
+	// it.
+	ready    piece
+	hasReady bool
+	offset   int64
 }
 
 // synthJob is one synthesis call: the context's words and the text
@@ -204,7 +206,7 @@ func (s *session) Cancel(contextID string) error {
 	}
 	if c := s.contexts.Close(contextID); c != nil {
 		c.cancelled = true
-		c.ready = nil
+		c.ready, c.hasReady = piece{}, false
 	}
 	s.contexts.Finish(contextID)
 	s.pump.RetractLocked(contextID)
@@ -246,12 +248,12 @@ func (s *session) duration(samples int64) time.Duration {
 // due; space tells that a held piece waits for the pump's queue.
 func (s *session) nextLocked() (j synthJob, ok, space bool) {
 	for c := s.contexts.Head(); c != nil; c = s.contexts.Head() {
-		if c.ready != nil {
+		if c.hasReady {
 			if s.pump.PendingLocked() > 0 {
 				return j, false, true
 			}
-			s.queuePieceLocked(c, c.ready)
-			c.ready = nil
+			s.queuePieceLocked(c, &c.ready)
+			c.ready, c.hasReady = piece{}, false
 		}
 		if j, ok = s.jobLocked(c); ok {
 			return j, true, false
@@ -350,7 +352,7 @@ func (s *session) synthesize() {
 			return
 		case !j.c.cancelled:
 			if p := buildPiece(j.words, j.tokens, u, s.cfg.Rate); len(p.pcm) > 0 {
-				j.c.ready = &p
+				j.c.ready, j.c.hasReady = p, true
 			}
 		}
 		s.mu.Unlock()
