@@ -13,7 +13,7 @@ import (
 // methods named ...Locked want the session's lock (the one given to New)
 // held; the others take no lock.
 type Pump struct {
-	mu       sync.Locker // the session's lock: guards pending, head, ended, endErr, offer...
+	mu       sync.Locker // the session's lock: guards the queue, the end and the offer fields
 	events   chan providers.TTSEvent
 	stop     chan struct{} // Stop, or the session ended without failure
 	stopOnce sync.Once
