@@ -195,11 +195,13 @@ func docBlocks(t *testing.T, doc string) map[string][2]int {
 
 // TestDocs: docs/CONFIG.md's "Agent files" section shows each provider's
 // block exactly as its option table writes it (every option, its range,
-// its default), and each block is a clean agent file once put in a
-// minimal agent. With -update, the blocks are rewritten from the tables.
+// its default) under a heading naming its key variable, and each block is
+// a clean agent file once put in a minimal agent. With -update, the
+// blocks are rewritten from the tables.
 // Mutation caught: an option added to a provider's table without its
 // line in the docs, a bound or default changed in a table and not in the
-// docs, a documented example that check would refuse (a range drifting).
+// docs, a key variable changed and not in the heading, a documented
+// example that check would refuse (a range drifting).
 func TestDocs(t *testing.T) {
 	data, err := os.ReadFile(configPath())
 	if err != nil {
@@ -224,6 +226,19 @@ func TestDocs(t *testing.T) {
 				at, ok := blocks[g.stage+" "+p.Vendor]
 				if !ok {
 					t.Fatalf("no example block for %s %s", g.stage, p.Vendor)
+				}
+				heading := doc[:at[0]]
+				heading = heading[strings.LastIndex(heading, "\n#### ")+1:]
+				heading, _, _ = strings.Cut(heading, "\n")
+				if !strings.HasPrefix(heading, "#### "+g.stage+": "+p.Vendor+" (") {
+					t.Errorf("the block is under %q, not %s %s's heading", heading, g.stage, p.Vendor)
+				}
+				key := "no key"
+				if p.Key != providers.NoKey {
+					key = "key: `" + p.KeyEnv + "`"
+				}
+				if !strings.Contains(heading, key) {
+					t.Errorf("the heading %q does not say %s", heading, key)
 				}
 				want := docBlock(g.stage, p)
 				if got := doc[at[0]:at[1]]; got != want {
