@@ -4,6 +4,9 @@ package jsonlex
 // JSON white space (space, tab, newline, carriage return), or len(d).
 func SkipSpace(d []byte, i int) int {
 	for i < len(d) {
+		if d[i] > ' ' {
+			return i // the common case, compact JSON: one comparison
+		}
 		switch d[i] {
 		case ' ', '\t', '\n', '\r':
 			i++
