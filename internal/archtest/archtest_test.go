@@ -55,6 +55,21 @@ var layerRules = []Rule{
 		Allowed:     []string{"messages/...", "media", "media/conn", "media/opus/...", "media/g722/...", "sip/...", "internal/..."},
 	},
 	{
+		// The stages of a call's tree talk by messages only: a stage
+		// imports no other stage (the session spawns them, kit is shared).
+		Name:      "stages-talk-by-messages",
+		Packages:  "actors/...",
+		Except:    []string{"actors/session", "actors/kit"},
+		Forbidden: []string{"actors/llm", "actors/tools", "actors/pacer", "actors/stt", "actors/tts", "actors/turn", "actors/vad", "actors/transport", "actors/switchboard", "actors/session"},
+	},
+	{
+		// The agent file is the binary's configuration: it reads the
+		// providers' option tables and knows no actor and no simulator.
+		Name:      "agentfile-is-configuration",
+		Packages:  "cmd/internal/agentfile/...",
+		Forbidden: []string{"actors/...", "sim/...", "media/webrtc/...", "media/carrier/...", "sip/..."},
+	},
+	{
 		// The actors are below the transports, the simulator and the
 		// commands: a call's tree drives a media/conn.Conn and never knows
 		// which transport is behind it.
@@ -260,6 +275,11 @@ func TestLayerRulesBite(t *testing.T) {
 		{"conn-is-a-leaf", "media/conn", "media", "messages"},
 		{"sip-sees-only-the-conn", "sip/rtp", "actors/transport", "media/conn"},
 		{"sip-sees-only-the-conn", "sip", "providers", "media/g722"},
+		{"stages-talk-by-messages", "actors/tools", "actors/llm", "actors/kit"},
+		{"agentfile-is-configuration", "cmd/internal/agentfile", "actors/llm", "providers/tts/cartesia"},
+		{"agentfile-is-configuration", "cmd/internal/agentfile", "sim", "providers"},
+		{"stages-talk-by-messages", "actors/pacer", "actors/transport", "messages"},
+		{"stages-talk-by-messages", "actors/switchboard", "actors/session", "actors/kit"},
 		{"actors-below-transports", "actors/session", "media/webrtc", "media/conn"},
 		{"actors-below-transports", "actors/transport", "sip/rtp", "media"},
 		{"actors-below-transports", "actors/tts", "media/carrier/twilio", "providers"},
