@@ -28,9 +28,10 @@ type Pump struct {
 	endErr  error
 	endCtx  string // the ContextID of the Err event
 
-	// The event the goroutine holds out to the reader, and what a call
-	// made meanwhile wants done with it.
-	offer      providers.TTSEvent
+	// The context and kind of the event the goroutine holds out to the
+	// reader, and what a call made meanwhile wants done with it.
+	offerCtx   string
+	offerKind  providers.TTSEventKind
 	offering   bool
 	dropOffer  bool // taken back (RetractLocked) or failed over (FailLocked)
 	yieldOffer bool // an event was queued ahead (QueueAheadLocked)
@@ -82,7 +83,7 @@ func (p *Pump) QueueLocked(ev providers.TTSEvent) {
 // queued), and ahead of the event held out to the reader unless that is
 // an ack too: a Cancel's ack overtakes the audio waiting for the caller.
 func (p *Pump) QueueAheadLocked(ev providers.TTSEvent) {
-	if p.offering && p.offer.Kind != providers.TTSCancelled && !p.dropOffer {
+	if p.offering && p.offerKind != providers.TTSCancelled && !p.dropOffer {
 		p.yieldOffer = true
 		signal(p.recheck)
 	}
@@ -113,8 +114,9 @@ func (p *Pump) AcksLocked(contextID string) (n int, has bool) {
 			has = has || ev.ContextID == contextID
 		}
 	}
-	if p.offering && !p.dropOffer {
-		count(p.offer)
+	if p.offering && !p.dropOffer && p.offerKind == providers.TTSCancelled {
+		n++
+		has = has || p.offerCtx == contextID
 	}
 	for _, ev := range p.pending[p.head:] {
 		count(ev)
@@ -138,7 +140,7 @@ func (p *Pump) RetractLocked(contextID string) int {
 	n := len(p.pending) - len(kept)
 	clear(p.pending[len(kept):])
 	p.pending = kept
-	if p.offering && !p.dropOffer && p.offer.ContextID == contextID && p.offer.Kind != providers.TTSCancelled {
+	if p.offering && !p.dropOffer && p.offerCtx == contextID && p.offerKind != providers.TTSCancelled {
 		p.dropOffer = true
 		n++
 		signal(p.recheck)
@@ -220,9 +222,9 @@ func (p *Pump) run() {
 	defer close(p.events)
 	for {
 		p.mu.Lock()
-		p.offer, p.offering, p.dropOffer, p.yieldOffer = providers.TTSEvent{}, false, false, false
+		p.offering, p.dropOffer, p.yieldOffer = false, false, false
 		if ev, ok := p.PopLocked(); ok {
-			p.offer, p.offering = ev, true
+			p.offerCtx, p.offerKind, p.offering = ev.ContextID, ev.Kind, true
 			p.mu.Unlock()
 			signal(p.space)
 			if !p.hand(ev) {
