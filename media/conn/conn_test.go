@@ -39,8 +39,8 @@ func TestReasonOf(t *testing.T) {
 // 1) or returning 0 for a zero RetryAfter.
 func TestRefusal(t *testing.T) {
 	cases := []struct {
-		r         conn.Refusal
-		text      string
+		r          conn.Refusal
+		text       string
 		retryAfter int
 	}{
 		{conn.Refusal{Cause: conn.RefusedFull, RetryAfter: time.Second}, "transport: call not admitted: full", 1},
