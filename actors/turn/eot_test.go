@@ -9,6 +9,7 @@ import (
 
 	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/actors/turn"
+	"github.com/brisvox/brisvox/agent/endofturn"
 	"github.com/brisvox/brisvox/media/eot"
 	"github.com/brisvox/brisvox/sim"
 )
@@ -49,7 +50,7 @@ func TestEndOfTurnModel(t *testing.T) {
 				LLM: sim.NewMockLLM(sim.LLMConfig{}, sim.Response{Text: "For what time?"}),
 				TTS: sim.NewMockTTS(sim.TTSConfig{}),
 				Configure: func(c *session.Config) {
-					c.Turn.EndOfTurn = &eot.PolicyConfig{}
+					c.Turn.EndOfTurn = &endofturn.PolicyConfig{}
 					switch tc.name {
 					case "complete":
 						fixed = eot.NewFixed(0.9)
@@ -95,7 +96,7 @@ func TestEndOfTurnModelKeepsAPauseInTheTurn(t *testing.T) {
 			LLM: sim.NewMockLLM(sim.LLMConfig{}, sim.Response{Text: "For what time?"}, sim.Response{Text: "Again?"}),
 			TTS: sim.NewMockTTS(sim.TTSConfig{}),
 			Configure: func(c *session.Config) {
-				c.Turn.EndOfTurn = &eot.PolicyConfig{}
+				c.Turn.EndOfTurn = &endofturn.PolicyConfig{}
 				c.TurnModel = eot.NewFixed(0.1)
 			},
 		}).Run()
@@ -114,10 +115,10 @@ func TestEndOfTurnModelKeepsAPauseInTheTurn(t *testing.T) {
 // TestEndOfTurnConfig: the model and a fixed delay together are refused,
 // and so is a policy without a model.
 func TestEndOfTurnConfig(t *testing.T) {
-	if err := (turn.Config{EndOfTurn: &eot.PolicyConfig{}, EndOfTurnDelay: time.Second}).Validate(); !errors.Is(err, turn.ErrInvalidConfig) {
+	if err := (turn.Config{EndOfTurn: &endofturn.PolicyConfig{}, EndOfTurnDelay: time.Second}).Validate(); !errors.Is(err, turn.ErrInvalidConfig) {
 		t.Errorf("model and fixed delay: %v", err)
 	}
-	if err := (turn.Config{EndOfTurn: &eot.PolicyConfig{}, Speculate: true}).Validate(); err != nil {
+	if err := (turn.Config{EndOfTurn: &endofturn.PolicyConfig{}, Speculate: true}).Validate(); err != nil {
 		t.Errorf("speculation with the model's delay: %v", err)
 	}
 }

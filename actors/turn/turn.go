@@ -8,7 +8,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/brisvox/brisvox/actors/kit"
-	"github.com/brisvox/brisvox/media/eot"
+	"github.com/brisvox/brisvox/agent/endofturn"
 	"github.com/brisvox/brisvox/messages"
 )
 
@@ -34,9 +34,9 @@ type Config struct {
 	// EndOfTurn, when set, replaces the fixed EndOfTurnDelay by the
 	// end-of-turn model's estimate (messages.TurnEstimate, from the vad
 	// actor): the turn ends at the end of speech plus the policy's delay
-	// for the estimate (eot.Policy.Delay), and waits MaxDelay when no
+	// for the estimate (endofturn.Policy.Delay), and waits MaxDelay when no
 	// estimate comes. It cannot be combined with EndOfTurnDelay.
-	EndOfTurn *eot.PolicyConfig
+	EndOfTurn *endofturn.PolicyConfig
 	// DTMF says what the caller's key presses do (see the package doc).
 	DTMF DTMFConfig
 }
@@ -108,7 +108,7 @@ type Actor struct {
 
 	// policy turns the end-of-turn model's estimates into delays (nil: the
 	// fixed EndOfTurnDelay); estimate is the newest one.
-	policy   *eot.Policy
+	policy   *endofturn.Policy
 	estimate *messages.TurnEstimate
 }
 
@@ -148,7 +148,7 @@ func Props(cfg Config, peers kit.Peers, opts ...actor.PropsOption) *actor.Props 
 	return actor.PropsFromProducer(func() actor.Actor {
 		a := &Actor{cfg: cfg, peers: peers, stats: stats, store: store, epoch: messages.Epoch(store.Load()), epochUsed: true}
 		if cfg.EndOfTurn != nil {
-			a.policy, _ = eot.NewPolicy(*cfg.EndOfTurn) // validated with the config
+			a.policy, _ = endofturn.NewPolicy(*cfg.EndOfTurn) // validated with the config
 		}
 		return a
 	}, opts...)

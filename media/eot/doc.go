@@ -1,17 +1,16 @@
-// Package eot decides when a caller's turn is over. The voice activity
-// detector says when speech stopped; a pause is not the end of a turn, so an
-// end-of-turn model (Smart Turn style: a classifier over the last 8 s of
-// 16 kHz audio) estimates the probability that the turn is complete, and
-// Policy turns that estimate into a deadline between MinDelay and MaxDelay
-// after the stop, cancelled when speech resumes.
+// Package eot is the end-of-turn model: media's half of deciding when a
+// caller's turn is over. The voice activity detector says when speech
+// stopped; a pause is not the end of a turn, so an end-of-turn model (Smart
+// Turn style: a classifier over the last 8 s of 16 kHz audio) estimates the
+// probability that the turn is complete. What to do with that probability
+// (how long to wait after the stop) is a conversation rule, the policy of
+// agent/endofturn, which the turn actor owns; the vad actor runs the model.
 //
 // The pieces:
 //
 //   - Model, the seam: Complete(ctx, audio) returns the probability. Fixed
 //     answers scripted probabilities (tests); Runner runs a configured ONNX
 //     model file with ONNX Runtime.
-//   - Policy, a pure state machine driven by explicit times (no clock, no
-//     goroutines), which the turn actor wires to its timers.
 //   - Features, Whisper-style log-mel features ([80][800] for 8 s) computed
 //     in Go, as Smart Turn v3 expects them (v2 took the raw waveform and is
 //     not supported).

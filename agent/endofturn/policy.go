@@ -1,4 +1,4 @@
-package eot
+package endofturn
 
 import (
 	"fmt"
