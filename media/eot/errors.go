@@ -2,10 +2,6 @@ package eot
 
 import "errors"
 
-// ErrInvalidConfig is wrapped by every Validate error of this package: the
-// settings are wrong, retrying cannot help.
-var ErrInvalidConfig = errors.New("eot: invalid config")
-
 // ErrNoModel is returned by NewRunner when Config.ModelPath is empty: no
 // end-of-turn model file is configured. No such model ships with the
 // project; see docs/MEDIA.md ("End of turn") for what file to configure.
