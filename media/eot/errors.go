@@ -25,3 +25,8 @@ var ErrClosed = errors.New("eot: runner closed")
 // ErrBadBuffer is returned when a caller's feature buffer has the wrong
 // length.
 var ErrBadBuffer = errors.New("eot: feature buffer has the wrong length")
+
+// ErrNoCgo: the binary was built without cgo (CGO_ENABLED=0), so ONNX
+// Runtime cannot be loaded; NewRunner fails with it, wrapped in
+// ErrRuntimeUnavailable, after checking the config and the model file.
+var ErrNoCgo = errors.New("eot: built without cgo; ONNX Runtime cannot be loaded (build with CGO_ENABLED=1)")
