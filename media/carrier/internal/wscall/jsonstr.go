@@ -10,6 +10,10 @@ const hexDigits = "0123456789abcdef"
 // backslashes and control characters escaped, invalid UTF-8 replaced by
 // U+FFFD (as encoding/json does). It does not allocate beyond dst's
 // growth.
+//
+// It is the write side of the string grammar whose read side is the
+// module's lexer, agent/jsonlex; it stays here because media may not
+// import agent (and the carriers' bytes on the wire stay as they are).
 func AppendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	for i := 0; i < len(s); {
