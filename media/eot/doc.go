@@ -16,5 +16,7 @@
 //     not supported).
 //
 // No end-of-turn model ships with the project: NewRunner returns ErrNoModel
-// until Config.ModelPath names one (docs/MEDIA.md, "End of turn").
+// until Config.ModelPath names one (docs/MEDIA.md, "End of turn"). Built
+// without cgo (CGO_ENABLED=0), Runner cannot load ONNX Runtime: NewRunner
+// checks the config and the file, then fails with ErrNoCgo.
 package eot

@@ -17,5 +17,6 @@
 // fetched by `go tool task setup` into .native/; LocateFiles says how they
 // are found. ONNX Runtime's environment is process-global in onnxruntime_go;
 // the package reference-counts it (see runtime.go): the first Model loads
-// it, the last Close unloads it.
+// it, the last Close unloads it. Built without cgo (CGO_ENABLED=0), NewModel
+// and NewPool check the config and find the files, then fail with ErrNoCgo.
 package silero
