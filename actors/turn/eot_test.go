@@ -11,6 +11,7 @@ import (
 	"github.com/brisvox/brisvox/actors/turn"
 	"github.com/brisvox/brisvox/agent/endofturn"
 	"github.com/brisvox/brisvox/media/eot"
+	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -46,9 +47,9 @@ func TestEndOfTurnModel(t *testing.T) {
 			s := sim.NewScenario("eot-"+tc.name).Silence(9*time.Second).Speak("Book a table for two.", 1500*time.Millisecond).Silence(4 * time.Second)
 			r, err := (&sim.Call{
 				Scenario: s, Linger: 2 * time.Second,
-				STT: sim.NewMockSTT(sim.STTConfig{}, s.Utterances()),
-				LLM: sim.NewMockLLM(sim.LLMConfig{}, sim.Response{Text: "For what time?"}),
-				TTS: sim.NewMockTTS(sim.TTSConfig{}),
+				STT: providertest.NewMockSTT(providertest.STTConfig{}, s.Utterances()),
+				LLM: providertest.NewMockLLM(providertest.LLMConfig{}, providertest.Response{Text: "For what time?"}),
+				TTS: providertest.NewMockTTS(providertest.TTSConfig{}),
 				Configure: func(c *session.Config) {
 					c.Turn.EndOfTurn = &endofturn.PolicyConfig{}
 					switch tc.name {
@@ -92,9 +93,9 @@ func TestEndOfTurnModelKeepsAPauseInTheTurn(t *testing.T) {
 			Silence(900*time.Millisecond).Speak("a table for two.", time.Second).Silence(4 * time.Second)
 		r, err := (&sim.Call{
 			Scenario: s, Linger: 2 * time.Second,
-			STT: sim.NewMockSTT(sim.STTConfig{}, s.Utterances()),
-			LLM: sim.NewMockLLM(sim.LLMConfig{}, sim.Response{Text: "For what time?"}, sim.Response{Text: "Again?"}),
-			TTS: sim.NewMockTTS(sim.TTSConfig{}),
+			STT: providertest.NewMockSTT(providertest.STTConfig{}, s.Utterances()),
+			LLM: providertest.NewMockLLM(providertest.LLMConfig{}, providertest.Response{Text: "For what time?"}, providertest.Response{Text: "Again?"}),
+			TTS: providertest.NewMockTTS(providertest.TTSConfig{}),
 			Configure: func(c *session.Config) {
 				c.Turn.EndOfTurn = &endofturn.PolicyConfig{}
 				c.TurnModel = eot.NewFixed(0.1)
