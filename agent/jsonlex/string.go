@@ -18,6 +18,10 @@ import (
 // (len(d) for FaultStringEnd).
 func SkipString(d []byte, i int) (end int, f Fault) {
 	for i++; i < len(d); {
+		if class[d[i]] != special {
+			i++
+			continue
+		}
 		switch c := d[i]; {
 		case c == '"':
 			return i + 1, NoFault
@@ -49,6 +53,11 @@ func SkipString(d []byte, i int) (end int, f Fault) {
 func ScanString(d []byte, i int) (end, runes int, escaped bool, f Fault) {
 	for i++; i < len(d); {
 		c := d[i]
+		if class[c] == ascii {
+			i++
+			runes++
+			continue
+		}
 		switch {
 		case c == '"':
 			return i + 1, runes, escaped, NoFault
@@ -160,14 +169,32 @@ func hex4(d []byte, i int) (rune, bool) {
 // byte from 0x80; or len(d). From the opening quote's index plus one, a
 // string whose Plain stops at a quote is its own decoded content.
 func Plain(d []byte, i int) int {
-	for i < len(d) {
-		if c := d[i]; c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-			return i
-		}
+	for i < len(d) && class[d[i]] == ascii {
 		i++
 	}
 	return i
 }
+
+// What a byte is inside a string, for the scans' inner loops: one load a
+// byte instead of a chain of comparisons.
+const (
+	ascii   = iota // printable ASCII but the quote and the backslash
+	high           // from 0x80: part of a UTF-8 sequence
+	special        // the quote, the backslash, a control byte
+)
+
+// class is never written after it is built.
+var class = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case c == '"' || c == '\\' || c < 0x20:
+			t[c] = special
+		case c >= utf8.RuneSelf:
+			t[c] = high
+		}
+	}
+	return t
+}()
 
 // AppendContent decodes a string from d[i], any offset inside it after its
 // opening quote, to its closing quote: it appends the decoded bytes to dst
