@@ -55,6 +55,22 @@ var layerRules = []Rule{
 		Allowed:     []string{"messages/...", "media", "media/conn", "media/opus/...", "media/g722/...", "sip/...", "internal/..."},
 	},
 	{
+		// The JSON grammar is written once, at the lowest layer both its
+		// readers may import (agent's fast validator, the providers'
+		// scanner): it imports nothing of the module but messages.
+		Name:        "jsonlex-is-a-leaf",
+		Packages:    "agent/jsonlex",
+		OnlyAllowed: true,
+		Allowed:     []string{"messages/..."},
+	},
+	{
+		// The end-of-turn policy is a conversation rule (agent/endofturn);
+		// the model that feeds it is media's and the vad actor runs it.
+		Name:      "turn-takes-the-policy-from-agent",
+		Packages:  "actors/turn",
+		Forbidden: []string{"media/..."},
+	},
+	{
 		// The stages of a call's tree talk by messages only: a stage
 		// imports no other stage (the session spawns them, kit is shared).
 		Name:      "stages-talk-by-messages",
@@ -276,6 +292,9 @@ func TestLayerRulesBite(t *testing.T) {
 		{"sip-sees-only-the-conn", "sip/rtp", "actors/transport", "media/conn"},
 		{"sip-sees-only-the-conn", "sip", "providers", "media/g722"},
 		{"stages-talk-by-messages", "actors/tools", "actors/llm", "actors/kit"},
+		{"jsonlex-is-a-leaf", "agent/jsonlex", "agent", "messages"},
+		{"jsonlex-is-a-leaf", "agent/jsonlex", "providers/internal/jsonscan", "messages"},
+		{"turn-takes-the-policy-from-agent", "actors/turn", "media/eot", "agent/endofturn"},
 		{"agentfile-is-configuration", "cmd/internal/agentfile", "actors/llm", "providers/tts/cartesia"},
 		{"agentfile-is-configuration", "cmd/internal/agentfile", "sim", "providers"},
 		{"stages-talk-by-messages", "actors/pacer", "actors/transport", "messages"},
