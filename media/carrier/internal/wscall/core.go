@@ -330,7 +330,7 @@ func (c *Core) Run(loop func() error) error {
 	stopPings()
 	<-c.pingerDone
 	var endErr error
-	if cause, detail := c.reason(err); cause != nil {
+	if detail, cause := c.reason(err); cause != nil {
 		endErr = fmt.Errorf("%w: %w: %s", conn.ErrClosed, cause, detail)
 	} else {
 		endErr = fmt.Errorf("%w: %s", conn.ErrClosed, detail)
@@ -348,29 +348,29 @@ func (c *Core) Run(loop func() error) error {
 	return endErr
 }
 
-// reason says why the call ended (the transport sentinel, nil for a
-// hang-up or a peer's close, and a detail) and counts the way it did.
-func (c *Core) reason(err error) (error, string) {
+// reason says why the call ended (a detail, and the transport sentinel:
+// nil for a hang-up or a peer's close) and counts the way it did.
+func (c *Core) reason(err error) (detail string, cause error) {
 	if f := c.failed.Load(); f != nil {
 		if f.counter != "" {
 			c.Stats.Inc(f.counter)
 		}
-		return f.cause, f.detail
+		return f.detail, f.cause
 	}
 	switch {
 	case c.hungUp():
 		c.Stats.Inc("hangups")
-		return nil, "hung up: " + c.hangReason
+		return "hung up: " + c.hangReason, nil
 	case errors.Is(err, websocket.ErrMessageTooBig):
 		c.Stats.Inc("oversized")
-		return conn.ErrProtocol, fmt.Sprintf("a message over %d bytes", c.cfg.MaxMessageBytes*HardLimitFactor)
+		return fmt.Sprintf("a message over %d bytes", c.cfg.MaxMessageBytes*HardLimitFactor), conn.ErrProtocol
 	case websocket.CloseStatus(err) != -1:
 		c.Stats.Inc("peer_closes")
 		// The peer's reason text is not repeated: it is outside input.
-		return nil, fmt.Sprintf("the peer closed the websocket (%d)", int(websocket.CloseStatus(err)))
+		return fmt.Sprintf("the peer closed the websocket (%d)", int(websocket.CloseStatus(err))), nil
 	default:
 		c.Stats.Inc("vanished")
-		return conn.ErrVanished, "the connection was lost"
+		return "the connection was lost", conn.ErrVanished
 	}
 }
 
