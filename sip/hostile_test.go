@@ -24,7 +24,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brisvox/brisvox/internal/logcheck"
+	"github.com/brisvox/brisvox/internal/logtest"
 	"github.com/brisvox/brisvox/sip"
 	"github.com/brisvox/brisvox/sip/rtp"
 	"github.com/brisvox/brisvox/sip/signal"
@@ -134,7 +134,7 @@ func newHostile(t *testing.T, edit func(*sip.Config)) *hostile {
 		// pipelines reject duplicates; encoding/json would not see them).
 		// Mutation caught (seen failing): "dialog ended" given its "call"
 		// twice (TestAdmissionReleasedOnEveryPath/no_ack).
-		if err := logcheck.Check([]byte(h.log.String()), nil); err != nil {
+		if err := logtest.Check([]byte(h.log.String()), nil); err != nil {
 			t.Errorf("the server's log: %v", err)
 		}
 		for _, secret := range []string{"5551234567", "example.com", "example.net", "sipp@", "brisvox-secret"} {

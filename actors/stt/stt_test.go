@@ -11,7 +11,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/brisvox/brisvox/actors/kit"
-	"github.com/brisvox/brisvox/internal/goroutines"
+	"github.com/brisvox/brisvox/internal/leaktest"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/brisvox/brisvox/providers"
 	"github.com/rs/zerolog"
@@ -186,7 +186,7 @@ func TestSpeechStartReachesTheSession(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				base := goroutines.Snapshot()
+				base := leaktest.Snapshot()
 				sys := kit.NewSystem(zerolog.Nop())
 				turn := sys.Root.Spawn(actor.PropsFromFunc(func(actor.Context) {}))
 				p := newGatedSTT(c.marker, c.open)
@@ -215,7 +215,7 @@ func TestSpeechStartReachesTheSession(t *testing.T) {
 				// period after a dead letter (sim.RunTogether does the same).
 				time.Sleep(sys.Config.DeadLetterThrottleInterval + messages.FrameDuration)
 				synctest.Wait()
-				if n := goroutines.Snapshot().NewSince(base); n != 0 {
+				if n := leaktest.Snapshot().NewSince(base); n != 0 {
 					t.Errorf("%d goroutines left after the actor stopped", n)
 				}
 			})

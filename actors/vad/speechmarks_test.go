@@ -10,7 +10,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/brisvox/brisvox/actors/kit"
 	"github.com/brisvox/brisvox/actors/vad"
-	"github.com/brisvox/brisvox/internal/goroutines"
+	"github.com/brisvox/brisvox/internal/leaktest"
 	"github.com/brisvox/brisvox/media"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/rs/zerolog"
@@ -53,7 +53,7 @@ func (m *markLog) list() []string {
 // [stop]).
 func TestSpeechMarksReachSTT(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		base := goroutines.Snapshot()
+		base := leaktest.Snapshot()
 		sys := kit.NewSystem(zerolog.Nop())
 		var toSTT, toTurn markLog
 		stt, turn := sys.Root.Spawn(toSTT.props()), sys.Root.Spawn(toTurn.props())
@@ -92,7 +92,7 @@ func TestSpeechMarksReachSTT(t *testing.T) {
 			}
 		}
 		synctest.Wait()
-		if n := goroutines.Snapshot().NewSince(base); n != 0 {
+		if n := leaktest.Snapshot().NewSince(base); n != 0 {
 			t.Errorf("%d goroutines left after the actors stopped", n)
 		}
 	})

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brisvox/brisvox/internal/goroutines"
+	"github.com/brisvox/brisvox/internal/leaktest"
 	"github.com/brisvox/brisvox/media/silero"
 )
 
@@ -30,7 +30,7 @@ func TestBurstRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real sockets and a child process")
 	}
-	base := goroutines.Snapshot()
+	base := leaktest.Snapshot()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "brisvox")
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/brisvox/brisvox/cmd/brisvox").CombinedOutput(); err != nil {
@@ -108,12 +108,12 @@ func keylessAgent(t *testing.T, dir string) string {
 // waitGoroutines fails when goroutines started since base are still
 // alive after a grace for the HTTP transports' readers to see their
 // connections closed.
-func waitGoroutines(t *testing.T, base goroutines.Set) {
+func waitGoroutines(t *testing.T, base leaktest.Set) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for goroutines.Snapshot().NewSince(base) > 0 {
+	for leaktest.Snapshot().NewSince(base) > 0 {
 		if time.Now().After(deadline) {
-			t.Errorf("%d goroutines left", goroutines.Snapshot().NewSince(base))
+			t.Errorf("%d goroutines left", leaktest.Snapshot().NewSince(base))
 			return
 		}
 		time.Sleep(50 * time.Millisecond) // polling a loopback test's end, not a timing

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/brisvox/brisvox/internal/goroutines"
+	"github.com/brisvox/brisvox/internal/leaktest"
 	"github.com/brisvox/brisvox/sim"
 )
 
@@ -77,10 +77,10 @@ func TestPlay(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				base := goroutines.Count()
+				base := leaktest.Count()
 				lines := c.lines()
 				synctest.Wait()
-				if n := goroutines.Count(); n > base {
+				if n := leaktest.Count(); n > base {
 					t.Errorf("%d goroutines after the calls, %d before", n, base)
 				}
 				if len(lines) != c.n {

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brisvox/brisvox/internal/logcheck"
+	"github.com/brisvox/brisvox/internal/logtest"
 	"github.com/brisvox/brisvox/media/webrtc/webrtctest"
 	"github.com/brisvox/brisvox/providers"
 	"github.com/brisvox/brisvox/providers/tts/flite"
@@ -139,7 +139,7 @@ func servedOut(t *testing.T, f serveFlags, stdout *syncBuffer) (base string, sto
 	return base, func() int {
 		cancel()
 		code := <-done
-		if err := logcheck.Check([]byte(stderr.String()), logcheck.JSONLines); err != nil {
+		if err := logtest.Check([]byte(stderr.String()), logtest.JSONLines); err != nil {
 			t.Errorf("serve's log: %v", err)
 		}
 		return code

@@ -24,7 +24,7 @@ import (
 	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/cmd/internal/agentfile"
 	"github.com/brisvox/brisvox/cmd/internal/serve"
-	"github.com/brisvox/brisvox/internal/logcheck"
+	"github.com/brisvox/brisvox/internal/logtest"
 	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sip"
 	sipmsg "github.com/emiago/sipgo/sip"
@@ -374,7 +374,7 @@ func TestServeSIPBaresipAnswers(t *testing.T) {
 		t.Errorf("serve exited with %d:\n%s", code, stderr)
 	}
 	check()
-	if err := logcheck.Check([]byte(stderr.String()), logcheck.JSONLines); err != nil {
+	if err := logtest.Check([]byte(stderr.String()), logtest.JSONLines); err != nil {
 		t.Errorf("serve's log: %v", err)
 	}
 
@@ -450,7 +450,7 @@ func TestServeSIPBaresipBargeIn(t *testing.T) {
 		t.Errorf("serve exited with %d:\n%s", code, stderr)
 	}
 	check()
-	if err := logcheck.Check([]byte(stderr.String()), logcheck.JSONLines); err != nil {
+	if err := logtest.Check([]byte(stderr.String()), logtest.JSONLines); err != nil {
 		t.Errorf("serve's log: %v", err)
 	}
 
@@ -567,7 +567,7 @@ func TestServeSIPSippNarrowbandRefused(t *testing.T) {
 		t.Errorf("serve exited with %d:\n%s", code, stderr)
 	}
 	check()
-	if err := logcheck.Check([]byte(stderr.String()), logcheck.JSONLines); err != nil {
+	if err := logtest.Check([]byte(stderr.String()), logtest.JSONLines); err != nil {
 		t.Errorf("serve's log: %v", err)
 	}
 
@@ -1110,7 +1110,7 @@ func waitLive(t *testing.T, base string, n int) {
 // key twice.
 func checkLogs(t *testing.T, logs *syncBuffer) {
 	t.Helper()
-	if err := logcheck.Check([]byte(logs.String()), nil); err != nil {
+	if err := logtest.Check([]byte(logs.String()), nil); err != nil {
 		t.Errorf("the server's log: %v", err)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/brisvox/brisvox/internal/goroutines"
+	"github.com/brisvox/brisvox/internal/leaktest"
 	"github.com/rs/zerolog"
 )
 
@@ -73,13 +73,13 @@ func total(lines []line) uint64 {
 func inBubble(t *testing.T, every time.Duration, fn func(tl *Tally, s *sink)) {
 	t.Helper()
 	synctest.Test(t, func(t *testing.T) {
-		base := goroutines.Snapshot()
+		base := leaktest.Snapshot()
 		s := &sink{t: t}
 		tl := New(zerolog.New(s), "refused", every)
 		fn(tl, s)
 		tl.Close()
 		synctest.Wait()
-		if n := goroutines.Snapshot().NewSince(base); n != 0 {
+		if n := leaktest.Snapshot().NewSince(base); n != 0 {
 			t.Fatalf("%d goroutines left behind", n)
 		}
 	})
@@ -294,7 +294,7 @@ func BenchmarkAdd(b *testing.B) {
 // still runs its intervals and stops.
 func TestLevelFiltered(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		base := goroutines.Snapshot()
+		base := leaktest.Snapshot()
 		s := &sink{t: t}
 		tl := New(zerolog.New(s).Level(zerolog.ErrorLevel), "refused", time.Second)
 		for range 100 {
@@ -306,7 +306,7 @@ func TestLevelFiltered(t *testing.T) {
 		if n := len(s.got()); n != 0 {
 			t.Fatalf("%d lines below the logger's level", n)
 		}
-		if n := goroutines.Snapshot().NewSince(base); n != 0 {
+		if n := leaktest.Snapshot().NewSince(base); n != 0 {
 			t.Fatalf("%d goroutines left behind", n)
 		}
 	})

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/brisvox/brisvox/internal/logcheck"
+	"github.com/brisvox/brisvox/internal/logtest"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
@@ -99,7 +99,7 @@ func startServer(t *testing.T, cfg Config, opts ...Option) *testServer {
 			t.Errorf("server Close: %v", err)
 		}
 		ts.http.Close()
-		if err := logcheck.Check(ts.logs.Bytes(), nil); err != nil {
+		if err := logtest.Check(ts.logs.Bytes(), nil); err != nil {
 			t.Errorf("the server's log does not parse as strict JSON: %v", err)
 		}
 	})

@@ -11,7 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/brisvox/brisvox/internal/logcheck"
+	"github.com/brisvox/brisvox/internal/logtest"
 	"github.com/brisvox/brisvox/media/conn"
 	"github.com/rs/zerolog"
 )
@@ -97,7 +97,7 @@ func TestRefusals(t *testing.T) {
 				synctest.Wait()
 				time.Sleep(3 * time.Second)
 				srv.Close()
-				if err := logcheck.Check(logs.Bytes(), nil); err != nil {
+				if err := logtest.Check(logs.Bytes(), nil); err != nil {
 					t.Fatal(err)
 				}
 				lines := strings.Split(strings.TrimSpace(logs.String()), "\n")

@@ -2,7 +2,7 @@ package contracttest
 
 import (
 	"fmt"
-	"github.com/brisvox/brisvox/internal/goroutines"
+	"github.com/brisvox/brisvox/internal/leaktest"
 	"time"
 )
 
@@ -57,11 +57,11 @@ const goroutinePoll = 50 * time.Millisecond
 // stableGoroutines waits until the set of goroutines has not changed for
 // window (at most 10 x window) and returns it: goroutines of earlier checks
 // still winding down are not taken as the baseline.
-func stableGoroutines(window time.Duration) goroutines.Set {
-	set, since, start := goroutines.Snapshot(), time.Now(), time.Now()
+func stableGoroutines(window time.Duration) leaktest.Set {
+	set, since, start := leaktest.Snapshot(), time.Now(), time.Now()
 	for time.Since(start) < 10*window {
 		time.Sleep(goroutinePoll)
-		if now := goroutines.Snapshot(); len(now) != len(set) || now.NewSince(set) != 0 {
+		if now := leaktest.Snapshot(); len(now) != len(set) || now.NewSince(set) != 0 {
 			set, since = now, time.Now()
 			continue
 		}
@@ -82,11 +82,11 @@ func stableGoroutines(window time.Duration) goroutines.Set {
 // when the session ends (reading, allocating) can be missing from one
 // snapshot, and in a synctest bubble the sleep between the two returns
 // only once every goroutine of the bubble is blocked.
-func settleGoroutines(baseline goroutines.Set, bound time.Duration) int {
+func settleGoroutines(baseline leaktest.Set, bound time.Duration) int {
 	start := time.Now()
 	clean := 0
 	for {
-		n := goroutines.Snapshot().NewSince(baseline)
+		n := leaktest.Snapshot().NewSince(baseline)
 		if n == 0 {
 			clean++
 		} else {

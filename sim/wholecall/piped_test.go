@@ -7,7 +7,7 @@ import (
 	"net"
 	"testing"
 
-	"github.com/brisvox/brisvox/internal/pipenet"
+	"github.com/brisvox/brisvox/internal/pipetest"
 	"github.com/brisvox/brisvox/providers"
 )
 
@@ -35,7 +35,7 @@ type adapter interface {
 // fails, the mock is closed and its error returned. No real socket is
 // used, so it works in a testing/synctest bubble.
 func piped[R any, S mockServer, A adapter](start func(net.Listener, ...R) S, open func(url string, dial dialFunc) (A, error), script ...R) (p providers.LLM, requests func() int, stop func(), err error) {
-	l := pipenet.New()
+	l := pipetest.New()
 	srv := start(l, script...)
 	a, err := open(srv.URL(), l.DialContext)
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/brisvox/brisvox/internal/goroutines"
+	"github.com/brisvox/brisvox/internal/leaktest"
 	"github.com/brisvox/brisvox/media"
 )
 
@@ -187,10 +187,10 @@ func pcmuParams() Params {
 func inBubble(t *testing.T, fn func(t *testing.T)) {
 	t.Helper()
 	synctest.Test(t, func(t *testing.T) {
-		base := goroutines.Snapshot()
+		base := leaktest.Snapshot()
 		fn(t)
 		synctest.Wait()
-		if n := goroutines.Snapshot().NewSince(base); n != 0 {
+		if n := leaktest.Snapshot().NewSince(base); n != 0 {
 			t.Fatalf("%d goroutines left behind", n)
 		}
 	})

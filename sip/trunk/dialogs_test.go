@@ -8,7 +8,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/brisvox/brisvox/internal/goroutines"
+	"github.com/brisvox/brisvox/internal/leaktest"
 )
 
 func TestAcquire(t *testing.T) {
@@ -61,7 +61,7 @@ func TestAcquire(t *testing.T) {
 // every moment and everything is given back.
 func TestAcquireConcurrent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		base := goroutines.Snapshot()
+		base := leaktest.Snapshot()
 		const limit = 5
 		p := newPolicy(t, Config{MaxDialogsPerSource: limit})
 		src := ap("192.0.2.1:5060")
@@ -98,7 +98,7 @@ func TestAcquireConcurrent(t *testing.T) {
 		if n := p.Stats()[StatDialogsOpen]; n != 0 {
 			t.Fatalf("%d dialogs open at the end", n)
 		}
-		if n := goroutines.Snapshot().NewSince(base); n != 0 {
+		if n := leaktest.Snapshot().NewSince(base); n != 0 {
 			t.Fatalf("%d goroutines left", n)
 		}
 	})

@@ -8,7 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/brisvox/brisvox/internal/goroutines"
+	"github.com/brisvox/brisvox/internal/leaktest"
 )
 
 func TestAllowlist(t *testing.T) {
@@ -276,7 +276,7 @@ func TestStreamChargesEachMessage(t *testing.T) {
 // goroutine is left.
 func TestFilterConcurrent(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		base := goroutines.Snapshot()
+		base := leaktest.Snapshot()
 		p := newPolicy(t, Config{Rate: 1e6, Burst: 1e6})
 		msg := invite("", "")
 		var wg sync.WaitGroup
@@ -297,7 +297,7 @@ func TestFilterConcurrent(t *testing.T) {
 		if st["passed"] != 8000 || st[StatSources] != 128 || st[StatDialogsOpen] != 0 {
 			t.Fatalf("stats %v", st)
 		}
-		if n := goroutines.Snapshot().NewSince(base); n != 0 {
+		if n := leaktest.Snapshot().NewSince(base); n != 0 {
 			t.Fatalf("%d goroutines left", n)
 		}
 	})

@@ -11,7 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/brisvox/brisvox/internal/goroutines"
+	"github.com/brisvox/brisvox/internal/leaktest"
 	"github.com/rs/zerolog"
 )
 
@@ -70,7 +70,7 @@ type rig struct {
 func inBubble(t *testing.T, cfg Config, fn func(r *rig)) {
 	t.Helper()
 	synctest.Test(t, func(t *testing.T) {
-		base := goroutines.Snapshot()
+		base := leaktest.Snapshot()
 		r := &rig{t: t, log: &logSink{}}
 		cfg.Log = zerolog.New(r.log)
 		g, err := New(cfg)
@@ -85,7 +85,7 @@ func inBubble(t *testing.T, cfg Config, fn func(r *rig)) {
 		fn(r)
 		g.Close()
 		synctest.Wait()
-		if n := goroutines.Snapshot().NewSince(base); n != 0 {
+		if n := leaktest.Snapshot().NewSince(base); n != 0 {
 			t.Fatalf("%d goroutines left behind", n)
 		}
 	})

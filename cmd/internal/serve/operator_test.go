@@ -10,7 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/brisvox/brisvox/internal/pipenet"
+	"github.com/brisvox/brisvox/internal/pipetest"
 	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 )
@@ -18,7 +18,7 @@ import (
 const testToken = "op-token-0123456789abcdef"
 
 // do sends an operator request over the in-memory listener.
-func do(t *testing.T, ln *pipenet.Listener, method, path, token string) (int, map[string]any) {
+func do(t *testing.T, ln *pipetest.Listener, method, path, token string) (int, map[string]any) {
 	t.Helper()
 	c := &http.Client{Transport: &http.Transport{DialContext: ln.DialContext}}
 	defer c.CloseIdleConnections()

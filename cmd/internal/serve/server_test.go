@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/actors/session"
-	"github.com/brisvox/brisvox/internal/pipenet"
+	"github.com/brisvox/brisvox/internal/pipetest"
 	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 	"github.com/rs/zerolog"
@@ -87,7 +87,7 @@ func (a *simAgent) Session(env CallEnv) (session.Config, error) {
 }
 
 // get asks the server over the in-memory listener.
-func get(t *testing.T, ln *pipenet.Listener, path string) (int, map[string]any) {
+func get(t *testing.T, ln *pipetest.Listener, path string) (int, map[string]any) {
 	t.Helper()
 	c := &http.Client{Transport: &http.Transport{DialContext: ln.DialContext}}
 	defer c.CloseIdleConnections()
@@ -109,13 +109,13 @@ func get(t *testing.T, ln *pipenet.Listener, path string) (int, map[string]any) 
 }
 
 // serving runs a server on an in-memory listener until stop is called.
-func serving(t *testing.T, cfg Config, a Agent) (s *Server, ln *pipenet.Listener, stop func() error) {
+func serving(t *testing.T, cfg Config, a Agent) (s *Server, ln *pipetest.Listener, stop func() error) {
 	t.Helper()
 	s, err := New(cfg, a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln = pipenet.New()
+	ln = pipetest.New()
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(ctx, ln) }()

@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/brisvox/brisvox/internal/goroutines"
+	"github.com/brisvox/brisvox/internal/leaktest"
 )
 
 // fakeGo stands in for the go command on PATH: what it does is chosen by
@@ -35,7 +35,7 @@ esac
 // fails "signal" (the child never hears TERM); returning 1 instead of the
 // child's code fails "exit code"; a relative -modfile fails "arguments".
 func TestWrapperHandsOver(t *testing.T) {
-	base := goroutines.Snapshot()
+	base := leaktest.Snapshot()
 	bin := buildWrapper(t)
 	fakeDir := t.TempDir()
 	write(t, filepath.Join(fakeDir, "go"), fakeGo)
@@ -125,7 +125,7 @@ func TestWrapperHandsOver(t *testing.T) {
 		}
 	})
 
-	if n := goroutines.Snapshot().NewSince(base); n != 0 {
+	if n := leaktest.Snapshot().NewSince(base); n != 0 {
 		t.Fatalf("%d goroutines left", n)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/brisvox/brisvox/internal/goroutines"
+	"github.com/brisvox/brisvox/internal/leaktest"
 	"github.com/brisvox/brisvox/media/carrier/internal/carriertest"
 	"github.com/coder/websocket"
 )
@@ -113,7 +113,7 @@ type rig struct {
 func inBubble(t *testing.T, cfg Config, fn func(r *rig)) {
 	t.Helper()
 	synctest.Test(t, func(t *testing.T) {
-		base := goroutines.Snapshot()
+		base := leaktest.Snapshot()
 		r := &rig{t: t, calls: make(chan *Call, 4)}
 		cfg.OnCall = func(c *Call) { r.calls <- c }
 		h, err := New(cfg)
@@ -126,7 +126,7 @@ func inBubble(t *testing.T, cfg Config, fn func(r *rig)) {
 		h.Close()
 		r.srv.Close()
 		synctest.Wait()
-		if n := goroutines.Snapshot().NewSince(base); n != 0 {
+		if n := leaktest.Snapshot().NewSince(base); n != 0 {
 			t.Fatalf("%d goroutines left behind", n)
 		}
 	})

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/brisvox/brisvox/internal/goroutines"
+	"github.com/brisvox/brisvox/internal/leaktest"
 	"github.com/brisvox/brisvox/media"
 	"github.com/brisvox/brisvox/media/carrier/internal/carriertest"
 	"github.com/coder/websocket"
@@ -139,7 +139,7 @@ type rig struct {
 	h     *Handler
 	srv   *carriertest.Server
 	calls chan *Call
-	base  goroutines.Set
+	base  leaktest.Set
 }
 
 // inBubble runs fn in a synctest bubble with a handler of cfg (OnCall
@@ -148,7 +148,7 @@ type rig struct {
 func inBubble(t *testing.T, cfg Config, fn func(r *rig)) {
 	t.Helper()
 	synctest.Test(t, func(t *testing.T) {
-		r := &rig{t: t, calls: make(chan *Call, 4), base: goroutines.Snapshot()}
+		r := &rig{t: t, calls: make(chan *Call, 4), base: leaktest.Snapshot()}
 		cfg.OnCall = func(c *Call) { r.calls <- c }
 		h, err := New(cfg)
 		if err != nil {
@@ -160,7 +160,7 @@ func inBubble(t *testing.T, cfg Config, fn func(r *rig)) {
 		h.Close()
 		r.srv.Close()
 		synctest.Wait()
-		if n := goroutines.Snapshot().NewSince(r.base); n != 0 {
+		if n := leaktest.Snapshot().NewSince(r.base); n != 0 {
 			t.Fatalf("%d goroutines left behind", n)
 		}
 	})

@@ -3,12 +3,12 @@ package wsmock
 import (
 	"errors"
 
-	"github.com/brisvox/brisvox/internal/pipenet"
+	"github.com/brisvox/brisvox/internal/pipetest"
 )
 
 // ErrListenerClosed: Accept or DialContext on a closed PipeListener
-// (pipenet.ErrListenerClosed).
-var ErrListenerClosed = pipenet.ErrListenerClosed
+// (pipetest.ErrListenerClosed).
+var ErrListenerClosed = pipetest.ErrListenerClosed
 
 // ErrConnClosed: the session ended (the client went away, the fault
 // dropped it, or the server is closing).

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/brisvox/brisvox/internal/goroutines"
+	"github.com/brisvox/brisvox/internal/leaktest"
 )
 
 // TestIdleCallersCostNoDecoder is issue 14's defect 2 at the provider: with
@@ -22,7 +22,7 @@ func TestIdleCallersCostNoDecoder(t *testing.T) {
 	needEngine(t)
 	fx := loadFixture(t, "en")
 	synctest.Test(t, func(t *testing.T) {
-		base := goroutines.Snapshot()
+		base := leaktest.Snapshot()
 		e, err := New(Config{PoolSize: 2})
 		if err != nil {
 			t.Fatal(err)
@@ -60,7 +60,7 @@ func TestIdleCallersCostNoDecoder(t *testing.T) {
 				t.Errorf("dropped %d samples", d)
 			}
 		}
-		if n := goroutines.Snapshot().NewSince(base); n != 0 {
+		if n := leaktest.Snapshot().NewSince(base); n != 0 {
 			t.Errorf("%d goroutines left after every session closed", n)
 		}
 	})

@@ -8,7 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/brisvox/brisvox/internal/goroutines"
+	"github.com/brisvox/brisvox/internal/leaktest"
 )
 
 // fakeDecoders loads fake recognizers for the pool's timing tests and
@@ -175,7 +175,7 @@ func TestPoolFreesIdleDecoders(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				base := goroutines.Snapshot()
+				base := leaktest.Snapshot()
 				f := &fakeDecoders{}
 				p := newPool(4, c.timeout, f.load, f.trim)
 				e := &STT{cfg: Config{PoolSize: 4, IdleDecoderTimeout: c.timeout}.withDefaults(), pool: p, use: &usage{}}
@@ -197,7 +197,7 @@ func TestPoolFreesIdleDecoders(t *testing.T) {
 				if _, freed, _ := f.state(); !slices.Equal(freed, []int{1, 2, 3}) {
 					t.Errorf("after Close freed %v, want each of the 3 once", freed)
 				}
-				if n := goroutines.Snapshot().NewSince(base); n != 0 {
+				if n := leaktest.Snapshot().NewSince(base); n != 0 {
 					t.Errorf("%d goroutines left after Close", n)
 				}
 			})
@@ -218,7 +218,7 @@ func TestPoolFreesIdleDecoders(t *testing.T) {
 // the decoders in use are freed and reloaded).
 func TestPoolBusyMinute(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		base := goroutines.Snapshot()
+		base := leaktest.Snapshot()
 		f := &fakeDecoders{}
 		p := newPool(4, 30*time.Second, f.load, f.trim)
 		a, b := take(t, p), take(t, p)
@@ -249,7 +249,7 @@ func TestPoolBusyMinute(t *testing.T) {
 			t.Errorf("loaded %d idle %d, want 2 and 2", loaded, idle)
 		}
 		p.close()
-		if n := goroutines.Snapshot().NewSince(base); n != 0 {
+		if n := leaktest.Snapshot().NewSince(base); n != 0 {
 			t.Errorf("%d goroutines left after close", n)
 		}
 	})
@@ -264,7 +264,7 @@ func TestPoolBusyMinute(t *testing.T) {
 // (it returned while decoder 1's free was still running).
 func TestPoolCloseStopsExpiry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		base := goroutines.Snapshot()
+		base := leaktest.Snapshot()
 		f := &fakeDecoders{}
 		p := newPool(4, 30*time.Second, f.load, f.trim)
 		a, b, c, held := take(t, p), take(t, p), take(t, p), take(t, p)
@@ -306,7 +306,7 @@ func TestPoolCloseStopsExpiry(t *testing.T) {
 		if _, _, _, expired := p.counts(); expired != 1 {
 			t.Errorf("%d expired, want 1", expired)
 		}
-		if n := goroutines.Snapshot().NewSince(base); n != 0 {
+		if n := leaktest.Snapshot().NewSince(base); n != 0 {
 			t.Errorf("%d goroutines left after close", n)
 		}
 	})

@@ -11,7 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/brisvox/brisvox/internal/goroutines"
+	"github.com/brisvox/brisvox/internal/leaktest"
 	"github.com/brisvox/brisvox/providers"
 	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	"github.com/brisvox/brisvox/providers/internal/wsmock"
@@ -735,7 +735,7 @@ func TestCloseInTheMiddle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, srv := newPipe(t, nil)
 		srv.Inject(wsmock.Fault{Fault: providertest.Fault{Kind: providertest.FaultStall, BeforeEvent: 2}})
-		base := goroutines.Count()
+		base := leaktest.Count()
 		s, err := a.Connect(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -765,7 +765,7 @@ func TestCloseInTheMiddle(t *testing.T) {
 			t.Errorf("second Close: %v", err)
 		}
 		synctest.Wait()
-		if n := goroutines.Count(); n > base {
+		if n := leaktest.Count(); n > base {
 			t.Errorf("%d goroutines after Close, %d before Connect", n, base)
 		}
 	})
@@ -777,7 +777,7 @@ func TestCloseInTheMiddle(t *testing.T) {
 func TestContextEndsTheSession(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a, _ := newPipe(t, func(c *Config) { c.EventBuffer = 1 })
-		base := goroutines.Count()
+		base := leaktest.Count()
 		ctx, cancel := context.WithCancel(context.Background())
 		s, err := a.Connect(ctx)
 		if err != nil {
@@ -788,7 +788,7 @@ func TestContextEndsTheSession(t *testing.T) {
 		synctest.Wait() // the pump is blocked on the full channel
 		cancel()
 		synctest.Wait()
-		if n := goroutines.Count(); n > base {
+		if n := leaktest.Count(); n > base {
 			t.Errorf("%d goroutines after the context ended, %d before (Close not called)", n, base)
 		}
 		for ev := range s.Events() {

@@ -7,7 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/brisvox/brisvox/internal/goroutines"
+	"github.com/brisvox/brisvox/internal/leaktest"
 	"github.com/brisvox/brisvox/providers"
 	"github.com/brisvox/brisvox/providers/internal/speechtest"
 	"github.com/brisvox/brisvox/providers/llm/openai/openaimock"
@@ -131,13 +131,13 @@ func untilEnd(t *testing.T, s providers.TTSSession, ctxID string, vocabulary str
 // end than at the start (after the rig's cleanup).
 func leakCheck(t *testing.T) {
 	t.Helper()
-	base := goroutines.Count()
+	base := leaktest.Count()
 	t.Cleanup(func() {
 		// Cleanups run last-in first-out: this one runs after the rig's.
 		synctest.Wait()
-		if goroutines.Count() <= base {
+		if leaktest.Count() <= base {
 			return
 		}
-		t.Errorf("goroutines: %d at the end, %d at the start", goroutines.Count(), base)
+		t.Errorf("goroutines: %d at the end, %d at the start", leaktest.Count(), base)
 	})
 }

@@ -7,7 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 
-	"github.com/brisvox/brisvox/internal/pipenet"
+	"github.com/brisvox/brisvox/internal/pipetest"
 	"github.com/coder/websocket"
 )
 
@@ -21,11 +21,11 @@ type Server struct {
 // NewPipeServer serves h on an in-memory listener; call it inside the
 // synctest bubble that uses it.
 func NewPipeServer(h http.Handler) *Server {
-	ln := pipenet.New()
+	ln := pipetest.New()
 	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: h}}
 	srv.Start()
 	return &Server{srv: srv, transport: &http.Transport{DialContext: ln.DialContext},
-		dial: func(ctx context.Context) (net.Conn, error) { return ln.DialContext(ctx, "pipe", pipenet.Addr) }}
+		dial: func(ctx context.Context) (net.Conn, error) { return ln.DialContext(ctx, "pipe", pipetest.Addr) }}
 }
 
 // NewLoopbackServer serves h on 127.0.0.1, port 0.

@@ -5,15 +5,15 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/brisvox/brisvox/internal/logcheck"
+	"github.com/brisvox/brisvox/internal/logtest"
 )
 
 // StrictJSONLines fails the test unless every line of log is one JSON
-// object with no key given twice at any level (internal/logcheck): what
+// object with no key given twice at any level (internal/logtest): what
 // strict log pipelines accept. It returns the number of lines.
 func StrictJSONLines(tb testing.TB, log []byte) int {
 	tb.Helper()
-	if err := logcheck.Check(log, nil); err != nil {
+	if err := logtest.Check(log, nil); err != nil {
 		tb.Errorf("log is not strict JSON: %v", err)
 	}
 	n := 0

@@ -8,7 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/brisvox/brisvox/internal/goroutines"
+	"github.com/brisvox/brisvox/internal/leaktest"
 	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 )
@@ -142,7 +142,7 @@ func TestInboxSilenceAndDrops(t *testing.T) {
 // deadlocks).
 func TestInboxReadFrameEnds(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		base := goroutines.Snapshot()
+		base := leaktest.Snapshot()
 		b := NewInbox(16000, 4, NewCounters())
 		f := messages.NewPooledFrame(16000, nil)
 		ctx, cancel := context.WithCancel(context.Background())
@@ -160,7 +160,7 @@ func TestInboxReadFrameEnds(t *testing.T) {
 			t.Fatalf("after Close: %v", err)
 		}
 		synctest.Wait()
-		if n := goroutines.Snapshot().NewSince(base); n != 0 {
+		if n := leaktest.Snapshot().NewSince(base); n != 0 {
 			t.Fatalf("%d goroutines left", n)
 		}
 	})

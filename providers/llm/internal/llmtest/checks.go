@@ -7,7 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/brisvox/brisvox/internal/goroutines"
+	"github.com/brisvox/brisvox/internal/leaktest"
 	"github.com/brisvox/brisvox/providers"
 	"github.com/brisvox/brisvox/providers/llm/internal/llmmock"
 )
@@ -110,7 +110,7 @@ func NoGoroutineLeak(t testing.TB, a Adapter, srv Mock, resp llmmock.Response) {
 	t.Helper()
 	srv.SetSource(func() llmmock.Response { return resp })
 	synctest.Wait()
-	before := goroutines.Count()
+	before := leaktest.Count()
 	for i := range leakStreams {
 		s, err := a.Stream(t.Context(), SimpleRequest())
 		if err != nil {
@@ -130,7 +130,7 @@ func NoGoroutineLeak(t testing.TB, a Adapter, srv Mock, resp llmmock.Response) {
 	_ = a.Close()
 	time.Sleep(time.Second) // virtual: the paced handlers finish
 	synctest.Wait()
-	if n := goroutines.Count(); n > before {
+	if n := leaktest.Count(); n > before {
 		t.Fatalf("%d goroutines after the streams, %d before", n, before)
 	}
 	srv.Close()

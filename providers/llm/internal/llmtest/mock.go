@@ -6,7 +6,7 @@ import (
 	"net"
 	"testing"
 
-	"github.com/brisvox/brisvox/internal/pipenet"
+	"github.com/brisvox/brisvox/internal/pipetest"
 	"github.com/brisvox/brisvox/providers"
 	"github.com/brisvox/brisvox/providers/llm/internal/llmmock"
 )
@@ -40,7 +40,7 @@ type DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error
 // testing/synctest bubble (call it inside the bubble).
 func Piped[S Mock](t testing.TB, start func(net.Listener, ...llmmock.Response) S, script ...llmmock.Response) (S, DialFunc) {
 	t.Helper()
-	l := pipenet.New()
+	l := pipetest.New()
 	srv := start(l, script...)
 	t.Cleanup(srv.Close)
 	return srv, l.DialContext

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/brisvox/brisvox/internal/goroutines"
+	"github.com/brisvox/brisvox/internal/leaktest"
 	"io"
 	"strings"
 	"sync/atomic"
@@ -309,7 +309,7 @@ func checkCalls(resp *agent.Response, tools []providers.ToolDef) error {
 
 func (r *runner) cancel(ctx context.Context, s *Step) error {
 	req := &providers.Request{Messages: []agent.Message{agent.System(systemPrompt), agent.User(cancelPrompt)}}
-	before := goroutines.Count()
+	before := leaktest.Count()
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.Requests++
@@ -371,7 +371,7 @@ const settlePoll = 10 * time.Millisecond
 func settle(baseline int, bound time.Duration) int {
 	deadline := time.Now().Add(bound)
 	for {
-		n := goroutines.Count()
+		n := leaktest.Count()
 		if n <= baseline || !time.Now().Before(deadline) {
 			return n
 		}

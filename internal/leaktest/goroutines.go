@@ -1,4 +1,4 @@
-package goroutines
+package leaktest
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package logcheck
+package logtest
 
 import (
 	"bufio"
