@@ -185,12 +185,23 @@ func (c *Context) NextToolCallIDs(epoch messages.Epoch, n int) []string {
 		c.turn, c.seq = epoch, 0
 	}
 	ids := make([]string, n)
-	prefix := "t" + strconv.FormatUint(uint64(epoch), 10) + "."
 	for i := range ids {
-		ids[i] = prefix + strconv.Itoa(c.seq)
+		ids[i] = ToolCallID(epoch, c.seq)
 		c.seq++
 	}
 	return ids
+}
+
+// ToolCallID is the id of the seq-th tool call of the turn epoch,
+// t<epoch>.<seq>: the one spelling of a minted id, for the round that
+// mints them and for NextToolCallIDs.
+func ToolCallID(epoch messages.Epoch, seq int) string {
+	b := make([]byte, 0, 24)
+	b = append(b, 't')
+	b = strconv.AppendUint(b, uint64(epoch), 10)
+	b = append(b, '.')
+	b = strconv.AppendInt(b, int64(seq), 10)
+	return string(b)
 }
 
 // OpenToolCalls counts the calls that have no result yet. A note must not

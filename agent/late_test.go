@@ -33,6 +33,21 @@ func TestNextToolCallIDs(t *testing.T) {
 	}
 }
 
+// TestToolCallID pins the one spelling of a minted id, which the
+// idempotency keys of every stored call depend on. (Mutation seen failing:
+// the epoch and the sequence swapped.)
+func TestToolCallID(t *testing.T) {
+	for _, c := range []struct {
+		epoch messages.Epoch
+		seq   int
+		want  string
+	}{{0, 0, "t0.0"}, {3, 2, "t3.2"}, {18446744073709551615, 12, "t18446744073709551615.12"}} {
+		if got := ToolCallID(c.epoch, c.seq); got != c.want {
+			t.Errorf("ToolCallID(%d, %d) = %q, want %q", c.epoch, c.seq, got, c.want)
+		}
+	}
+}
+
 // TestPushLateToolResult: a late result becomes a system note, refused
 // while a call is open (it would separate the call from its result), and
 // the context stays valid. (Mutation seen failing: no open-call check —

@@ -295,11 +295,10 @@ func (r *round) finish(ctx actor.Context) {
 		r.fail(ctx, err)
 		return
 	}
-	prefix := "t" + epochName(r.epoch) + "."
 	invalidCalls := 0
 	for i := range resp.Calls {
 		c := &resp.Calls[i].Call
-		c.ProviderID, c.ID = c.ID, prefix+strconv.Itoa(r.seq)
+		c.ProviderID, c.ID = c.ID, agent.ToolCallID(r.epoch, r.seq)
 		r.seq++
 		if resp.Calls[i].Invalid != nil {
 			invalidCalls++
