@@ -26,6 +26,8 @@ type Package struct {
 	TestGoFiles  []string
 	XTestGoFiles []string
 	Imports      []string
+	TestImports  []string
+	XTestImports []string
 	Error        *struct{ Err string }
 }
 
@@ -73,7 +75,7 @@ func parseModulePath(gomod []byte) (string, error) {
 // every package it reports.
 func ListPackages(root string) ([]Package, error) {
 	cmd := exec.Command("go", "list", "-e",
-		"-json=ImportPath,Dir,Name,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,Imports,Error",
+		"-json=ImportPath,Dir,Name,GoFiles,CgoFiles,TestGoFiles,XTestGoFiles,Imports,TestImports,XTestImports,Error",
 		"./...")
 	cmd.Dir = root
 	var stderr bytes.Buffer
@@ -142,6 +144,9 @@ type Rule struct {
 	// Imports from outside the module are not restricted.
 	OnlyAllowed bool
 	Allowed     []string
+	// Tests, when set, holds the package's tests to the rule too (their
+	// TestImports and XTestImports), not only its non-test files.
+	Tests bool
 }
 
 // Violation is one import that breaks a rule.
@@ -186,8 +191,9 @@ func Rel(modulePath, importPath string) (string, bool) {
 	return rest, ok
 }
 
-// CheckRules applies every rule to every package's (non-test) imports and
-// returns all violations, in package order.
+// CheckRules applies every rule to every package's non-test imports (and
+// its tests' too for a rule with Tests) and returns all violations, in
+// package order.
 func CheckRules(modulePath string, pkgs []Package, rules []Rule) []Violation {
 	var out []Violation
 	for _, p := range pkgs {
@@ -196,7 +202,13 @@ func CheckRules(modulePath string, pkgs []Package, rules []Rule) []Violation {
 			continue
 		}
 		for _, r := range rules {
-			out = append(out, CheckRule(modulePath, from, p.Imports, r)...)
+			imports := p.Imports
+			if r.Tests {
+				imports = slices.Concat(p.Imports, p.TestImports, p.XTestImports)
+				slices.Sort(imports)
+				imports = slices.Compact(imports)
+			}
+			out = append(out, CheckRule(modulePath, from, imports, r)...)
 		}
 	}
 	return out

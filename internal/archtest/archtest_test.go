@@ -26,9 +26,13 @@ var layerRules = []Rule{
 	{
 		// Providers are below the transports and the actors: an adapter
 		// may use media's codecs and resamplers, never a call's transport.
-		Name:      "providers-know-no-runtime",
-		Packages:  "providers/...",
-		Forbidden: []string{"actors/...", "sip/...", "media/webrtc/...", "media/carrier/...", "media/conn", "cmd/..."},
+		Name:     "providers-know-no-runtime",
+		Packages: "providers/...",
+		// Their tests too: an adapter's tests run it on its vendor mock
+		// with the fakes and the contract suite, and compile no actor (the
+		// whole calls over real adapters live in sim/wholecall).
+		Tests:     true,
+		Forbidden: []string{"actors/...", "sip/...", "media/webrtc/...", "media/carrier/...", "media/conn", "cmd/...", "sim/..."},
 	},
 	{
 		// media/ is one layer below the actors: the codecs and models, the
@@ -69,6 +73,13 @@ var layerRules = []Rule{
 		Name:      "turn-takes-the-policy-from-agent",
 		Packages:  "actors/turn",
 		Forbidden: []string{"media/..."},
+	},
+	{
+		// The provider fakes are a leaf below the runtime.
+		Name:        "fakes-are-a-leaf",
+		Packages:    "providers/providertest",
+		OnlyAllowed: true,
+		Allowed:     []string{"providers", "agent/...", "messages/..."},
 	},
 	{
 		// The stages of a call's tree talk by messages only: a stage
@@ -292,6 +303,9 @@ func TestLayerRulesBite(t *testing.T) {
 		{"sip-sees-only-the-conn", "sip/rtp", "actors/transport", "media/conn"},
 		{"sip-sees-only-the-conn", "sip", "providers", "media/g722"},
 		{"stages-talk-by-messages", "actors/tools", "actors/llm", "actors/kit"},
+		{"fakes-are-a-leaf", "providers/providertest", "providers/internal/wsmock", "providers"},
+		{"fakes-are-a-leaf", "providers/providertest", "actors/kit", "agent"},
+		{"providers-know-no-runtime", "providers/contracttest", "sim", "providers/providertest"},
 		{"jsonlex-is-a-leaf", "agent/jsonlex", "agent", "messages"},
 		{"jsonlex-is-a-leaf", "agent/jsonlex", "providers/internal/jsonscan", "messages"},
 		{"turn-takes-the-policy-from-agent", "actors/turn", "media/eot", "agent/endofturn"},
@@ -367,6 +381,7 @@ func TestCheckRulesReportsEveryViolation(t *testing.T) {
 		"[messages-is-the-bottom] messages imports agent",
 		"[messages-is-the-bottom] messages imports providers",
 		"[providers-know-no-runtime] providers imports actors",
+		"[providers-know-no-runtime] providers imports sim",
 		"[production-without-sim] providers imports sim",
 	}
 	if len(lines) != len(want) {
@@ -433,10 +448,11 @@ func TestProductionImportsBite(t *testing.T) {
 		{"providers/tts/cartesia", []string{mod + "/providers/tts/cartesia/cartesiamock", mod + "/providers"}, []string{"providers/tts/cartesia/cartesiamock"}},
 		{"actors/llm", []string{mod + "/providers/providertest", mod + "/messages"}, []string{"providers/providertest"}},
 		{"providers/llm/internal/loose", []string{"testing"}, []string{"testing"}},
+		{"providers/llm/internal/loosetest", []string{"testing"}, nil},
 		// Test support may use both.
 		{"providers/providertest", []string{"testing", mod + "/internal/goroutinetest"}, nil},
 		{"providers/tts/cartesia/cartesiamock", []string{"testing"}, nil},
-		{"sim/contract", []string{"testing", mod + "/sim"}, nil},
+		{"providers/contracttest", []string{"testing", mod + "/providers/providertest"}, nil},
 		{"cmd/brisvox-sim", []string{"testing/synctest", mod + "/sim"}, nil},
 		// Only the last element counts: "attest" is a suffix, "testdata" is not.
 		{"agent/attest", []string{"testing"}, nil},
@@ -451,5 +467,34 @@ func TestProductionImportsBite(t *testing.T) {
 		if !slices.Equal(bad, c.bad) {
 			t.Errorf("%s importing %v: reported %v, want %v", c.from, c.imports, got, c.bad)
 		}
+	}
+}
+
+// TestRuleWithTestsBites shows a rule with Tests holding a package's test
+// imports too, and a rule without it not. Mutation caught: CheckRules
+// ignoring Tests (the test imports never read).
+func TestRuleWithTestsBites(t *testing.T) {
+	const mod = "example.com/m"
+	r := layerRules[slices.IndexFunc(layerRules, func(r Rule) bool { return r.Name == "providers-know-no-runtime" })]
+	cases := []struct {
+		p    Package
+		want []string
+	}{
+		{Package{ImportPath: mod + "/providers/tts/cartesia", XTestImports: []string{mod + "/sim", mod + "/providers/contracttest"}}, []string{"sim"}},
+		{Package{ImportPath: mod + "/providers/llm/openai", TestImports: []string{mod + "/actors/kit"}}, []string{"actors/kit"}},
+		{Package{ImportPath: mod + "/providers/tts/cartesia", Imports: []string{mod + "/providers"}, XTestImports: []string{mod + "/providers/contracttest", mod + "/providers/providertest"}}, nil},
+	}
+	for _, c := range cases {
+		var got []string
+		for _, v := range CheckRules(mod, []Package{c.p}, []Rule{r}) {
+			got = append(got, v.Imported)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: reported %v, want %v", c.p.ImportPath, got, c.want)
+		}
+	}
+	r.Tests = false
+	if got := CheckRules(mod, []Package{cases[0].p}, []Rule{r}); len(got) != 0 {
+		t.Errorf("without Tests the test imports count: %v", got)
 	}
 }
