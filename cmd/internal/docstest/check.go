@@ -2,6 +2,7 @@ package docstest
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -14,6 +15,11 @@ type Facts struct {
 	// ServeFlags are the flags of `brisvox serve`, every one of which the
 	// docs must name.
 	ServeFlags []string
+	// Tree holds the module's paths (slash-separated, relative to its
+	// root); a cited path whose first directory is one of Tops must be
+	// in it. Nil: paths are not checked.
+	Tree map[string]bool
+	Tops map[string]bool
 }
 
 // Problem is one thing the docs and the code disagree on.
@@ -57,6 +63,14 @@ func Check(cites []Citation, f Facts) []Problem {
 		case KindCounter:
 			if !isCounter(c, f.Code) {
 				bad(c, "cited as a counter, but nothing counts it%s", alike(c.Name, f.Code.Counters))
+			}
+		case KindGo:
+			checkGo(c, f.Code, bad)
+		case KindPath:
+			checkPath(c, f, bad)
+		case KindTest:
+			if !f.Code.hasFunc(c.Name, c.Prefix) {
+				bad(c, "no test, benchmark or fuzz target of that name")
 			}
 		case KindName:
 			if !f.Code.knows(c.Name) && !isCounter(c, f.Code) {
@@ -205,6 +219,87 @@ func (c *Code) knows(name string) bool {
 	for p := range c.NamePrefixes {
 		if strings.HasPrefix(name, p) && len(name) > len(p) {
 			return true
+		}
+	}
+	return false
+}
+
+// checkGo holds pkg.Name to a package of the module of that name: Name
+// is declared at its top level, and each further part is a field or a
+// method of the module (an embedded type's field may come from another
+// package). A package name the module does not have (prometheus,
+// testing) is not checked.
+func checkGo(c Citation, code *Code, bad func(Citation, string, ...any)) {
+	parts := strings.Split(c.Name, ".")
+	pkg := parts[0]
+	decls, ok := code.Decls[pkg]
+	if !ok {
+		return
+	}
+	if !decls[parts[1]] {
+		var in []string
+		for p, d := range code.Decls {
+			if d[parts[1]] {
+				in = append(in, p)
+			}
+		}
+		sort.Strings(in)
+		hint := ""
+		if len(in) > 0 {
+			hint = " (declared in " + strings.Join(in, ", ") + ")"
+		}
+		bad(c, "package %s declares no %s%s", pkg, parts[1], hint)
+		return
+	}
+	for _, m := range parts[2:] {
+		if !code.Members[pkg][m] && !member(code, m) {
+			bad(c, "no field or method %s in the module", m)
+		}
+	}
+}
+
+func member(code *Code, name string) bool {
+	for _, m := range code.Members {
+		if m[name] {
+			return true
+		}
+	}
+	return false
+}
+
+// checkPath holds a cited path under one of the module's top-level
+// directories to the tree (a * matches within one part).
+func checkPath(c Citation, f Facts, bad func(Citation, string, ...any)) {
+	top, _, _ := strings.Cut(c.Name, "/")
+	if f.Tree == nil || !f.Tops[top] {
+		return
+	}
+	if f.Tree[c.Name] {
+		return
+	}
+	if strings.Contains(c.Name, "*") {
+		for p := range f.Tree {
+			if ok, _ := path.Match(c.Name, p); ok {
+				return
+			}
+		}
+	}
+	bad(c, "no such file or directory in the module")
+}
+
+// hasFunc: some package declares the function name (or, for a prefix,
+// one starting so).
+func (c *Code) hasFunc(name string, prefix bool) bool {
+	for _, d := range c.Decls {
+		if d[name] {
+			return true
+		}
+		if prefix {
+			for n := range d {
+				if strings.HasPrefix(n, name) {
+					return true
+				}
+			}
 		}
 	}
 	return false

@@ -24,6 +24,9 @@ func facts() Facts {
 				"brisvox_barge_ins_total": {Where: "m.go:5", Labels: []string{}},
 			},
 			Flags: map[string][]string{"drain": {"serve"}, "agent": {"serve"}, "json": {"sim"}},
+			Decls: map[string]map[string]bool{"sim": {"Call": true, "TestSim": true, "BenchmarkCall": true, "TestDTMFKeys": true},
+				"providertest": {"Fault": true, "FuzzRead": true}},
+			Members: map[string]map[string]bool{"sim": {"Run": true}},
 		},
 		Config: Config{Tables: map[string][]string{
 			"":                  {"prompt", "transports", "vad"},
@@ -32,6 +35,9 @@ func facts() Facts {
 			"transports.webrtc": {"enabled", "public"},
 		}},
 		ServeFlags: []string{"agent", "drain"},
+		Tree: map[string]bool{"sim": true, "sim/suite.go": true, "sim/mockstt.go": true, "docs": true,
+			"providers": true, "providers/providertest": true},
+		Tops: map[string]bool{"sim": true, "docs": true, "providers": true},
 	}
 }
 
@@ -91,7 +97,20 @@ func TestCheckBites(t *testing.T) {
 		{"a key shown only in a fenced example", "```toml\n[vad]\n# min_speech = \"64ms\"\n```", func(f *Facts) {
 			f.Config.Tables["vad"] = append(f.Config.Tables["vad"], "min_speech")
 		}, ""},
-		{"a Go selector is not a key", "`vad.Config` and `vad.go`", nil, ""},
+		{"a Go selector is not a key", "`vad.go` and `llm.ToolResult`", nil, ""},
+		{"a Go name its package does not declare", "Inject a `sim.Fault`.", nil,
+			"`sim.Fault`: package sim declares no Fault (declared in providertest)"},
+		{"a Go name its package declares", "`sim.Call.Run()` and `*providertest.Fault`", nil, ""},
+		{"a member nothing declares", "`sim.Call.Wait`", nil, "no field or method Wait in the module"},
+		{"another module's package", "`prometheus.NewRegistry`", nil, ""},
+		{"a test that is gone", "`TestSimRuns` and `BenchmarkCall/16k`", nil, "`TestSimRuns`: no test, benchmark or fuzz target"},
+		{"a test that is there", "`TestSim`, `BenchmarkCall/16k`, `TestDTMF*` and `FuzzRead(f)`", nil, ""},
+		{"a path that is gone", "See `sim/contract/llm_test.go`.", nil, "`sim/contract/llm_test.go`: no such file or directory"},
+		{"a path that is there", "See `sim/suite.go`, `sim/mock*.go`, `sim/...` and `docs/`.", nil, ""},
+		{"a path outside the module's directories", "`github.com/pion/webrtc` and `a/b`", nil, ""},
+		{"a Go name by its package's path", "`sim/contract.RunLLM`", nil, "`sim/contract.RunLLM`: no such file or directory"},
+		{"a Go name by its path, not declared", "`providers/providertest.Fault` and `providers/providertest.Mock`", nil,
+			"package providertest declares no Mock"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -199,7 +218,7 @@ func main() {
 	_ = srv.GaugeFunc("brisvox_func_depth", "h", labels, nil)
 }
 `)
-	write("skipped/s.go", "package s\n\nvar bad = \"skipped_name\"\n")
+	write("skipped/s.go", "package s\n\nvar bad = \"skipped_name\"\n\nfunc TestSkipped() {}\n")
 	write("nested/go.mod", "module other\n")
 	write("nested/n.go", "package n\n\nfunc f() { x.Inc(\"nested_module\") }\n")
 	code, err := ScanCode(dir, "skipped")
@@ -219,6 +238,9 @@ func main() {
 	}
 	if !code.Names["test_only"] || code.Names["nested_module"] || code.Names["skipped_name"] {
 		t.Errorf("names: test files are read, nested modules and skipped directories are not")
+	}
+	if !code.hasFunc("TestSkipped", false) {
+		t.Errorf("a skipped directory's declarations are read")
 	}
 	for _, p := range []string{"conn_", "verdict_"} {
 		if _, ok := code.CounterPrefixes[p]; !ok {

@@ -29,6 +29,15 @@ const (
 	KindKey
 	// KindTableKey is an agent-file key under its table, table.key.
 	KindTableKey
+	// KindPath is a path of the module's tree: a directory or file
+	// under one of its top-level directories (a * matches as in a glob).
+	KindPath
+	// KindTest is a test, benchmark or fuzz target by its name
+	// (TestX, BenchmarkX/sub, FuzzX).
+	KindTest
+	// KindGo is a Go name of a package of the module, pkg.Name (and
+	// its fields or methods: pkg.Type.Field).
+	KindGo
 )
 
 // String names the kind as the problems do.
@@ -46,6 +55,12 @@ func (k Kind) String() string {
 		return "agent-file table"
 	case KindKey, KindTableKey:
 		return "agent-file key"
+	case KindGo:
+		return "Go name"
+	case KindPath:
+		return "path"
+	case KindTest:
+		return "test"
 	}
 	return "unknown"
 }
@@ -81,6 +96,9 @@ var (
 	snakeRe    = regexp.MustCompile(`^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$`)
 	prefixRe   = regexp.MustCompile(`^[a-z][a-z0-9_]*_\*$`)
 	wordRe     = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	testRe     = regexp.MustCompile(`^((?:Test|Benchmark|Fuzz)[A-Z0-9][A-Za-z0-9_]*)(?:[/*(].*)?$`)
+	pathRe     = regexp.MustCompile(`^(?:\./)?([a-z][a-z0-9_-]*(?:/[A-Za-z0-9_.*<>-]+)+)/?(?:\.\.\.)?$`)
+	goNameRe   = regexp.MustCompile(`^[*&]?([a-z][a-z0-9]*)\.([A-Z][A-Za-z0-9_]*(?:\.[A-Z][A-Za-z0-9_]*)*)(?:\(.*\)|\{.*\}|\[.*\])?$`)
 	fileExtRe  = regexp.MustCompile(`\.(go|md|toml|yaml|yml|json|wav|onnx|so|pcap|sh|txt|html|js|c|h)$`)
 	countWords = map[string]bool{"count": true, "counts": true, "counted": true, "counting": true, "counter": true, "counters": true}
 	// fillers may stand between a count word and the first span it
@@ -303,6 +321,27 @@ func classify(file string, it item) []Citation {
 	}
 	if len(out) > 0 {
 		return out
+	}
+	if m := testRe.FindStringSubmatch(s); m != nil {
+		c := mk(KindTest, m[1])
+		c.Prefix = strings.HasPrefix(s[len(m[1]):], "*")
+		return []Citation{c}
+	}
+	if m := pathRe.FindStringSubmatch(s); m != nil && !strings.Contains(s, "<") {
+		p := strings.TrimSuffix(strings.TrimSuffix(m[1], "/..."), "/")
+		i := strings.LastIndexByte(p, '/')
+		if i < 0 {
+			return []Citation{mk(KindPath, p)}
+		}
+		dir, last := p[:i], p[i+1:]
+		if g := goNameRe.FindStringSubmatch(last); g != nil {
+			// A Go name of a package by its path: actors/vad.Scorer.
+			return []Citation{mk(KindPath, dir+"/"+g[1]), mk(KindGo, g[1]+"."+g[2])}
+		}
+		return []Citation{mk(KindPath, p)}
+	}
+	if m := goNameRe.FindStringSubmatch(s); m != nil {
+		return []Citation{mk(KindGo, m[1]+"."+m[2])}
 	}
 	if m := tableRe.FindStringSubmatch(s); m != nil {
 		return []Citation{mk(KindTable, m[1])}

@@ -31,6 +31,10 @@ type Code struct {
 	CounterPrefixes map[string]string
 	// Metrics are the Prometheus metrics registered.
 	Metrics map[string]Metric
+	// Decls are the names each package name of the module declares at
+	// the top level (tests included), and Members the fields and
+	// methods it declares.
+	Decls, Members map[string]map[string]bool
 	// Flags are the command-line flags defined: name -> the commands
 	// (a flag set's name, or the package directory for package flags).
 	Flags map[string][]string
@@ -58,13 +62,14 @@ var (
 )
 
 // ScanCode reads every Go file under root (the module; nested modules,
-// testdata and hidden directories are left out, and so are the
-// directories skip names, relative to root: this package's own tests
-// quote names that must not exist).
+// testdata and hidden directories are left out). Of the directories skip
+// names, relative to root, only the declarations are read: this
+// package's own tests quote names that must not exist.
 func ScanCode(root string, skip ...string) (*Code, error) {
 	c := &Code{
 		Names: map[string]bool{}, NamePrefixes: map[string]bool{}, Counters: map[string]string{}, CounterPrefixes: map[string]string{},
 		Metrics: map[string]Metric{}, Flags: map[string][]string{},
+		Decls: map[string]map[string]bool{}, Members: map[string]map[string]bool{},
 	}
 	s := &scan{root: root, code: c, fset: token.NewFileSet(), consts: map[string]map[string]string{}, byBase: map[string]map[string]string{}}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -73,9 +78,8 @@ func ScanCode(root string, skip ...string) (*Code, error) {
 		}
 		if d.IsDir() {
 			name := d.Name()
-			rel, _ := filepath.Rel(root, path)
 			if path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "vendor" ||
-				exists(filepath.Join(path, "go.mod")) || slices.Contains(skip, filepath.ToSlash(rel))) {
+				exists(filepath.Join(path, "go.mod"))) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -87,7 +91,9 @@ func ScanCode(root string, skip ...string) (*Code, error) {
 		if err != nil {
 			return fmt.Errorf("%w: %v", ErrRead, err)
 		}
-		s.files = append(s.files, file{path: path, dir: filepath.Dir(path), f: f, test: strings.HasSuffix(path, "_test.go")})
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		s.files = append(s.files, file{path: path, dir: filepath.Dir(path), f: f, test: strings.HasSuffix(path, "_test.go"),
+			skipped: slices.Contains(skip, filepath.ToSlash(rel))})
 		return nil
 	})
 	if err != nil {
@@ -97,6 +103,10 @@ func ScanCode(root string, skip ...string) (*Code, error) {
 		s.collectConsts(f)
 	}
 	for _, f := range s.files {
+		s.decls(f)
+		if f.skipped {
+			continue
+		}
 		s.names(f)
 		if !f.test {
 			s.facts(f)
@@ -115,6 +125,8 @@ type file struct {
 	path, dir string
 	f         *ast.File
 	test      bool
+	// skipped: only its declarations are read.
+	skipped bool
 }
 
 type scan struct {
@@ -199,6 +211,74 @@ func (s *scan) str(dir string, e ast.Expr) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// decls records the file's top-level names and its fields and methods
+// under its package's name (an external test package under the package
+// it tests).
+func (s *scan) decls(f file) {
+	pkg := strings.TrimSuffix(f.f.Name.Name, "_test")
+	add := func(m map[string]map[string]bool, name string) {
+		if m[pkg] == nil {
+			m[pkg] = map[string]bool{}
+		}
+		m[pkg][name] = true
+	}
+	for _, d := range f.f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv != nil {
+				add(s.code.Members, d.Name.Name)
+			} else {
+				add(s.code.Decls, d.Name.Name)
+			}
+		case *ast.GenDecl:
+			for _, sp := range d.Specs {
+				switch sp := sp.(type) {
+				case *ast.TypeSpec:
+					add(s.code.Decls, sp.Name.Name)
+				case *ast.ValueSpec:
+					for _, n := range sp.Names {
+						add(s.code.Decls, n.Name)
+					}
+				}
+			}
+		}
+	}
+	ast.Inspect(f.f, func(x ast.Node) bool {
+		switch x := x.(type) {
+		case *ast.StructType:
+			for _, fl := range x.Fields.List {
+				for _, n := range fl.Names {
+					add(s.code.Members, n.Name)
+				}
+				if len(fl.Names) == 0 { // embedded: its type's name
+					add(s.code.Members, typeName(fl.Type))
+				}
+			}
+		case *ast.InterfaceType:
+			for _, fl := range x.Methods.List {
+				for _, n := range fl.Names {
+					add(s.code.Members, n.Name)
+				}
+			}
+		}
+		return true
+	})
+}
+
+func typeName(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.StarExpr:
+		return typeName(e.X)
+	case *ast.SelectorExpr:
+		return e.Sel.Name
+	case *ast.Ident:
+		return e.Name
+	case *ast.IndexExpr:
+		return typeName(e.X)
+	}
+	return ""
 }
 
 // names adds every word the file knows to Names.

@@ -15,6 +15,14 @@
 //   - a counter: a snake_case name (or prefix_*) right after "counted",
 //     "counts", "counter", "counters" (a list of spans goes on to the
 //     end of the clause), or right before "counter(s)";
+//   - a path under one of the module's top-level directories
+//     (sim/alloc_test.go, media/carrier/..., actors/vad.Scorer): it is
+//     in the tree;
+//   - a test, benchmark or fuzz target (TestX, BenchmarkX/sub, TestX*):
+//     some package declares it;
+//   - a Go name of a package of the module: pkg.Name (pkg.Type.Field),
+//     declared by a package of that name (another module's package,
+//     prometheus or testing, is not checked);
 //   - any other snake_case name: a name the code knows (a string literal,
 //     a constant, an identifier or a struct tag of any Go file, tests
 //     included), so a renamed or deleted name shows.

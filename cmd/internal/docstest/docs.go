@@ -2,9 +2,12 @@ package docstest
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // DocFiles are the docs held to the code, relative to the module root.
@@ -62,4 +65,43 @@ func (c *Code) ServeFlags() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// Tree lists the module's files and directories (slash-separated,
+// relative to root; hidden ones, .native say, left out; a directory is
+// there when a file is in it) and its top-level directories.
+func Tree(root string) (tree, tops map[string]bool, err error) {
+	tree, tops = map[string]bool{}, map[string]bool{}
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil || rel == "." {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		// A file and its directories: an empty directory a move left
+		// behind is not there.
+		for p := rel; p != "."; p = path.Dir(p) {
+			tree[p] = true
+			if !strings.Contains(p, "/") && p != rel {
+				tops[p] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", ErrRead, err)
+	}
+	return tree, tops, nil
 }

@@ -42,7 +42,7 @@ func TestDocsAreTrue(t *testing.T) {
 	for _, c := range cites {
 		kinds[c.Kind]++
 	}
-	for _, k := range []Kind{KindName, KindCounter, KindMetric, KindFlag, KindTable, KindKey, KindTableKey} {
+	for _, k := range []Kind{KindName, KindCounter, KindMetric, KindFlag, KindTable, KindKey, KindTableKey, KindGo, KindPath, KindTest} {
 		if kinds[k] == 0 {
 			t.Errorf("the docs cite no %s: the reader is broken", k)
 		}
@@ -51,7 +51,11 @@ func TestDocsAreTrue(t *testing.T) {
 		t.Errorf("the code scan found %d counters, %d metrics, %d serve flags, %d agent-file tables: the scan is broken",
 			len(code.Counters), len(code.Metrics), len(code.ServeFlags()), len(cfg.Tables))
 	}
-	probs := Check(cites, Facts{Code: code, Config: cfg, ServeFlags: code.ServeFlags()})
+	tree, tops, err := Tree(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probs := Check(cites, Facts{Code: code, Config: cfg, ServeFlags: code.ServeFlags(), Tree: tree, Tops: tops})
 	if len(probs) > 0 {
 		var b strings.Builder
 		for _, p := range probs {
