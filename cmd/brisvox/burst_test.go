@@ -108,5 +108,5 @@ func TestServeBurstAdmitsExactlyTheLimit(t *testing.T) {
 		t.Errorf("serve exited %d:\n%s", code, stderr)
 	}
 	cancel()
-	goleak.VerifyNone(t, leaks)
+	verifyNoLeaks(t, leaks)
 }

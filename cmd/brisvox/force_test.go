@@ -115,5 +115,5 @@ func TestServeSecondSignalForces(t *testing.T) {
 	}
 	cancel()
 	_ = ws.CloseNow()
-	goleak.VerifyNone(t, leaks)
+	verifyNoLeaks(t, leaks)
 }

@@ -224,7 +224,7 @@ func TestServeIdleCallersCostNothing(t *testing.T) {
 				t.Errorf("serve exited %d:\n%s", code, stderr)
 			}
 			cancel()
-			goleak.VerifyNone(t, leaks)
+			verifyNoLeaks(t, leaks)
 		})
 	}
 }

@@ -254,7 +254,7 @@ func TestServeWebRTCLoopback(t *testing.T) {
 	if code := stop(); code != 0 {
 		t.Errorf("serve exited with %d:\n%s", code, stderr)
 	}
-	goleak.VerifyNone(t, leaks)
+	verifyNoLeaks(t, leaks)
 }
 
 // TestServeOperatorTokenFailsClosed: --operator-token-env naming a
@@ -432,7 +432,7 @@ func TestServePCMWebsocket(t *testing.T) {
 	if code := stop(); code != 0 {
 		t.Errorf("serve exited with %d:\n%s", code, stderr)
 	}
-	goleak.VerifyNone(t, leaks)
+	verifyNoLeaks(t, leaks)
 }
 
 // httpGet reads url's body, failing the test on any error or a status
