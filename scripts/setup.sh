@@ -1,7 +1,16 @@
 #!/usr/bin/env bash
-# setup.sh installs everything brisvox needs beyond Go: Debian packages and
-# pinned native files (ONNX Runtime shared library, Silero VAD model) taken
-# from npm packages. It is idempotent: a second run checks and does nothing.
+# setup.sh installs what brisvox needs beyond Go: Debian packages and pinned
+# native files (ONNX Runtime shared library, Silero VAD model) taken from npm
+# packages. It is idempotent: a second run checks and does nothing.
+#
+#   setup.sh serve   what serving the keyless agent needs (go tool task run):
+#                    the libraries the engine links with cgo and their
+#                    headers, pocketsphinx's model, ONNX Runtime and Silero
+#   setup.sh all     serve, then what the tests need on top (go tool task
+#                    test): synthesizers, SIP peers, references, chromium
+#                    and the browser test's npm packages (the default)
+#   setup.sh list serve|all
+#                    print the Debian packages of that mode, one a line
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -9,25 +18,33 @@ NATIVE="$ROOT/.native"
 
 # --- Debian packages ---------------------------------------------------------
 
-APT_PACKAGES=(
-  libopus-dev
-  libopusfile-dev
-  flite
-  flite1-dev # libflite headers and link libraries (providers/tts/flite, cgo)
-  pocketsphinx
-  pocketsphinx-en-us
+# What serving the keyless agent links or reads (examples/agents/local.toml).
+# npm, which fetches the native files below, is a prerequisite like Go.
+APT_SERVE=(
+  gcc                 # cgo's C compiler (Go's images have it, a bare Debian not)
+  libc6-dev           # the C library's headers, for cgo
+  pkg-config          # cgo's #cgo pkg-config lines
+  libopus-dev         # media/opus (libopus through hraban/opus, cgo)
+  libopusfile-dev     # hraban/opus's stream reader, built in by default
+  flite1-dev          # libflite headers and link libraries (providers/tts/flite, cgo)
   libpocketsphinx-dev # headers of providers/stt/pocketsphinx (cgo)
   libsphinxbase-dev
-  espeak-ng
-  sox
-  sip-tester # provides sipp
-  baresip # an independent softphone for the SIP end-to-end tests
+  pocketsphinx-en-us  # the acoustic model, language model and dictionary it loads
+)
+
+# What the tests need on top of APT_SERVE.
+APT_TEST=(
+  flite          # the flite command: the speech fixtures (scripts/fixtures.sh)
+  pocketsphinx   # pocketsphinx_continuous: flite's round trip test
+  espeak-ng      # the fixtures in Turkish and mixed
+  sox            # the fixtures' resampling
+  sip-tester     # provides sipp
+  baresip        # an independent softphone for the SIP end-to-end tests
   baresip-core
-  sipsak # SIP flood and probe tool (trunk policy tests)
-  sipvicious # svmap, the scanner the trunk policy hides from
+  sipsak         # SIP flood and probe tool (trunk policy tests)
+  sipvicious     # svmap, the scanner the trunk policy hides from
   libspandsp-dev # G.722 reference (media/g722's cgo cross-check)
-  chromium
-  pkg-config
+  chromium       # the browser end-to-end test (cmd/brisvox)
 )
 
 # --- Native files from npm ---------------------------------------------------
@@ -60,15 +77,16 @@ trap 'rm -rf "$SCRATCH"' EXIT
 
 sha256_of() { sha256sum "$1" | awk '{print $1}'; }
 
+# install_apt_packages PKG...
 install_apt_packages() {
   local missing=() pkg
-  for pkg in "${APT_PACKAGES[@]}"; do
+  for pkg in "$@"; do
     if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
       missing+=("$pkg")
     fi
   done
   if [ "${#missing[@]}" -eq 0 ]; then
-    log "apt: nothing to do (all ${#APT_PACKAGES[@]} packages installed)"
+    log "apt: nothing to do (all $# packages installed)"
     return
   fi
   command -v apt-get >/dev/null 2>&1 || die "apt-get not found; install manually: ${missing[*]}"
@@ -150,11 +168,40 @@ write_env_file() {
   log "env: wrote $env_file"
 }
 
+usage() {
+  printf 'usage: setup.sh [serve|all]\n       setup.sh list serve|all\n' >&2
+  exit 2
+}
+
+# packages_of MODE prints the Debian packages of MODE, one a line.
+packages_of() {
+  case "$1" in
+    serve) printf '%s\n' "${APT_SERVE[@]}" ;;
+    all) printf '%s\n' "${APT_SERVE[@]}" "${APT_TEST[@]}" ;;
+    *) usage ;;
+  esac
+}
+
 main() {
-  install_apt_packages
+  local mode="${1:-all}"
+  case "$mode" in
+    list)
+      [ "$#" -eq 2 ] || usage
+      packages_of "$2"
+      return
+      ;;
+    serve | all) [ "$#" -le 1 ] || usage ;;
+    *) usage ;;
+  esac
+  local pkgs=()
+  mapfile -t pkgs < <(packages_of "$mode")
+  log "mode $mode"
+  install_apt_packages "${pkgs[@]}"
   fetch_npm_file "$ORT_NPM" "$ORT_TGZ_SHA256" "$ORT_MEMBER" "$ORT_SHA256" "$ORT_DEST"
   fetch_npm_file "$SILERO_NPM" "$SILERO_TGZ_SHA256" "$SILERO_MEMBER" "$SILERO_SHA256" "$SILERO_DEST"
-  install_browser_driver
+  if [ "$mode" = all ]; then
+    install_browser_driver
+  fi
   write_env_file
   log "done (source $NATIVE/env for BRISVOX_ORT_LIB and BRISVOX_SILERO_MODEL)"
 }
