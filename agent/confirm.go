@@ -151,5 +151,19 @@ func (e *ConfirmError) Unwrap() error { return e.Err }
 func (e *ConfirmError) Result(call messages.ToolCall) messages.ToolResult {
 	r := ErrorResult(call, KindToolFailed, e.Detail)
 	r.Outcome = "failed"
+	r.Summary = e.summary()
 	return r
+}
+
+// summary says why the confirmation was refused, for the caller's page.
+func (e *ConfirmError) summary() string {
+	switch {
+	case errors.Is(e.Err, ErrConfirmExpired):
+		return "the request expired"
+	case errors.Is(e.Err, ErrConfirmTooSoon):
+		return "you had not answered yet"
+	case errors.Is(e.Err, ErrConfirmStale):
+		return "the confirmation came before the request"
+	}
+	return "nothing was waiting for your confirmation"
 }

@@ -108,6 +108,7 @@ func run(ctx context.Context, reg *Registry, call messages.ToolCall, info CallIn
 		r.Outcome = OutcomeFailed
 	case o.err == nil:
 		r = resultOf(call, o.out.Content, side)
+		r.Summary = truncateUTF8(o.out.Summary, MaxSummaryBytes)
 	case errors.Is(o.err, context.DeadlineExceeded) && callCtx.Err() != nil && side:
 		r = ErrorResult(call, KindUnknownOutcome, fmt.Sprintf("the call ran for %v without an answer and was stopped; its outcome is unknown: do not repeat it without asking the caller", limit))
 		r.Outcome = OutcomeLost
@@ -143,6 +144,9 @@ func resultOf(call messages.ToolCall, content string, side bool) messages.ToolRe
 
 // Limits and outcome names of a call (the contract's names).
 const (
+	// MaxSummaryBytes bounds Output.Summary (valid UTF-8, cut with an
+	// ellipsis).
+	MaxSummaryBytes = 120
 	// MaxResultBytes bounds a tool's result (64 KiB).
 	MaxResultBytes = 64 << 10
 	// TruncatedMark ends a SideEffect result cut to MaxResultBytes.

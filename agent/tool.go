@@ -121,6 +121,11 @@ type CallInfo struct {
 // Output is a tool's answer: the text the model reads.
 type Output struct {
 	Content string
+	// Summary is an optional short line for the caller's own page saying
+	// what the call did ("reference B-0001"): never sent to the model,
+	// never logged, cut at MaxSummaryBytes. Say nothing the caller did not
+	// say or hear.
+	Summary string
 }
 
 // Tool is one function the model may call.

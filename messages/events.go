@@ -24,8 +24,9 @@ const (
 	// EventLatency: the first audio of the answer of Epoch went out
 	// Latency after the end of the caller's speech.
 	EventLatency
-	// EventTool: a tool of the answer of Epoch was called (Text: its name
-	// only, never its arguments).
+	// EventTool: a tool call of the answer of Epoch started or settled
+	// (Text: the tool's name, never its arguments; Call, Outcome, Detail
+	// and Subject say which call and what happened).
 	EventTool
 )
 
@@ -62,8 +63,43 @@ type CallEvent struct {
 	State   string
 	Cut     bool
 	Latency time.Duration
+	// Stages split an EventLatency's Latency by the stage that took it, in
+	// turn order; their durations sum to Latency (see TurnStages).
+	Stages []TurnStage
+	// Call is an EventTool's call id (ToolCall.ID).
+	Call string
+	// Outcome is what an EventTool's call did, for the caller's page: one
+	// of the Tool* outcomes below (not the contract's outcome names,
+	// which are for the record and logs).
+	Outcome string
+	// Detail is an EventTool's short caller-facing line: a done call's
+	// summary (agent.Output.Summary: "reference B-0001"), why a call
+	// failed or was refused, in a few words. Never arguments.
+	Detail string
+	// Subject names the tool an EventTool is about when it is not the
+	// called one: a confirm_pending call is about the held tool it
+	// confirms ("" when that is not known).
+	Subject string
 	At      time.Time
 }
+
+// The outcomes of an EventTool, as the caller's page shows them.
+const (
+	// CallRunning: the call started (or goes on past its slot's timeout).
+	CallRunning = "running"
+	// CallHeld: the call waits for the caller's confirmation.
+	CallHeld = "held"
+	// CallDone: the call ran; Detail is its summary.
+	CallDone = "done"
+	// CallRefused: the engine refused it (a confirmation without the
+	// caller's reply, a repeat of a call already done, the turn's budget).
+	CallRefused = "refused"
+	// CallCancelled: it did not run to its end (the caller interrupted,
+	// the turn was over).
+	CallCancelled = "cancelled"
+	// CallFailed: it ran and failed, timed out, or its outcome is unknown.
+	CallFailed = "failed"
+)
 
 // Greet makes the turn actor speak Line as the bot's first answer, in a
 // new epoch, unless the caller already spoke.

@@ -24,6 +24,10 @@ type ToolResult struct {
 	Content string
 	IsError bool
 	Outcome string
+	// Summary is the call's short caller-facing line (agent.Output.Summary,
+	// or why a confirmation was refused), for the call's live events only:
+	// never sent to the model, never logged.
+	Summary string
 }
 
 // RunTools asks the tools actor to run Calls for a round; the round sends

@@ -77,6 +77,7 @@ func TestLiveEvents(t *testing.T) {
 		var turns []string
 		done := map[messages.Epoch]bool{}
 		latencies := map[messages.Epoch]time.Duration{}
+		stages := map[messages.Epoch][]messages.TurnStage{}
 		states := []string{}
 		for _, ev := range evs {
 			switch ev.Kind {
@@ -90,6 +91,7 @@ func TestLiveEvents(t *testing.T) {
 				}
 			case messages.EventLatency:
 				latencies[ev.Epoch] = ev.Latency
+				stages[ev.Epoch] = ev.Stages
 			case messages.EventState:
 				states = append(states, ev.State)
 			}
@@ -129,6 +131,17 @@ func TestLiveEvents(t *testing.T) {
 			}
 			if got, ok := latencies[tl.Epoch]; !ok || got != out.Sub(end) {
 				t.Errorf("epoch %d latency event %v (seen %v), timeline %v", tl.Epoch, got, ok, out.Sub(end))
+			}
+			// The page's latency bar: the stages, in order, sum to the
+			// latency. Mutation: the session sends no Stages -> none here.
+			var sum time.Duration
+			var names []string
+			for _, st := range stages[tl.Epoch] {
+				sum += st.D
+				names = append(names, st.Name)
+			}
+			if sum != out.Sub(end) || strings.Join(names, ",") != "listen,end_of_turn,think,voice,send" {
+				t.Errorf("epoch %d stages %v (sum %v), want listen..send summing to %v", tl.Epoch, stages[tl.Epoch], sum, out.Sub(end))
 			}
 		}
 		if len(latencies) != 2 {

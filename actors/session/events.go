@@ -50,7 +50,7 @@ func (a *Actor) logContent(m *messages.CallEvent) {
 
 // markEvent turns timeline marks into events: the end of the caller's turn
 // (thinking), the first audio out (speaking) and the turn's latency, from
-// the end of the caller's speech to that first audio.
+// the end of the caller's speech to that first audio, with its stages.
 func (a *Actor) markEvent(t *Timeline, m *messages.TurnMark) {
 	if a.cfg.OnEvent == nil || m.Epoch < a.stateEpoch {
 		return
@@ -60,7 +60,7 @@ func (a *Actor) markEvent(t *Timeline, m *messages.TurnMark) {
 		a.setState(messages.StateThinking, m.Epoch)
 	case messages.MarkFirstAudioOut:
 		if end, ok := t.Marks[messages.MarkVADStop]; ok {
-			a.cfg.OnEvent(messages.CallEvent{Kind: messages.EventLatency, Epoch: m.Epoch, Latency: m.At.Sub(end), At: m.At})
+			a.cfg.OnEvent(messages.CallEvent{Kind: messages.EventLatency, Epoch: m.Epoch, Latency: m.At.Sub(end), Stages: messages.TurnStages(t.Marks), At: m.At})
 		}
 		a.setState(messages.StateSpeaking, m.Epoch)
 	}

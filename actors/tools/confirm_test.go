@@ -2,11 +2,14 @@ package tools_test
 
 import (
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/agent"
+	"github.com/brisvox/brisvox/messages"
 	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 )
@@ -36,6 +39,11 @@ func TestConfirmationGate(t *testing.T) {
 		responses []providertest.Response
 		wantRuns  int
 		wantIn    map[string]string // call id -> text its result contains
+		// wantLines are the page's tool lines (tool[/subject] outcome[:
+		// detail]). Mutations seen failing: the refusal of the gate read as
+		// failed (lineOf's confirm case dropped); the held call's line
+		// missing (answer not telling the page).
+		wantLines []string
 	}{
 		{
 			name:     "confirmed after the reply",
@@ -48,6 +56,8 @@ func TestConfirmationGate(t *testing.T) {
 			},
 			wantRuns: 1,
 			wantIn:   map[string]string{"t1.0": "confirmation_required", "t2.0": "transfer_call done"},
+			wantLines: []string{"transfer_call running", "transfer_call held: waiting for your yes",
+				"confirm_pending/confirmation running", "confirm_pending/transfer_call done"},
 		},
 		{
 			name:     "confirmed in the same turn",
@@ -60,6 +70,8 @@ func TestConfirmationGate(t *testing.T) {
 			},
 			wantRuns: 0,
 			wantIn:   map[string]string{"t1.1": "the user has not replied since you asked"},
+			wantLines: []string{"transfer_call running", "transfer_call held: waiting for your yes",
+				"confirm_pending/confirmation running", "confirm_pending/confirmation refused: you had not answered yet"},
 		},
 		{
 			name:     "a barge-in clears the request",
@@ -72,6 +84,8 @@ func TestConfirmationGate(t *testing.T) {
 			},
 			wantRuns: 0,
 			wantIn:   map[string]string{"t2.0": "no request with this call_id is waiting"},
+			wantLines: []string{"transfer_call running", "transfer_call held: waiting for your yes",
+				"confirm_pending/confirmation running", "confirm_pending/confirmation refused: nothing was waiting for your confirmation"},
 		},
 	}
 	for _, tt := range tests {
@@ -85,10 +99,36 @@ func TestConfirmationGate(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				r, err := call(t, tt.scenario, reg, tt.responses...).Run()
+				c := call(t, tt.scenario, reg, tt.responses...)
+				var mu sync.Mutex
+				var lines []string
+				c.Configure = func(cfg *session.Config) {
+					cfg.OnEvent = func(e messages.CallEvent) {
+						if e.Kind != messages.EventTool {
+							return
+						}
+						name := e.Text
+						if e.Subject != "" {
+							name += "/" + e.Subject
+						}
+						mu.Lock()
+						line := name + " " + e.Outcome
+						if e.Detail != "" {
+							line += ": " + e.Detail
+						}
+						lines = append(lines, line)
+						mu.Unlock()
+					}
+				}
+				r, err := c.Run()
 				if err != nil {
 					t.Fatal(err)
 				}
+				mu.Lock()
+				if got := strings.Join(lines, "|"); got != strings.Join(tt.wantLines, "|") {
+					t.Errorf("tool lines\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(tt.wantLines, "\n"))
+				}
+				mu.Unlock()
 				if err := sim.CheckInvariants(r, 1); err != nil {
 					t.Fatal(err)
 				}

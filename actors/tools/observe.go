@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+
+	"github.com/asynkron/protoactor-go/actor"
 	"time"
 	"unicode/utf8"
 
@@ -137,22 +139,25 @@ func runAdmitted(ctx context.Context, reg *agent.Registry, call messages.ToolCal
 	return r
 }
 
-// answer fills slot i of a waiting round and traces the call as settled.
+// answer fills slot i of a waiting round, traces the call as settled and
+// puts it on the caller's page.
 // Every slot answered after admission goes through here, so each call
 // settles once.
-func (a *Actor) answer(key batchKey, b *batch, i int, r messages.ToolResult) {
+func (a *Actor) answer(s actor.SenderContext, key batchKey, b *batch, i int, r messages.ToolResult) {
 	b.results[i] = r
 	b.remaining--
 	a.traceSettled(b.trace(key, i), r.Outcome)
+	a.tellSettled(s, key.epoch, b.calls[i], r)
 }
 
 // traceAdmitted traces the calls answered while a round was admitted, once
 // admission decided (a budget_exhausted round overwrites its malformed
 // answers).
-func (a *Actor) traceAdmitted(key batchKey, b *batch) {
+func (a *Actor) traceAdmitted(s actor.SenderContext, key batchKey, b *batch) {
 	for i, r := range b.results {
 		if r.CallID != "" {
 			a.traceSettled(b.trace(key, i), r.Outcome)
+			a.tellSettled(s, key.epoch, b.calls[i], r)
 		}
 	}
 }
@@ -160,7 +165,7 @@ func (a *Actor) traceAdmitted(key batchKey, b *batch) {
 // traceCut traces the open calls of a round cut by an interrupt: its
 // ReadOnly calls die with it, its SideEffect calls run on and come back as
 // late results.
-func (a *Actor) traceCut(key batchKey, b *batch) {
+func (a *Actor) traceCut(s actor.SenderContext, key batchKey, b *batch) {
 	for i, c := range b.calls {
 		if b.results[i].CallID != "" {
 			continue
@@ -170,6 +175,7 @@ func (a *Actor) traceCut(key batchKey, b *batch) {
 			outcome = outcomeInterruptedRunning
 		}
 		a.traceSettled(b.trace(key, i), outcome)
+		a.tellSettled(s, key.epoch, c, messages.ToolResult{CallID: c.ID, Name: c.Name, Outcome: outcome})
 	}
 }
 

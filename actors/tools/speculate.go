@@ -61,10 +61,10 @@ func (a *Actor) commit(ctx actor.Context, e messages.Epoch) {
 			switch v := a.budget.AdmitHeld(e, a.minEpoch); v {
 			case agent.RefusedStale:
 				a.stats.Inc("stale_turn")
-				a.answer(key, b, i, agent.RefusedResult(v, b.calls[i]))
+				a.answer(ctx, key, b, i, agent.RefusedResult(v, b.calls[i]))
 			case agent.RefusedBudget:
 				a.stats.Inc("budget_exhausted")
-				a.answer(key, b, i, agent.RefusedResult(v, b.calls[i]))
+				a.answer(ctx, key, b, i, agent.RefusedResult(v, b.calls[i]))
 			default:
 				a.start(ctx, key, b, i)
 			}
@@ -76,7 +76,7 @@ func (a *Actor) commit(ctx actor.Context, e messages.Epoch) {
 }
 
 // discard drops the speculative turn e: its epoch is stale from now on.
-func (a *Actor) discard(e messages.Epoch) {
+func (a *Actor) discard(ctx actor.Context, e messages.Epoch) {
 	a.stats.Inc("speculations_discarded")
 	for _, key := range a.heldRounds(e) {
 		b := a.batches[key]
@@ -88,7 +88,7 @@ func (a *Actor) discard(e messages.Epoch) {
 		}
 		b.held = nil
 	}
-	a.interrupt(e + 1)
+	a.interrupt(ctx, e+1)
 }
 
 // heldRounds lists the rounds of turn e that hold calls, in round order.

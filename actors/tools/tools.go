@@ -131,7 +131,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *slotTimeout:
 		a.slotTimeout(ctx, m.callID)
 	case *messages.Interrupt:
-		a.interrupt(m.Epoch)
+		a.interrupt(ctx, m.Epoch)
 		// The user may not have heard what they would confirm.
 		a.confirms.Clear()
 	case *messages.UserTurn:
@@ -141,7 +141,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *messages.Commit:
 		a.commit(ctx, m.Turn.Epoch)
 	case *messages.Discard:
-		a.discard(m.Epoch)
+		a.discard(ctx, m.Epoch)
 	case *messages.Describe:
 		d := kit.Describe(string(messages.StageTools), "ready", a.stats)
 		d.Counters["running_side_effects"] = uint64(len(ctx.Children()))
@@ -194,12 +194,12 @@ func (a *Actor) run(ctx actor.Context, m *messages.RunTools) {
 func (a *Actor) start(ctx actor.Context, key batchKey, b *batch, i int) {
 	call := b.calls[i]
 	a.stats.Inc("calls")
-	a.peers.Event(ctx, &messages.CallEvent{Kind: messages.EventTool, Epoch: key.epoch, Text: call.Name, At: time.Now()})
+	a.tellStart(ctx, key.epoch, call)
 	info := agent.CallInfo{Session: string(a.peers.Call), CallID: call.ID, Epoch: key.epoch, Round: key.round}
 	done := &messages.ToolDone{Epoch: key.epoch, Round: key.round, Index: i}
 	if a.gated && call.Name == agent.ConfirmPendingTool {
 		if res, answered := a.confirm(ctx, call, info, key, b.trace(key, i), done); answered {
-			a.answer(key, b, i, res)
+			a.answer(ctx, key, b, i, res)
 		}
 		return
 	}
@@ -207,11 +207,11 @@ func (a *Actor) start(ctx actor.Context, key batchKey, b *batch, i int) {
 		if spec.Confirm {
 			// Held: it runs only when confirmed after the user's reply.
 			a.stats.Inc("held")
-			a.answer(key, b, i, a.confirms.Request(call, key.epoch, time.Now()))
+			a.answer(ctx, key, b, i, a.confirms.Request(call, key.epoch, time.Now()))
 			return
 		}
 		if res, answered := a.sideEffect(ctx, call, spec, info, key, b.trace(key, i), done, false); answered {
-			a.answer(key, b, i, res)
+			a.answer(ctx, key, b, i, res)
 		}
 		return
 	}
@@ -234,7 +234,7 @@ func (a *Actor) admit(ctx actor.Context, key batchKey, b *batch, malformed int) 
 		_, b.retries = a.budget.Admit(key.epoch, a.minEpoch, 0)
 		a.stats.Inc("stale_turn")
 		b.results, b.remaining = agent.RefusedResults(agent.RefusedStale, b.calls), 0
-		a.traceAdmitted(key, b)
+		a.traceAdmitted(ctx, key, b)
 		a.finish(ctx, key, b)
 		return false
 	}
@@ -251,12 +251,12 @@ func (a *Actor) admit(ctx actor.Context, key batchKey, b *batch, malformed int) 
 	if verdict == agent.RefusedBudget {
 		a.stats.Inc("budget_exhausted")
 		b.results, b.remaining = agent.RefusedResults(verdict, b.calls), 0
-		a.traceAdmitted(key, b)
+		a.traceAdmitted(ctx, key, b)
 		a.finishExhausted(ctx, key, b)
 		return false
 	}
 	b.results, b.remaining = plan.Answers, plan.Runs()
-	a.traceAdmitted(key, b)
+	a.traceAdmitted(ctx, key, b)
 	if b.remaining == 0 {
 		a.finish(ctx, key, b)
 		return false
@@ -349,6 +349,7 @@ func (a *Actor) done(ctx actor.Context, m *messages.ToolDone) {
 			// it is already reported.
 			a.stats.Inc("side_effect_late_results")
 			a.traceLate(f.trace, m.Result.Outcome)
+			a.tellSettled(ctx, f.trace.epoch, f.call, m.Result)
 			a.orphans.MarkReported(f.key)
 			ctx.Send(a.peers.LLM, &messages.LateResult{Epoch: m.Epoch, Result: m.Result})
 			return
@@ -363,7 +364,7 @@ func (a *Actor) done(ctx actor.Context, m *messages.ToolDone) {
 		}
 		return
 	}
-	a.answer(key, b, m.Index, m.Result)
+	a.answer(ctx, key, b, m.Index, m.Result)
 	if b.remaining == 0 {
 		a.finish(ctx, key, b)
 	}
@@ -432,7 +433,7 @@ func (a *Actor) slotTimeout(ctx actor.Context, id string) {
 		r := agent.ErrorResult(c, agent.KindTimeout,
 			"the call is taking longer than expected and is still running; its result follows as a note: do not repeat it")
 		r.Outcome = outcomeTimedOutRunning
-		a.answer(f.batch, b, i, r)
+		a.answer(ctx, f.batch, b, i, r)
 		if b.remaining == 0 {
 			a.finish(ctx, f.batch, b)
 		}
@@ -464,7 +465,7 @@ func (a *Actor) loseInFlight(ctx actor.Context) {
 		if b, ok := a.batches[f.batch]; ok && !f.answered {
 			for i, c := range b.calls {
 				if c.ID == id && b.results[i].CallID == "" {
-					a.answer(f.batch, b, i, lost(c))
+					a.answer(ctx, f.batch, b, i, lost(c))
 				}
 			}
 			continue
@@ -472,6 +473,7 @@ func (a *Actor) loseInFlight(ctx actor.Context) {
 		// Its round is gone, or its slot was answered at its timeout:
 		// the model learns of the loss from a note.
 		a.traceLate(f.trace, agent.OutcomeLost)
+		a.tellSettled(ctx, f.trace.epoch, f.call, lost(f.call))
 		ctx.Send(a.peers.LLM, &messages.LateResult{Epoch: f.key.Epoch, Result: lost(f.call)})
 	}
 	for key, b := range a.batches {
@@ -479,7 +481,7 @@ func (a *Actor) loseInFlight(ctx actor.Context) {
 			if b.results[i].CallID == "" {
 				r := agent.ErrorResult(c, agent.KindInterrupted, "the call was cut off by a restart of the tools; it may be tried again")
 				r.Outcome = agent.OutcomeInterrupted
-				a.answer(key, b, i, r)
+				a.answer(ctx, key, b, i, r)
 			}
 		}
 		a.finish(ctx, key, b)
@@ -517,6 +519,7 @@ func (a *Actor) answerRound(ctx actor.Context, key batchKey, b *batch, m *messag
 		return
 	}
 	a.sent[key] = m.Results
+	a.peers.Mark(ctx, key.epoch, messages.MarkToolsDone, time.Now()) // the first round's wins
 	ctx.Send(b.round, m)
 }
 
@@ -569,7 +572,7 @@ func ranToResult(r messages.ToolResult) bool {
 
 // interrupt cancels the ReadOnly calls of older epochs and forgets their
 // requests; SideEffect children go on.
-func (a *Actor) interrupt(e messages.Epoch) {
+func (a *Actor) interrupt(ctx actor.Context, e messages.Epoch) {
 	if e <= a.minEpoch {
 		return
 	}
@@ -591,7 +594,7 @@ func (a *Actor) interrupt(e messages.Epoch) {
 					a.stats.Inc("read_only_cancelled")
 				}
 			}
-			a.traceCut(k, b)
+			a.traceCut(ctx, k, b)
 			delete(a.batches, k)
 			a.stats.Inc("interrupted_requests")
 		}

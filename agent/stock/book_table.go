@@ -141,7 +141,10 @@ func (t *bookTable) Call(ctx context.Context, args json.RawMessage, call agent.C
 	if err != nil {
 		return agent.Output{}, fmt.Errorf("%w: nothing was booked: tell the caller", err)
 	}
-	return agent.Output{Content: fmt.Sprintf("booked: table for %d at %s under %s, reference %s", b.PartySize, b.Time, b.Name, b.Reference)}, nil
+	return agent.Output{
+		Content: fmt.Sprintf("booked: table for %d at %s under %s, reference %s", b.PartySize, b.Time, b.Name, b.Reference),
+		Summary: fmt.Sprintf("table for %d at %s, reference %s", b.PartySize, b.Time, b.Reference),
+	}, nil
 }
 
 // validHHMM is the schema's pattern ^([01][0-9]|2[0-3]):[0-5][0-9]$.

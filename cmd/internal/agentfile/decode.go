@@ -5,7 +5,12 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
+
+// maxDescriptionRunes bounds the agent's description: a sentence or two
+// for its page.
+const maxDescriptionRunes = 400
 
 // walker decodes the tree into a File, collecting diagnostics.
 type walker struct {
@@ -51,6 +56,10 @@ func (w *walker) decode(root *node, complete bool) *File {
 		w.missing(Pos{1, 1}, "prompt", "missing: every agent needs a prompt", w.format.Setting("prompt", "You are the phone assistant of ..."))
 	}
 	f.Greeting = top.str("greeting", "")
+	f.Description = top.str("description", "")
+	if d := f.Description; d.Set && utf8.RuneCountInString(d.V) > maxDescriptionRunes {
+		w.at(d.Pos, "description", fmt.Sprintf("has %d characters, over %d", utf8.RuneCountInString(d.V), maxDescriptionRunes), "say in a sentence or two what callers can ask for")
+	}
 	f.EndLine = top.str("end_line", "")
 
 	stt := top.sub("stt")

@@ -283,6 +283,9 @@ type File struct {
 	Name     Value[string] // default: the file's base name
 	Prompt   Value[string]
 	Greeting Value[string]
+	// Description says what the agent can do, for the callers of its web
+	// page (GET /agent). Never spoken.
+	Description Value[string]
 	// EndLine is spoken when a stage gave up and the call ends ("": the
 	// session's own).
 	EndLine Value[string]
