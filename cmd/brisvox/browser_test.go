@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +15,8 @@ import (
 )
 
 // browserResult is what scripts/browser/call.cjs prints: what the page
-// knew when it stopped waiting.
+// knew and showed when it stopped waiting, and its checks of the page
+// before, during and after the call.
 type browserResult struct {
 	OK        bool      `json:"ok"`
 	State     string    `json:"state"`
@@ -27,11 +30,80 @@ type browserResult struct {
 		AudioLevel      float64 `json:"audioLevel"`
 		MaxLevel        float64 `json:"maxLevel"`
 	} `json:"audio"`
-	Error          string   `json:"error"`
-	TranscriptText string   `json:"transcriptText"`
-	LatencyText    string   `json:"latencyText"`
-	ElapsedMS      int      `json:"elapsedMs"`
-	Logs           []string `json:"logs"`
+	Guide *struct {
+		Name        string   `json:"name"`
+		Description string   `json:"description"`
+		Examples    []string `json:"examples"`
+		Tools       []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	} `json:"guide"`
+	// Stages are each latency's stages (null when the event had none).
+	Stages [][]struct {
+		Name string  `json:"name"`
+		MS   float64 `json:"ms"`
+	} `json:"stages"`
+	Tools []struct {
+		Text    string `json:"text"`
+		Outcome string `json:"outcome"`
+	} `json:"tools"`
+	Conn *struct {
+		PacketsSent     int     `json:"packetsSent"`
+		PacketsReceived int     `json:"packetsReceived"`
+		PacketsLost     int     `json:"packetsLost"`
+		JitterMS        float64 `json:"jitterMs"`
+		Updates         int     `json:"updates"`
+	} `json:"conn"`
+	Mic struct {
+		Permission   string  `json:"permission"`
+		Outcome      string  `json:"outcome"`
+		MaxLevel     float64 `json:"maxLevel"`
+		MeterUpdates int     `json:"meterUpdates"`
+	} `json:"mic"`
+	MeterFloor    float64 `json:"meterFloor"`
+	MaxMeterValue float64 `json:"maxMeterValue"`
+	Bars          int     `json:"bars"`
+	Segments      []struct {
+		Stage string  `json:"stage"`
+		Width float64 `json:"width"`
+	} `json:"segments"`
+	Error          string `json:"error"`
+	TranscriptText string `json:"transcriptText"`
+	LatencyText    string `json:"latencyText"`
+	LegendText     string `json:"legendText"`
+	GuideText      string `json:"guideText"`
+	ConnText       string `json:"connText"`
+	MicText        string `json:"micText"`
+	Icons          map[string]struct {
+		Status int    `json:"status"`
+		Type   string `json:"type"`
+		Bytes  int    `json:"bytes"`
+	} `json:"icons"`
+	Keyboard struct {
+		TabsToCall   int    `json:"tabsToCall"`
+		FocusOutline string `json:"focusOutline"`
+	} `json:"keyboard"`
+	Before pageAudit `json:"before"`
+	During pageAudit `json:"during"`
+	Narrow pageAudit `json:"narrow"`
+	After  struct {
+		State      string  `json:"state"`
+		MeterValue float64 `json:"meterValue"`
+		ConnText   string  `json:"connText"`
+		Bars       int     `json:"bars"`
+	} `json:"after"`
+	BadResponses []string `json:"badResponses"`
+	ElapsedMS    int      `json:"elapsedMs"`
+	Logs         []string `json:"logs"`
+}
+
+// pageAudit is call.cjs's look at the page as drawn: the lowest text
+// contrast, the texts below 4.5:1, and how far it is wider than the window.
+type pageAudit struct {
+	MinContrast      float64  `json:"minContrast"`
+	TextsChecked     int      `json:"textsChecked"`
+	ContrastFailures []string `json:"contrastFailures"`
+	OverflowX        int      `json:"overflowX"`
 }
 
 // browserNeeds lists what the browser test runs on; setup installs it.
@@ -55,11 +127,16 @@ func browserNeeds(root string) []string {
 // page, its fake microphone playing a flite WAV of a question. It checks
 // that the call connects, the question is transcribed, the answer's audio
 // arrives (getStats: inbound-rtp audioLevel above zero, played through the
-// page's <audio> element) and the page shows the transcript and a latency,
-// and it saves a screenshot (.native/artifacts/browser-call.png). The test
-// runs itself again inside `unshare -n` with only loopback up, so nothing
-// leaves the machine. Skipped with -short; without its tools it fails
-// under CI and skips elsewhere.
+// page's <audio> element) and the page shows what it must: the transcript,
+// a latency bar per turn, the microphone's level above the meter's floor,
+// the connection's packets and jitter, and both icons with 200; that
+// every text has a contrast of 4.5:1 at least, Call is reached and
+// pressed with the keyboard with a visible focus ring, and a phone-sized
+// window does not scroll sideways. It saves four screenshots (before,
+// during, narrow, after) in $BRISVOX_SCREENSHOTS (default a temporary
+// directory). The test runs itself again inside `unshare -n` with only
+// loopback up, so nothing leaves the machine. Skipped with -short; without
+// its tools it fails under CI and skips elsewhere.
 func TestBrowserCall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a real browser and real engines")
@@ -72,10 +149,16 @@ func TestBrowserCall(t *testing.T) {
 			}
 			t.Skipf("missing %v (go tool task setup installs them)", missing)
 		}
+		shots := os.Getenv("BRISVOX_SCREENSHOTS")
+		if shots == "" {
+			shots = t.TempDir()
+		} else if abs, err := filepath.Abs(shots); err == nil {
+			shots = abs
+		}
 		// The same test binary, in a network namespace of its own.
 		cmd := exec.Command("unshare", "-n", "sh", "-c", `ip link set lo up && exec "$@"`, "sh",
 			os.Args[0], "-test.run=^TestBrowserCall$", "-test.v", "-test.count=1", "-test.timeout=5m")
-		cmd.Env = append(os.Environ(), "BRISVOX_IN_NETNS=1")
+		cmd.Env = append(os.Environ(), "BRISVOX_IN_NETNS=1", "BRISVOX_SCREENSHOTS="+shots)
 		out, err := cmd.CombinedOutput()
 		t.Logf("inside unshare -n:\n%s", out)
 		if err != nil {
@@ -103,18 +186,32 @@ func TestBrowserCall(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	artifacts := filepath.Join(root, ".native", "artifacts")
-	if err := os.MkdirAll(artifacts, 0o755); err != nil {
-		t.Fatal(err)
+	shots := os.Getenv("BRISVOX_SCREENSHOTS")
+	if shots == "" {
+		shots = dir
 	}
-	shot := filepath.Join(artifacts, "browser-call.png")
-	_ = os.Remove(shot)
+	names := []string{"1-before.png", "2-during.png", "3-narrow.png", "4-after.png"}
+	for _, n := range names {
+		_ = os.Remove(filepath.Join(shots, n))
+	}
 
 	base, stop, stderr := served(t, filepath.Join(root, "examples", "agents", "local.toml"))
+	icons := map[string]string{"/favicon.ico": "image/vnd.microsoft.icon", "/favicon.svg": "image/svg+xml"}
+	for path, want := range icons {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if got := resp.Header.Get("Content-Type"); resp.StatusCode != http.StatusOK || !strings.HasPrefix(got, want) || len(body) < 100 {
+			t.Errorf("GET %s: %d %q, %d bytes; want 200 %s", path, resp.StatusCode, got, len(body), want)
+		}
+	}
 	node := exec.Command("node", filepath.Join(root, "scripts", "browser", "call.cjs"))
 	node.Env = append(os.Environ(),
 		"NODE_PATH="+filepath.Join(root, ".native", "browser", "node_modules"),
-		"BRISVOX_URL="+base+"/", "BRISVOX_WAV="+wavPath, "BRISVOX_SCREENSHOT="+shot, "BRISVOX_TIMEOUT_MS=90000")
+		"BRISVOX_URL="+base+"/", "BRISVOX_WAV="+wavPath, "BRISVOX_SCREENSHOTS="+shots, "BRISVOX_TIMEOUT_MS=90000")
 	var out, errOut syncBuffer
 	node.Stdout, node.Stderr = &out, &errOut
 	started := time.Now()
@@ -125,7 +222,8 @@ func TestBrowserCall(t *testing.T) {
 	if jerr := json.Unmarshal([]byte(lines[len(lines)-1]), &r); jerr != nil {
 		t.Fatalf("call.cjs: %v (%v)\nstdout: %s\nstderr: %s\nserver: %s", runErr, jerr, out.String(), errOut.String(), stderr)
 	}
-	t.Logf("page after %v: state %q, turns %q, bot %q, latencies %v ms, audio %+v", time.Since(started).Round(time.Millisecond), r.State, r.Turns, r.Bot, r.Latencies, r.Audio)
+	t.Logf("page after %v: state %q, turns %q, bot %q, latencies %v ms, stages %v, tools %v, audio %+v, conn %+v, mic %+v",
+		time.Since(started).Round(time.Millisecond), r.State, r.Turns, r.Bot, r.Latencies, r.Stages, r.Tools, r.Audio, r.Conn, r.Mic)
 	if runErr != nil || !r.OK {
 		t.Errorf("the page did not get there: %v %s\npage logs: %v\nserver: %s", runErr, r.Error, r.Logs, stderr)
 	}
@@ -138,16 +236,78 @@ func TestBrowserCall(t *testing.T) {
 	if r.Audio == nil || r.Audio.MaxLevel <= 0.01 || r.Audio.PacketsReceived == 0 {
 		t.Errorf("no answer audio in getStats: %+v", r.Audio)
 	}
-	if len(r.Latencies) == 0 || r.Latencies[0] <= 0 || !strings.Contains(r.LatencyText, "ms") {
-		t.Errorf("latency %v, shown %q", r.Latencies, r.LatencyText)
-	}
 	if len(r.Turns) > 0 && !strings.Contains(r.TranscriptText, r.Turns[0]) {
 		t.Errorf("the transcript on the page does not show the question: %q", r.TranscriptText)
 	}
-	if st, err := os.Stat(shot); err != nil || st.Size() < 10_000 {
-		t.Errorf("screenshot %s: %v", shot, err)
-	} else {
-		t.Logf("screenshot: %s (%d bytes)", shot, st.Size())
+	if r.Guide == nil || r.Guide.Name != "local" {
+		t.Errorf("the guide from GET agent: %+v", r.Guide)
+	}
+	t.Run("latency bar", func(t *testing.T) {
+		if len(r.Latencies) == 0 || r.Latencies[0] <= 0 || !strings.Contains(r.LatencyText, "ms") {
+			t.Errorf("latency %v, shown %q", r.Latencies, r.LatencyText)
+		}
+		// A bar per turn, its segments drawn (a bar of zero width, or none
+		// at all, fails: seen failing with latencyBar's append dropped).
+		if r.Bars != len(r.Latencies) || len(r.Segments) == 0 || r.Segments[0].Width <= 0 {
+			t.Errorf("%d bars for %d latencies, first bar's segments %+v", r.Bars, len(r.Latencies), r.Segments)
+		}
+	})
+	t.Run("microphone", func(t *testing.T) {
+		// The meter moved above its floor on the question: the analyser's
+		// highest level is a voice's (flite's question peaks near -20 dBFS;
+		// silence is -inf), and the meter element showed it.
+		if r.Mic.Outcome != "ok" || r.Mic.MeterUpdates == 0 || r.Mic.MaxLevel < -45 || r.MaxMeterValue < -45 || r.MeterFloor != -60 {
+			t.Errorf("microphone %+v, meter's highest %.1f (floor %.0f), shown %q", r.Mic, r.MaxMeterValue, r.MeterFloor, r.MicText)
+		}
+		if r.After.MeterValue != r.MeterFloor {
+			t.Errorf("after the call the meter shows %.1f, not its floor", r.After.MeterValue)
+		}
+	})
+	t.Run("connection", func(t *testing.T) {
+		c := r.Conn
+		if c == nil || c.Updates < 2 || c.PacketsSent == 0 || c.PacketsReceived == 0 || c.PacketsLost < 0 {
+			t.Errorf("connection figures %+v", c)
+		}
+		for _, w := range []string{"sent", "received", "lost", "jitter", "round trip", "packets"} {
+			if !strings.Contains(r.ConnText, w) {
+				t.Errorf("the connection pane does not show %q: %q", w, r.ConnText)
+			}
+		}
+	})
+	t.Run("accessible", func(t *testing.T) {
+		for name, a := range map[string]pageAudit{"before": r.Before, "during": r.During, "narrow": r.Narrow} {
+			// Seen failing with .hint's colour at #8c959f (3.0:1).
+			if a.TextsChecked < 10 || a.MinContrast < 4.5 || len(a.ContrastFailures) > 0 {
+				t.Errorf("%s: %d texts, lowest contrast %.2f: %q", name, a.TextsChecked, a.MinContrast, a.ContrastFailures)
+			}
+			// Seen failing with the narrow layout's single column dropped.
+			if a.OverflowX > 0 {
+				t.Errorf("%s: the page is %d px wider than the window", name, a.OverflowX)
+			}
+		}
+		// Seen failing with the :focus-visible rule dropped.
+		if r.Keyboard.TabsToCall <= 0 || strings.HasPrefix(r.Keyboard.FocusOutline, "none") {
+			t.Errorf("keyboard: %+v", r.Keyboard)
+		}
+	})
+	for path, ic := range r.Icons {
+		if ic.Status != http.StatusOK || ic.Bytes < 100 {
+			t.Errorf("the page fetched %s: %+v", path, ic)
+		}
+	}
+	if len(r.Icons) != 2 || len(r.BadResponses) > 0 {
+		t.Errorf("icons %+v; responses that failed: %q", r.Icons, r.BadResponses)
+	}
+	if r.After.State != "ended" || r.After.Bars != len(r.Latencies) {
+		t.Errorf("after the hangup: %+v", r.After)
+	}
+	for _, n := range names {
+		p := filepath.Join(shots, n)
+		if st, err := os.Stat(p); err != nil || st.Size() < 10_000 {
+			t.Errorf("screenshot %s: %v", p, err)
+		} else {
+			t.Logf("screenshot: %s (%d bytes)", p, st.Size())
+		}
 	}
 	if code != 0 {
 		t.Errorf("serve exited with %d:\n%s", code, stderr)
