@@ -26,29 +26,27 @@ func parseHHMM(s string) (clock, bool) {
 	return clock{h, m}, true
 }
 
-// meridiem reads "am", "pm", "a m", "p m" or "in the morning/afternoon/
-// evening", "tonight" at words[i]: +1 for the afternoon, -1 for the
-// morning, 0 for none, and the words taken.
+// meridiems are the words that say the side of noon, in the order they
+// are tried: +1 for the afternoon or evening, -1 for the morning.
+var meridiems = []struct {
+	words []string
+	side  int
+}{
+	{[]string{"am"}, -1}, {[]string{"pm"}, 1}, {[]string{"tonight"}, 1},
+	{[]string{"a", "m"}, -1}, {[]string{"p", "m"}, 1},
+	{[]string{"in", "the", "morning"}, -1}, {[]string{"in", "the", "afternoon"}, 1}, {[]string{"in", "the", "evening"}, 1},
+}
+
+// namedTimes are the times said by a name.
+var namedTimes = map[string]clock{"noon": {12, 0}, "midday": {12, 0}, "midnight": {0, 0}}
+
+// meridiem reads one of meridiems at words[i] ("am", "p m", "in the
+// evening", "tonight"): its side, 0 for none, and the words taken.
 func meridiem(words []string, i int) (side, n int) {
-	at := func(k int) string {
-		if i+k < len(words) {
-			return words[i+k]
+	for _, m := range meridiems {
+		if i+len(m.words) <= len(words) && equal(words[i:i+len(m.words)], m.words) {
+			return m.side, len(m.words)
 		}
-		return ""
-	}
-	switch {
-	case at(0) == "am":
-		return -1, 1
-	case at(0) == "pm", at(0) == "tonight":
-		return 1, 1
-	case at(0) == "a" && at(1) == "m":
-		return -1, 2
-	case at(0) == "p" && at(1) == "m":
-		return 1, 2
-	case at(0) == "in" && at(1) == "the" && at(2) == "morning":
-		return -1, 3
-	case at(0) == "in" && at(1) == "the" && (at(2) == "afternoon" || at(2) == "evening"):
-		return 1, 3
 	}
 	return 0, 0
 }
@@ -65,11 +63,8 @@ func timeAt(words []string, i int, bare bool) (c clock, n int, ok bool) {
 	if i >= len(words) {
 		return clock{}, 0, false
 	}
-	switch words[i] {
-	case "noon", "midday":
-		return clock{12, 0}, 1, true
-	case "midnight":
-		return clock{0, 0}, 1, true
+	if c, ok := namedTimes[words[i]]; ok {
+		return c, 1, true
 	}
 	h, m, j := -1, 0, i
 	marked := false

@@ -17,6 +17,7 @@ const (
 	intentGoodbye
 	intentConfirm
 	intentDecline
+	numIntents // the count of intents: a new one goes above
 )
 
 // String names the intent, for tests.
@@ -121,39 +122,63 @@ func classify(words []string, st state) decision {
 	return decision{intent: intentHelp}
 }
 
+// cues are the words and the runs of words that mark an intent: any one
+// of them in a turn is the intent's mark. The recognizer's phrases are
+// made of them too (phrases.go), so a cue added here is one the
+// recognizer is biased to hear.
+type cues struct {
+	words   []string
+	phrases []string // space-separated words, matched as a run
+}
+
+// in tells whether words hold one of the cues.
+func (c cues) in(words []string) bool {
+	if hasAny(words, c.words...) {
+		return true
+	}
+	for _, p := range c.phrases {
+		if hasPhrase(words, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// The cues of the intents (never written after init).
+var (
+	declineCues = cues{words: []string{"no", "nope", "nah", "dont", "not", "cancel", "never", "wrong", "stop"}}
+	confirmCues = cues{
+		words: []string{"yes", "yeah", "yep", "yup", "yea", "sure", "ok", "okay", "correct", "right",
+			"please", "confirm", "absolutely", "definitely", "perfect", "great", "fine"},
+		phrases: []string{"go ahead", "do it", "book it", "sounds good", "of course"},
+	}
+	goodbyeCues = cues{words: []string{"bye", "goodbye"},
+		phrases: []string{"good bye", "thats all", "that is all", "hang up", "see you"}}
+	bookingCues  = cues{words: []string{"book", "booking", "reserve", "reservation", "table"}}
+	timeCues     = cues{phrases: []string{"what time", "the time", "time is it", "whats the time", "current time", "time now"}}
+	greetingCues = cues{words: []string{"hello", "hi", "hey", "hiya", "howdy"},
+		phrases: []string{"good morning", "good afternoon", "good evening"}}
+)
+
 // yesNo reads a reply to a question: 1 yes, -1 no, 0 neither. A decline
 // word wins ("no thanks", "not yet", "yes no wait").
 func yesNo(words []string) int {
-	if hasAny(words, "no", "nope", "nah", "dont", "not", "cancel", "never", "wrong", "stop") {
+	if declineCues.in(words) {
 		return -1
 	}
-	if hasAny(words, "yes", "yeah", "yep", "yup", "yea", "sure", "ok", "okay", "correct", "right",
-		"please", "confirm", "absolutely", "definitely", "perfect", "great", "fine") ||
-		hasPhrase(words, "go ahead") || hasPhrase(words, "do it") || hasPhrase(words, "book it") ||
-		hasPhrase(words, "sounds good") || hasPhrase(words, "of course") {
+	if confirmCues.in(words) {
 		return 1
 	}
 	return 0
 }
 
-func isGoodbye(words []string) bool {
-	return hasAny(words, "bye", "goodbye") || hasPhrase(words, "good bye") || hasPhrase(words, "thats all") ||
-		hasPhrase(words, "that is all") || hasPhrase(words, "hang up") || hasPhrase(words, "see you")
-}
+func isGoodbye(words []string) bool { return goodbyeCues.in(words) }
 
-func isBooking(words []string) bool {
-	return hasAny(words, "book", "booking", "reserve", "reservation", "table")
-}
+func isBooking(words []string) bool { return bookingCues.in(words) }
 
-func isTimeQuestion(words []string) bool {
-	return hasPhrase(words, "what time") || hasPhrase(words, "the time") || hasPhrase(words, "time is it") ||
-		hasPhrase(words, "whats the time") || hasPhrase(words, "current time") || hasPhrase(words, "time now")
-}
+func isTimeQuestion(words []string) bool { return timeCues.in(words) }
 
-func isGreeting(words []string) bool {
-	return hasAny(words, "hello", "hi", "hey", "hiya", "howdy") || hasPhrase(words, "good morning") ||
-		hasPhrase(words, "good afternoon") || hasPhrase(words, "good evening")
-}
+func isGreeting(words []string) bool { return greetingCues.in(words) }
 
 // fill sets the slots the words name (a party after "for", a time after
 // "at" or with am/pm, a name after "under" or "my name is"), then, when the
