@@ -135,7 +135,10 @@ func (m *metrics) event(e messages.CallEvent) {
 			m.bargeIns.Inc()
 		}
 	case messages.EventTool:
-		m.tools.WithLabelValues(m.toolLabel(e.Text)).Inc()
+		// One count per call: at its start, not again when it settles.
+		if e.Outcome == messages.CallRunning {
+			m.tools.WithLabelValues(m.toolLabel(e.Text)).Inc()
+		}
 	}
 }
 

@@ -61,6 +61,20 @@ type Agent interface {
 	Session(env CallEnv) (session.Config, error)
 }
 
+// Guide is what the page tells a caller about the agent (GET /agent):
+// what it can do, phrases to try, the tools it has.
+type Guide struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description,omitempty"`
+	Examples    []string `json:"examples,omitempty"`
+	Tools       []string `json:"tools,omitempty"`
+}
+
+// Guider is an Agent with more to say on its page than its name.
+type Guider interface {
+	Guide() Guide
+}
+
 // Config tunes the server.
 type Config struct {
 	// MaxCalls is the admission limit. Default 20.
@@ -184,7 +198,11 @@ func New(cfg Config, agent Agent) (*Server, error) {
 	page, _ := fs.Sub(pageFiles, "page")
 	s.mux.Handle("/", http.FileServerFS(page))
 	s.mux.HandleFunc("GET /agent", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"name": agent.Name()})
+		g := Guide{Name: agent.Name()}
+		if gd, ok := agent.(Guider); ok {
+			g = gd.Guide()
+		}
+		writeJSON(w, http.StatusOK, g)
 	})
 	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
