@@ -19,4 +19,17 @@
 // CPU is the server process's user+system time over the hold, per call, in
 // percent of one core. Figures go to docs/LATENCY.md with the command
 // line that made them; there is no pass/fail threshold here.
+//
+//	brisvox-bench latency --brisvox PATH [--agent examples/agents/local.toml] [--turns 20] [--voice slt] [--json]
+//
+// latency serves the agent on a brisvox serve child and calls it over the
+// PCM websocket as a caller would, in real time: after the greeting, it
+// says --turns plain questions ("hello", "what can you do") and as many
+// tool turns ("what time is it": get_time), interleaved, each synthesised
+// by the flite command and sent in 20 ms frames followed by silence. A
+// turn's latency is from the last sample of sound it sent to the first
+// sample of sound it received, on its own clock; it waits for each answer
+// to end before the next turn. It reports median, p90, min and max per
+// kind, and the server's own latency split by stage (the latency event's
+// stages: listen, end_of_turn, think, tools, voice, send).
 package main

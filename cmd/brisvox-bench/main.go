@@ -14,6 +14,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, "usage: brisvox-bench webrtc-load [--calls 60] [--hold 30s] [--warmup 5s] [--complexity 5] [--json]")
 		fmt.Fprintln(stderr, "       brisvox-bench sip-load [--calls 500] [--rate 50] [--hold 60s] [--churn --call-length 2s] [--json]")
+		fmt.Fprintln(stderr, "       brisvox-bench latency --brisvox PATH [--agent examples/agents/local.toml] [--turns 20] [--voice slt] [--json]")
 		return 2
 	}
 	switch args[0] {
@@ -25,6 +26,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return sipLoad(args[1:], stdout, stderr)
 	case "burst":
 		return burst(args[1:], stdout, stderr)
+	case "latency":
+		return latency(args[1:], stdout, stderr)
 	case "sip-media":
 		return sipMedia(args[1:], stdout, stderr)
 	default:

@@ -57,7 +57,9 @@ func newAgentCall(t *testing.T, s *sim.Scenario) *agentCall {
 // bubble's by ahead.
 func newAgentCallAt(t *testing.T, s *sim.Scenario, ahead time.Duration) *agentCall {
 	t.Helper()
-	l, err := rules.New(rules.Config{})
+	// A model's pace, pinned: the scenarios' fillers and barge-ins were
+	// timed against it (the provider's zero Config has no delay).
+	l, err := rules.New(rules.Config{FirstToken: 250 * time.Millisecond, TokenGap: 40 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,23 +5,21 @@ import (
 	"time"
 )
 
-// Defaults of the zero Config fields: about what a hosted model's first
-// token and streaming pace sound like, so fillers and barge-in are
-// exercised as in production.
-const (
-	DefaultFirstToken = 250 * time.Millisecond
-	DefaultTokenGap   = 40 * time.Millisecond
-	// MaxDelay bounds both delays.
-	MaxDelay = 5 * time.Second
-)
+// MaxDelay bounds both delays.
+const MaxDelay = 5 * time.Second
 
 // Config paces the responses. The intents are fixed and have no options.
+// The zero Config answers at once: every event of a response is ready
+// when Stream returns, as nothing is computed after it. A simulation that
+// wants a model's pace (fillers and barge-in exercised as in production)
+// sets the delays explicitly, for instance 250 ms and 40 ms, about a
+// hosted model's first token and streaming gap.
 type Config struct {
-	// FirstToken is the time from Stream to the first event; 0 means
-	// DefaultFirstToken. At most MaxDelay.
+	// FirstToken is the time from Stream to the first event; 0 (the
+	// default) means none. At most MaxDelay.
 	FirstToken time.Duration
-	// TokenGap is the time between two text or tool-call events; 0 means
-	// DefaultTokenGap. At most MaxDelay.
+	// TokenGap is the time between two text or tool-call events; 0 (the
+	// default) means none. At most MaxDelay.
 	TokenGap time.Duration
 }
 
@@ -35,15 +33,4 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: TokenGap %v is outside [0, %v]", ErrInvalidConfig, c.TokenGap, MaxDelay)
 	}
 	return nil
-}
-
-// withDefaults fills the zero fields.
-func (c Config) withDefaults() Config {
-	if c.FirstToken == 0 {
-		c.FirstToken = DefaultFirstToken
-	}
-	if c.TokenGap == 0 {
-		c.TokenGap = DefaultTokenGap
-	}
-	return c
 }

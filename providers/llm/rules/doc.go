@@ -28,7 +28,9 @@
 // cannot tell the time. get_time gets the first IANA zone name found in
 // the system prompt ("Europe/Paris"), else UTC.
 //
-// It streams like a model, paced by Config.FirstToken and Config.TokenGap:
+// It streams like a model, paced by Config.FirstToken and Config.TokenGap
+// (zero by default: the whole response is ready at once; a simulation sets
+// a model's pace):
 // a word per text event, each tool call as a first fragment with its id and
 // name and then its JSON arguments in two pieces, an LLMUsage event (words
 // counted as tokens: an estimate) and LLMDone. It starts no goroutine: the

@@ -13,8 +13,8 @@ func Options() providers.Options {
 	return providers.Options{
 		Vendor: "rules", Key: providers.NoKey, Warm: providers.WarmNothing(),
 		List: []providers.Option{
-			of.Duration("first_token", 0, MaxDelay, func(c *Config, d time.Duration) { c.FirstToken = d }).WithDefault(DefaultFirstToken).WithDoc("delay before the first token"),
-			of.Duration("token_gap", 0, MaxDelay, func(c *Config, d time.Duration) { c.TokenGap = d }).WithDefault(DefaultTokenGap).WithDoc("gap between tokens"),
+			of.Duration("first_token", 0, MaxDelay, func(c *Config, d time.Duration) { c.FirstToken = d }).WithDefault(time.Duration(0)).WithExample(250 * time.Millisecond).WithDoc("delay before the first token, a model's pace"),
+			of.Duration("token_gap", 0, MaxDelay, func(c *Config, d time.Duration) { c.TokenGap = d }).WithDefault(time.Duration(0)).WithExample(40 * time.Millisecond).WithDoc("gap between tokens"),
 		},
 	}
 }

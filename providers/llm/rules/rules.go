@@ -18,16 +18,16 @@ type LLM struct {
 
 var _ providers.LLM = (*LLM)(nil)
 
-// New makes a provider; cfg's zero fields take the defaults. The error
-// wraps ErrInvalidConfig.
+// New makes a provider; a zero delay is none. The error wraps
+// ErrInvalidConfig.
 func New(cfg Config) (*LLM, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &LLM{cfg: cfg.withDefaults()}, nil
+	return &LLM{cfg: cfg}, nil
 }
 
-// Config returns the config in use, defaults filled.
+// Config returns the config in use.
 func (l *LLM) Config() Config { return l.cfg }
 
 // Warm has nothing to open: it returns nil at once.
