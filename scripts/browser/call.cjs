@@ -11,10 +11,15 @@
 // Run by TestBrowserCall (cmd/brisvox) inside `unshare -n`; puppeteer-core
 // comes from .native/browser (NODE_PATH).
 //
+// Last, a fresh page is given the events of BRISVOX_EVENTS (a JSON array,
+// as the server encodes them) and says how it shows them: the tool lines'
+// words and the latency bar's segments.
+//
 // Environment: BRISVOX_URL (the page), BRISVOX_WAV (the question),
-// BRISVOX_SCREENSHOTS (a directory for 1-before.png, 2-during.png,
-// 3-narrow.png, 4-after.png), BRISVOX_CHROMIUM (default /usr/bin/chromium),
-// BRISVOX_TIMEOUT_MS (default 90000).
+// BRISVOX_EVENTS (a file), BRISVOX_SCREENSHOTS (a directory for
+// 1-before.png, 2-during.png, 3-narrow.png, 4-after.png, 5-events.png),
+// BRISVOX_CHROMIUM (default /usr/bin/chromium), BRISVOX_TIMEOUT_MS
+// (default 90000).
 "use strict";
 
 const puppeteer = require("puppeteer-core");
@@ -25,6 +30,7 @@ const path = require("path");
 const url = process.env.BRISVOX_URL;
 const wav = process.env.BRISVOX_WAV;
 const shots = process.env.BRISVOX_SCREENSHOTS;
+const eventsFile = process.env.BRISVOX_EVENTS;
 const chromium = process.env.BRISVOX_CHROMIUM || "/usr/bin/chromium";
 const timeout = Number(process.env.BRISVOX_TIMEOUT_MS || 90000);
 
@@ -33,7 +39,7 @@ function fail(msg) {
   process.exit(1);
 }
 
-if (!url || !wav || !shots) fail("BRISVOX_URL, BRISVOX_WAV and BRISVOX_SCREENSHOTS are required");
+if (!url || !wav || !shots || !eventsFile) fail("BRISVOX_URL, BRISVOX_WAV, BRISVOX_EVENTS and BRISVOX_SCREENSHOTS are required");
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -214,7 +220,26 @@ function snapshot() {
     const after = await page.evaluate(snapshot);
     await page.screenshot({ path: shot("4-after.png"), fullPage: true });
 
-    Object.assign(result, state || {}, {
+    // The events as the page shows them, on a page of their own.
+    const shown = await browser.newPage();
+    shown.on("pageerror", (e) => logs.push("pageerror: " + e.message));
+    await shown.setViewport({ width: 1100, height: 760 });
+    await shown.goto(url, { waitUntil: "load", timeout: 20000 });
+    const events = await shown.evaluate((evs) => {
+      evs.forEach(onEvent); // the page's own handler: a global of app.js
+      const bar = document.querySelector("#latencies .turnbar");
+      return {
+        tools: window.brisvox.tools.map((t) => t.text),
+        toolLines: Array.from(document.querySelectorAll("#transcript .tool .text")).map((e) => e.textContent),
+        legend: document.getElementById("legend").innerText,
+        fill: bar ? bar.querySelector(".fill").getBoundingClientRect().width : 0,
+        segments: bar ? Array.from(bar.querySelectorAll(".seg")).map((e) => ({ stage: e.dataset.stage, width: e.getBoundingClientRect().width })) : [],
+        stagesText: bar && bar.querySelector(".stages") ? bar.querySelector(".stages").textContent : "",
+      };
+    }, JSON.parse(fs.readFileSync(eventsFile, "utf8")));
+    await shown.screenshot({ path: shot("5-events.png"), fullPage: true });
+
+    Object.assign(result, state || {}, { events }, {
       elapsedMs: Date.now() - started, logs, badResponses, icons, keyboard, maxMeterValue: Math.max(-1000, maxMeter),
       before, during, narrow,
       after: { state: after.state, micText: after.micText, meterValue: after.meterValue, connText: after.connText, bars: after.bars },

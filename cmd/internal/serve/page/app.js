@@ -35,10 +35,11 @@ const stageInfo = {
   listen: { label: "listen", color: "#0969da" },
   end_of_turn: { label: "end of turn", color: "#8250df" },
   think: { label: "think", color: "#9a6700" },
+  tools: { label: "tools", color: "#bc4c00" },
   voice: { label: "voice", color: "#1a7f37" },
   send: { label: "send", color: "#57606a" },
 };
-const spareColors = ["#bc4c00", "#bf3989", "#0550ae", "#116329"];
+const spareColors = ["#bf3989", "#0550ae", "#116329", "#6e7781"];
 const meterFloor = Number(ui.level.min);
 
 let pc = null, ws = null, mic = null, statsTimer = null, meter = null, pendingCandidates = [];
@@ -167,7 +168,7 @@ function startMeter(stream) {
     if (db > page.mic.maxLevel) page.mic.maxLevel = db;
     shown = Math.max(meterFloor, db >= shown ? db : Math.max(db, shown - 1.5));
     ui.level.value = shown;
-    ui.leveltext.textContent = db > meterFloor ? Math.round(db) + " dBFS" : "below " + meterFloor + " dBFS";
+    ui.leveltext.textContent = shown > meterFloor ? Math.round(shown) + " dBFS" : "below " + meterFloor + " dBFS";
   }, 100);
   meter = { ctx, timer };
   renderMic();
@@ -266,6 +267,10 @@ function renderLegend(stages) {
   const names = stages.map((s) => s.name);
   if (ui.legend.dataset.names === names.join(",")) return;
   ui.legend.dataset.names = names.join(",");
+  const mark = document.createElement("li");
+  const bar = document.createElement("span");
+  bar.className = "legend-second";
+  mark.append(bar, "1 s");
   ui.legend.replaceChildren(...stages.map((s, i) => {
     const look = stageLook(s.name, i);
     const li = document.createElement("li");
@@ -274,7 +279,7 @@ function renderLegend(stages) {
     sw.style.background = look.color;
     li.append(sw, look.label);
     return li;
-  }));
+  }), mark);
 }
 
 // rescale sets every bar's length against the longest turn (at least a
