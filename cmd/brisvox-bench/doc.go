@@ -32,4 +32,19 @@
 // to end before the next turn. It reports median, p90, min and max per
 // kind, and the server's own latency split by stage (the latency event's
 // stages: listen, end_of_turn, think, tools, voice, send).
+//
+//	brisvox-bench asr [--voices slt,rms,awb,espeak] [--paths 16k,mulaw8k] [--models general,domain] [--json]
+//
+// asr measures the keyless agent's recognizer: the corpus of
+// testdata/asr/corpus.tsv (built into the binary; --corpus gives another)
+// is spoken by flite's voices and espeak-ng (the programs, cached in
+// --cache), at 16 kHz and through 8 kHz G.711 mu-law and back (sox), and
+// decoded by pocketsphinx's session API, a fresh engine for each model x
+// voice x path decoding the corpus in order, so the figures are the same
+// on every run. It reports word accuracy (1 - WER over the words as the
+// rules provider reads them, numbers as digits), slot accuracy (party,
+// time and name as rules.ReadBooking reads them from the transcript,
+// against the corpus's), and the share of the out-of-domain utterances
+// that came out as words; and issue 16's own sentence on its own lines.
+// Figures go to docs/MEDIA.md, "Recognition accuracy".
 package main

@@ -15,6 +15,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: brisvox-bench webrtc-load [--calls 60] [--hold 30s] [--warmup 5s] [--complexity 5] [--json]")
 		fmt.Fprintln(stderr, "       brisvox-bench sip-load [--calls 500] [--rate 50] [--hold 60s] [--churn --call-length 2s] [--json]")
 		fmt.Fprintln(stderr, "       brisvox-bench latency --brisvox PATH [--agent examples/agents/local.toml] [--turns 20] [--voice slt] [--json]")
+		fmt.Fprintln(stderr, "       brisvox-bench asr [--voices slt,rms,awb,espeak] [--paths 16k,mulaw8k] [--models general,domain] [--json]")
 		return 2
 	}
 	switch args[0] {
@@ -30,8 +31,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return latency(args[1:], stdout, stderr)
 	case "sip-media":
 		return sipMedia(args[1:], stdout, stderr)
+	case "asr":
+		return asr(args[1:], stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "brisvox-bench: unknown command %q (want webrtc-load or sip-load)\n", args[0])
+		fmt.Fprintf(stderr, "brisvox-bench: unknown command %q (want webrtc-load, sip-load, burst or asr)\n", args[0])
 		return 2
 	}
 }

@@ -1,0 +1,238 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// This file is the ASR measurement's scoring: word errors after the
+// rules provider's normalisation, and the booking slots read from a
+// transcript against the corpus's.
+
+// asrUnits and asrTens are the number words the rules provider reads
+// (providers/llm/rules, words.go): below twenty, and the whole tens to
+// fifty, which take a following unit ("forty five").
+var (
+	asrUnits = map[string]int{
+		"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+		"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+		"thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+		"seventeen": 17, "eighteen": 18, "nineteen": 19,
+	}
+	asrTens = map[string]int{"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50}
+)
+
+// normWords splits text into the words scored, as the rules provider
+// reads a transcript: lower case; apostrophes dropped ("o'clock" ->
+// "oclock"); letters and digits kept, a run of digits split from a run of
+// letters, anything else a separator ("p.m." -> "p", "m"); then every
+// number, in words or digits, becomes its digits ("forty five" -> "45",
+// "eight" -> "8"), so "for 4" and "for four" are the same words and a
+// number said as two words counts once.
+func normWords(text string) []string {
+	var raw []string
+	var b strings.Builder
+	flush := func() {
+		if b.Len() > 0 {
+			raw = append(raw, b.String())
+			b.Reset()
+		}
+	}
+	prevDigit := false
+	for _, r := range text {
+		switch {
+		case r == '\'' || r == '\u2019':
+			continue
+		case unicode.IsDigit(r):
+			if !prevDigit {
+				flush()
+			}
+			b.WriteRune(r)
+			prevDigit = true
+			continue
+		case unicode.IsLetter(r):
+			if prevDigit {
+				flush()
+			}
+			b.WriteRune(unicode.ToLower(r))
+		default:
+			flush()
+		}
+		prevDigit = false
+	}
+	flush()
+	out := make([]string, 0, len(raw))
+	for i := 0; i < len(raw); i++ {
+		w := raw[i]
+		if v, ok := asrUnits[w]; ok {
+			out = append(out, strconv.Itoa(v))
+			continue
+		}
+		if v, ok := asrTens[w]; ok {
+			if i+1 < len(raw) {
+				if u, ok := asrUnits[raw[i+1]]; ok && u >= 1 && u <= 9 {
+					v += u
+					i++
+				}
+			}
+			out = append(out, strconv.Itoa(v))
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// wordErrors is the Levenshtein distance between ref and hyp over words:
+// the substitutions, deletions and insertions that turn one into the
+// other.
+func wordErrors(ref, hyp []string) int {
+	prev := make([]int, len(hyp)+1)
+	cur := make([]int, len(hyp)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ref); i++ {
+		cur[0] = i
+		for j := 1; j <= len(hyp); j++ {
+			sub := prev[j-1]
+			if ref[i-1] != hyp[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(hyp)]
+}
+
+// bookingSlots are the slots of one utterance: party 0, At "" and Name ""
+// for none; At is "HH:MM".
+type bookingSlots struct {
+	Party int    `json:"party,omitempty"`
+	At    string `json:"time,omitempty"`
+	Name  string `json:"name,omitempty"`
+}
+
+// slotCount is how many of a slot the corpus names (Want), how many of
+// those were read right (Right), and how many were read from utterances
+// that name none of that slot (Spurious).
+type slotCount struct {
+	Want     int `json:"want"`
+	Right    int `json:"right"`
+	Spurious int `json:"spurious"`
+}
+
+// add scores one utterance's slot: want and got are "" (or 0) for none.
+func (c *slotCount) add(want, got string) {
+	switch {
+	case want != "":
+		c.Want++
+		if strings.EqualFold(want, got) {
+			c.Right++
+		}
+	case got != "":
+		c.Spurious++
+	}
+}
+
+func (c *slotCount) plus(o slotCount) {
+	c.Want += o.Want
+	c.Right += o.Right
+	c.Spurious += o.Spurious
+}
+
+// accuracy is Right/Want, or -1 when the corpus names none.
+func (c slotCount) accuracy() float64 {
+	if c.Want == 0 {
+		return -1
+	}
+	return float64(c.Right) / float64(c.Want)
+}
+
+// asrTally is the score of a set of decoded utterances.
+type asrTally struct {
+	Utterances int `json:"utterances"`
+	// RefWords and WordErrors are over every utterance: word accuracy
+	// is 1 - WordErrors/RefWords.
+	RefWords   int       `json:"ref_words"`
+	WordErrors int       `json:"word_errors"`
+	Party      slotCount `json:"party"`
+	Time       slotCount `json:"time"`
+	Name       slotCount `json:"name"`
+	// OOD counts the out-of-domain utterances, OODHeard those of them
+	// with a non-empty transcript.
+	OOD      int `json:"ood"`
+	OODHeard int `json:"ood_heard"`
+	// Empty counts the utterances of any kind with an empty transcript.
+	Empty int `json:"empty"`
+}
+
+// add scores one utterance: its reference, its transcript, the slots the
+// corpus names and the slots read from the transcript.
+func (t *asrTally) add(u asrUtterance, transcript string, got bookingSlots) {
+	t.Utterances++
+	ref := normWords(u.Text)
+	t.RefWords += len(ref)
+	t.WordErrors += wordErrors(ref, normWords(transcript))
+	t.Party.add(partyString(u.Slots.Party), partyString(got.Party))
+	t.Time.add(u.Slots.At, got.At)
+	t.Name.add(u.Slots.Name, got.Name)
+	heard := strings.TrimSpace(transcript) != ""
+	if !heard {
+		t.Empty++
+	}
+	if u.Kind == kindOOD {
+		t.OOD++
+		if heard {
+			t.OODHeard++
+		}
+	}
+}
+
+func (t *asrTally) plus(o asrTally) {
+	t.Utterances += o.Utterances
+	t.RefWords += o.RefWords
+	t.WordErrors += o.WordErrors
+	t.Party.plus(o.Party)
+	t.Time.plus(o.Time)
+	t.Name.plus(o.Name)
+	t.OOD += o.OOD
+	t.OODHeard += o.OODHeard
+	t.Empty += o.Empty
+}
+
+// wordAccuracy is 1 - WER; it is negative when the transcripts hold more
+// errors than the references hold words.
+func (t asrTally) wordAccuracy() float64 {
+	if t.RefWords == 0 {
+		return 0
+	}
+	return 1 - float64(t.WordErrors)/float64(t.RefWords)
+}
+
+// slots is the three slots together.
+func (t asrTally) slots() slotCount {
+	var s slotCount
+	s.plus(t.Party)
+	s.plus(t.Time)
+	s.plus(t.Name)
+	return s
+}
+
+// oodHeard is the share of out-of-domain utterances transcribed, or -1
+// when there were none.
+func (t asrTally) oodHeard() float64 {
+	if t.OOD == 0 {
+		return -1
+	}
+	return float64(t.OODHeard) / float64(t.OOD)
+}
+
+func partyString(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
