@@ -107,6 +107,15 @@ type browserResult struct {
 			Width float64 `json:"width"`
 		} `json:"segments"`
 		StagesText string `json:"stagesText"`
+		// Refusals are what the page said when getUserMedia failed with
+		// NotAllowedError or NotFoundError.
+		Refusals map[string]struct {
+			State       string `json:"state"`
+			Mic         string `json:"mic"`
+			MicState    string `json:"micState"`
+			Error       string `json:"error"`
+			CallEnabled bool   `json:"callEnabled"`
+		} `json:"refusals"`
 	} `json:"events"`
 	BadResponses []string `json:"badResponses"`
 	ElapsedMS    int      `json:"elapsedMs"`
@@ -245,7 +254,7 @@ func TestBrowserCall(t *testing.T) {
 	if shots == "" {
 		shots = dir
 	}
-	names := []string{"1-before.png", "2-during.png", "3-narrow.png", "4-after.png", "5-events.png"}
+	names := []string{"1-before.png", "2-during.png", "3-narrow.png", "4-after.png", "5-events.png", "6-refused.png"}
 	for _, n := range names {
 		_ = os.Remove(filepath.Join(shots, n))
 	}
@@ -429,6 +438,19 @@ func TestBrowserCall(t *testing.T) {
 			}
 			if label := strings.ReplaceAll(s.Name, "_", " "); !strings.Contains(ev.Legend, label) || !strings.Contains(ev.StagesText, label) {
 				t.Errorf("stage %s not in the legend %q or the bar's words %q", label, ev.Legend, ev.StagesText)
+			}
+		}
+	})
+	t.Run("microphone refused", func(t *testing.T) {
+		// The page says what went wrong and what to do, and Call can be
+		// pressed again (seen failing with micProblem's cases dropped).
+		for name, want := range map[string][2]string{
+			"NotAllowedError": {"refused", "Allow it for this page"},
+			"NotFoundError":   {"none found", "No microphone was found"},
+		} {
+			got, ok := r.Events.Refusals[name]
+			if !ok || got.State != "failed" || got.MicState != "problem" || !strings.Contains(got.Mic, want[0]) || !strings.Contains(got.Error, want[1]) || !got.CallEnabled {
+				t.Errorf("%s: %+v, want %q", name, got, want)
 			}
 		}
 	})

@@ -13,11 +13,13 @@
 //
 // Last, a fresh page is given the events of BRISVOX_EVENTS (a JSON array,
 // as the server encodes them) and says how it shows them: the tool lines'
-// words and the latency bar's segments.
+// words and the latency bar's segments; then what it says when the
+// microphone is refused or missing.
 //
 // Environment: BRISVOX_URL (the page), BRISVOX_WAV (the question),
 // BRISVOX_EVENTS (a file), BRISVOX_SCREENSHOTS (a directory for
-// 1-before.png, 2-during.png, 3-narrow.png, 4-after.png, 5-events.png),
+// 1-before.png, 2-during.png, 3-narrow.png, 4-after.png, 5-events.png,
+// 6-refused.png),
 // BRISVOX_CHROMIUM (default /usr/bin/chromium), BRISVOX_TIMEOUT_MS
 // (default 90000).
 "use strict";
@@ -238,6 +240,24 @@ function snapshot() {
       };
     }, JSON.parse(fs.readFileSync(eventsFile, "utf8")));
     await shown.screenshot({ path: shot("5-events.png"), fullPage: true });
+
+    // A microphone refused, then missing: getUserMedia fails as a
+    // browser's does, and the page says what to do.
+    const refusals = {};
+    for (const name of ["NotAllowedError", "NotFoundError"]) {
+      await shown.evaluate((n) => {
+        navigator.mediaDevices.getUserMedia = () => Promise.reject(new DOMException("refused by the test", n));
+      }, name);
+      await shown.click("#call");
+      await shown.waitForFunction(() => window.brisvox.state === "failed", { timeout: 5000 }).catch(() => {});
+      refusals[name] = await shown.evaluate(() => ({
+        state: window.brisvox.state, mic: document.getElementById("micstate").innerText,
+        micState: document.getElementById("micstate").dataset.state, error: document.getElementById("error").innerText,
+        callEnabled: !document.getElementById("call").disabled,
+      }));
+      if (name === "NotAllowedError") await shown.screenshot({ path: shot("6-refused.png"), fullPage: true });
+    }
+    events.refusals = refusals;
 
     Object.assign(result, state || {}, { events }, {
       elapsedMs: Date.now() - started, logs, badResponses, icons, keyboard, maxMeterValue: Math.max(-1000, maxMeter),

@@ -112,27 +112,28 @@ if (navigator.permissions && navigator.permissions.query) {
   }).catch(() => { /* not a permission this browser names: the getUserMedia outcome says it */ });
 }
 
-// micProblem says in words why getUserMedia failed.
+// micProblem says in words why getUserMedia failed: a short state for
+// the microphone's line and what to do, for the alert.
 function micProblem(e) {
   switch (e && e.name) {
     case "NotAllowedError": case "PermissionDeniedError":
-      return "The microphone was refused. Allow it for this page (the icon left of the address) and press Call again.";
+      return ["Microphone: refused.", "The microphone was refused. Allow it for this page (the icon left of the address) and press Call again."];
     case "NotFoundError": case "DevicesNotFoundError": case "OverconstrainedError":
-      return "No microphone was found. Plug one in (or choose one in the system settings) and press Call again.";
+      return ["Microphone: none found.", "No microphone was found. Plug one in (or choose one in the system settings) and press Call again."];
     case "NotReadableError": case "TrackStartError": case "AbortError":
-      return "The microphone could not be opened: another application may be using it.";
+      return ["Microphone: busy.", "The microphone could not be opened: another application may be using it."];
     case "SecurityError":
-      return "The microphone needs a secure page: open it on localhost or over https.";
+      return ["Microphone: not on this page.", "The microphone needs a secure page: open it on localhost or over https."];
     default:
-      return "The microphone could not be opened: " + String(e && e.message || e);
+      return ["Microphone: could not be opened.", "The microphone could not be opened: " + String(e && e.message || e)];
   }
 }
 
 async function openMic() {
   if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
-    page.mic.outcome = "This page cannot use a microphone here: open it on localhost or over https.";
+    page.mic.outcome = "Microphone: not on this page.";
     renderMic();
-    throw new Error(page.mic.outcome);
+    throw new Error("This page cannot use a microphone here: open it on localhost or over https.");
   }
   try {
     const s = await navigator.mediaDevices.getUserMedia({ audio: { echoCancellation: true, noiseSuppression: true } });
@@ -140,9 +141,10 @@ async function openMic() {
     page.mic.permission = "granted";
     return s;
   } catch (e) {
-    page.mic.outcome = micProblem(e);
+    const [short, long] = micProblem(e);
+    page.mic.outcome = short;
     renderMic();
-    throw new Error(page.mic.outcome);
+    throw new Error(long);
   }
 }
 
@@ -449,6 +451,8 @@ function reset() {
   lastConnRender = 0;
   ui.transcript.replaceChildren();
   ui.latencies.replaceChildren();
+  ui.legend.replaceChildren();
+  delete ui.legend.dataset.names;
   ui.callid.textContent = "";
   ui.error.textContent = "";
   page.mic.maxLevel = -Infinity;
