@@ -196,8 +196,10 @@ func browserNeeds(root string) []string {
 // the connection's packets and jitter, and both icons with 200; that
 // every text has a contrast of 4.5:1 at least, Call is reached and
 // pressed with the keyboard with a visible focus ring, and a phone-sized
-// window does not scroll sideways. It saves four screenshots (before,
-// during, narrow, after) in $BRISVOX_SCREENSHOTS (default a temporary
+// window does not scroll sideways. A fresh page then shows events
+// encoded by serve.EventOf (pageEvents) and a refused or missing
+// microphone. It saves six screenshots (before, during, narrow, after,
+// events, refused) in $BRISVOX_SCREENSHOTS (default a temporary
 // directory). The test runs itself again inside `unshare -n` with only
 // loopback up, so nothing leaves the machine. Skipped with -short; without
 // its tools it fails under CI and skips elsewhere.
