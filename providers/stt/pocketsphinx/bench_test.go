@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/brisvox/brisvox/providers/llm/rules"
 )
 
 // rssAnonKB is the RssAnon line of /proc/self/status, in kB.
@@ -120,8 +122,27 @@ func BenchmarkLoadDecoder(b *testing.B) {
 // -bench DecoderMemory -benchtime 1x) for a clean figure.
 func BenchmarkDecoderMemory(b *testing.B) {
 	needEngine(b)
+	decoderMemory(b, Config{PoolSize: 4}.withDefaults())
+}
+
+// BenchmarkDomainDecoderMemory is BenchmarkDecoderMemory with the rules
+// provider's domain model interpolated into each decoder's language
+// model (Config.Domain): what the domain adds per decoder. Run it alone
+// in its process too.
+func BenchmarkDomainDecoderMemory(b *testing.B) {
+	needEngine(b)
+	e, err := New(Config{PoolSize: 4, Domain: rules.Phrases()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	decoderMemory(b, e.cfg)
+}
+
+// decoderMemory loads 4 decoders of cfg into a pool per iteration and
+// reports the RssAnon growth of the first.
+func decoderMemory(b *testing.B, cfg Config) {
 	const n = 4
-	cfg := Config{PoolSize: n}.withDefaults()
 	var perDecoder, total float64
 	first := true
 	for b.Loop() {

@@ -36,6 +36,10 @@ func TestConfigValidate(t *testing.T) {
 		{name: "no acoustic model", cfg: Config{ModelDir: t.TempDir()}, want: ErrInvalidConfig, text: "ModelDir"},
 		{name: "no language model", cfg: Config{LanguageModel: "/nonexistent/en-us.lm.bin"}, want: ErrInvalidConfig, text: "LanguageModel"},
 		{name: "dictionary is a directory", cfg: Config{Dict: t.TempDir()}, want: ErrInvalidConfig, text: "Dict"},
+		{name: "domain weight 1", cfg: Config{DomainWeight: 1}, want: ErrInvalidConfig, text: "DomainWeight"},
+		{name: "negative domain weight", cfg: Config{DomainWeight: -0.5}, want: ErrInvalidConfig, text: "DomainWeight"},
+		{name: "domain from the llm without phrases", cfg: Config{DomainFrom: DomainFromLLM}, want: ErrInvalidConfig, text: "no Domain"},
+		{name: "unknown domain source", cfg: Config{DomainFrom: "grammar"}, want: ErrInvalidConfig, text: `DomainFrom "grammar"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
