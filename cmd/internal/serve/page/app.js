@@ -219,6 +219,8 @@ function botLine(epoch) {
   let b = page.bot[epoch];
   if (!b) {
     b = page.bot[epoch] = { epoch: epoch, words: [], done: false, cut: false, el: line("bot speaking", "Agent") };
+    // A screen reader reads the answer once it is settled, not word by word.
+    b.el.setAttribute("aria-busy", "true");
   }
   return b;
 }
@@ -364,6 +366,7 @@ function onEvent(ev) {
       b.done = true;
       b.cut = !!ev.cut;
       b.el.classList.remove("speaking");
+      b.el.removeAttribute("aria-busy");
       if (b.cut) b.el.classList.add("cut");
       if (b.words.length === 0 && !b.cut) b.el.remove();
       break;
@@ -379,8 +382,9 @@ function onEvent(ev) {
 
 // ---- the connection ----
 
-function renderConn(c) {
+function renderConn(c, ended) {
   const rows = [
+    ["state", ended ? "call ended" : "live, every second"],
     ["sent", c.packetsSent + " packets" + (c.remoteLossPercent === null ? "" : ", " + c.remoteLossPercent.toFixed(1) + " % lost")],
     ["received", c.packetsReceived + " packets, " + c.packetsLost + " lost (" + c.lossPercent.toFixed(1) + " %)"],
     ["jitter", c.jitterMs.toFixed(1) + " ms"],
@@ -529,6 +533,7 @@ function hangup() {
   mic = null;
   stopMeter();
   renderMic();
+  if (page.conn) renderConn(page.conn, true);
   pendingCandidates = [];
   const hadFocus = document.activeElement === ui.hangup;
   ui.call.disabled = false;
