@@ -99,7 +99,7 @@ func Build(f *agentfile.File, opts Options) (*Agent, agentfile.Diagnostics) {
 		ds = append(ds, f.Diag(p.Pos, stage, fmt.Sprintf("%s provider %q: %v", stage, p.Name, err), hint))
 	}
 	for _, rate := range Rates(f) {
-		v, c, err := newProvider("stt", f.STT, rate)
+		v, c, err := newProvider(f, "stt", f.STT, rate)
 		if err != nil {
 			report(f.STT, "stt", err)
 			continue
@@ -107,13 +107,13 @@ func Build(f *agentfile.File, opts Options) (*Agent, agentfile.Diagnostics) {
 		a.stt[rate] = v.(providers.STT)
 		a.closers = append(a.closers, c)
 	}
-	if v, c, err := newProvider("llm", f.LLM, 0); err != nil {
+	if v, c, err := newProvider(f, "llm", f.LLM, 0); err != nil {
 		report(f.LLM, "llm", err)
 	} else {
 		a.llm = v.(providers.LLM)
 		a.closers = append(a.closers, c)
 	}
-	if v, c, err := newProvider("tts", f.TTS, 0); err != nil {
+	if v, c, err := newProvider(f, "tts", f.TTS, 0); err != nil {
 		report(f.TTS, "tts", err)
 	} else {
 		a.tts = v.(providers.TTS)

@@ -14,6 +14,9 @@ var (
 	// ErrWarm: a warm-up probe failed (WarmError, which also wraps the
 	// provider's error).
 	ErrWarm = errors.New("agentbuild: warm-up failed")
+	// ErrDomain: [stt] domain = "llm" with a language model that has no
+	// phrases to bias the recognizer to.
+	ErrDomain = errors.New("agentbuild: no domain phrases")
 	// ErrWarmMode: a stage's warm setting names a probe its provider does
 	// not offer.
 	ErrWarmMode = errors.New("agentbuild: warm probe not offered")

@@ -20,10 +20,13 @@ import (
 )
 
 // builder makes one provider: a fresh config for the provider's option
-// table to fill (rate: the STT's input rate), and the constructor.
+// table to fill (rate: the STT's input rate), what the config takes from
+// the rest of the file once its options are in (prepare, may be nil),
+// and the constructor.
 type builder struct {
-	config func(rate int) any
-	build  func(cfg any) (any, error)
+	config  func(rate int) any
+	prepare func(cfg any, f *agentfile.File) error
+	build   func(cfg any) (any, error)
 }
 
 // ctor adapts a provider constructor New(Config) (*T, error).
@@ -42,7 +45,7 @@ func ctor[C any, T any](newT func(C) (*T, error)) func(any) (any, error) {
 // table (its Options) writes them into the config.
 var builders = map[[2]string]builder{
 	{"stt", "deepgram"}:     {config: func(r int) any { return &deepgram.Config{SampleRate: r} }, build: ctor(deepgram.New)},
-	{"stt", "pocketsphinx"}: {config: func(r int) any { return &pocketsphinx.Config{SampleRate: r} }, build: ctor(pocketsphinx.New)},
+	{"stt", "pocketsphinx"}: {config: func(r int) any { return &pocketsphinx.Config{SampleRate: r} }, prepare: llmDomain, build: ctor(pocketsphinx.New)},
 	{"llm", "openai"}:       {config: func(int) any { return &openai.Config{} }, build: ctor(openai.New)},
 	{"llm", "anthropic"}:    {config: func(int) any { return &anthropic.Config{} }, build: ctor(anthropic.New)},
 	{"llm", "gemini"}:       {config: func(int) any { return &gemini.Config{} }, build: ctor(gemini.New)},
@@ -54,9 +57,31 @@ var builders = map[[2]string]builder{
 	{"tts", "openaispeech"}: {config: func(int) any { return &openaispeech.Config{} }, build: ctor(openaispeech.New)},
 }
 
-// newProvider builds provider p of stage with its options. The result is
-// a providers.STT, LLM or TTS (by stage) and its closer.
-func newProvider(stage string, p agentfile.Provider, rate int) (any, io.Closer, error) {
+// phraseSources are the language-model providers that publish what their
+// callers say, by name (never written after init): what [stt] domain =
+// "llm" biases the recognizer to.
+var phraseSources = map[string]func() []string{"rules": rules.Phrases}
+
+// llmDomain fills a pocketsphinx config's Domain with the phrases of the
+// file's language model when the file says domain = "llm". A language
+// model without phrases is ErrDomain: the recognizer is not silently
+// left unbiased.
+func llmDomain(cfg any, f *agentfile.File) error {
+	c := cfg.(*pocketsphinx.Config)
+	if c.DomainFrom != pocketsphinx.DomainFromLLM {
+		return nil
+	}
+	phrases, ok := phraseSources[f.LLM.Name]
+	if !ok {
+		return fmt.Errorf("%w: domain = %q biases the recognizer to the language model's phrases, and [llm] provider %q publishes none (the rules provider does); set domain = %q", ErrDomain, pocketsphinx.DomainFromLLM, f.LLM.Name, pocketsphinx.DomainFromNone)
+	}
+	c.Domain = phrases()
+	return nil
+}
+
+// newProvider builds provider p of stage of file f with its options. The
+// result is a providers.STT, LLM or TTS (by stage) and its closer.
+func newProvider(f *agentfile.File, stage string, p agentfile.Provider, rate int) (any, io.Closer, error) {
 	b, ok := builders[[2]string{stage, p.Name}]
 	table, known := agentfile.Table(stage, p.Name)
 	if !ok || !known {
@@ -65,6 +90,11 @@ func newProvider(stage string, p agentfile.Provider, rate int) (any, io.Closer, 
 	cfg := b.config(rate)
 	if err := table.Apply(cfg, values(p.Options)); err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrOption, err)
+	}
+	if b.prepare != nil {
+		if err := b.prepare(cfg, f); err != nil {
+			return nil, nil, err
+		}
 	}
 	v, err := b.build(cfg)
 	if err != nil {
