@@ -155,6 +155,10 @@ function snapshot() {
     page.on("console", (m) => logs.push(m.type() + ": " + m.text()));
     page.on("pageerror", (e) => logs.push("pageerror: " + e.message));
     page.on("response", (r) => { if (r.status() >= 400) badResponses.push(r.status() + " " + r.url()); });
+    // Nothing from outside: every request goes to the page's own server.
+    const origin = new URL(url).origin;
+    page.on("request", (r) => { if (!r.url().startsWith(origin + "/") && !r.url().startsWith("data:")) badResponses.push("foreign " + r.url()); });
+    page.on("requestfailed", (r) => badResponses.push("failed " + r.url() + " " + (r.failure() ? r.failure().errorText : "")));
     await page.setViewport({ width: 1100, height: 760 });
     await page.goto(url, { waitUntil: "load", timeout: 20000 });
     await page.waitForFunction(() => window.brisvox.guide !== null, { timeout: 10000 }).catch(() => {});
