@@ -24,6 +24,13 @@
 //     booking read back with "Shall I book it?", the booking done or
 //     failed, nothing after end_call).
 //
+// What callers say to it is published for a speech recognizer: Phrases
+// are sentences generated from the matcher's own tables (the intents'
+// cues, the number words, the times, the party words and name leads, with
+// common first names and days), the training text of pocketsphinx's
+// domain language model; Examples are one thing to say per intent, for a
+// page; ReadBooking is the booking slots it reads from one utterance.
+//
 // It only calls a tool the request offers; without get_time it says it
 // cannot tell the time. get_time gets the first IANA zone name found in
 // the system prompt ("Europe/Paris"), else UTC.
