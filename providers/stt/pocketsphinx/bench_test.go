@@ -46,8 +46,20 @@ func statusKB(tb testing.TB, field string) int {
 // before the timer starts.
 func BenchmarkRealTimeFactor(b *testing.B) {
 	needEngine(b)
+	realTimeFactor(b, Config{PoolSize: 1})
+}
+
+// BenchmarkDomainRealTimeFactor is BenchmarkRealTimeFactor with the rules
+// provider's domain model interpolated (Config.Domain): each word's
+// language score is read from both models.
+func BenchmarkDomainRealTimeFactor(b *testing.B) {
+	needEngine(b)
+	realTimeFactor(b, Config{PoolSize: 1, Domain: rules.Phrases()})
+}
+
+func realTimeFactor(b *testing.B, cfg Config) {
 	fx := loadFixture(b, "en")
-	e, err := New(Config{PoolSize: 1})
+	e, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -94,7 +106,23 @@ func BenchmarkSendAudio(b *testing.B) {
 // model's C heap that the Go heap figures do not show.
 func BenchmarkLoadDecoder(b *testing.B) {
 	needEngine(b)
-	cfg := Config{}.withDefaults()
+	loadCost(b, Config{}.withDefaults())
+}
+
+// BenchmarkDomainLoadDecoder is BenchmarkLoadDecoder with the rules
+// provider's domain model: the general and the domain model read into
+// one interpolated set.
+func BenchmarkDomainLoadDecoder(b *testing.B) {
+	needEngine(b)
+	e, err := New(Config{Domain: rules.Phrases()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	loadCost(b, e.cfg)
+}
+
+func loadCost(b *testing.B, cfg Config) {
 	before := rssAnonKB(b)
 	held, err := loadDecoder(cfg)
 	if err != nil {
