@@ -72,13 +72,14 @@ func (t *getTime) Call(_ context.Context, args json.RawMessage, _ agent.CallInfo
 	if err != nil {
 		return agent.Output{}, fmt.Errorf("%w %q: ask the caller for their city or use an IANA name like Europe/Paris", ErrUnknownTimezone, a.Timezone)
 	}
+	now := t.clock.Now().In(loc)
 	out, err := json.Marshal(struct {
 		Time string `json:"time"`
-	}{t.clock.Now().In(loc).Format(time.RFC3339)})
+	}{now.Format(time.RFC3339)})
 	if err != nil {
 		return agent.Output{}, err
 	}
-	return agent.Output{Content: string(out)}, nil
+	return agent.Output{Content: string(out), Summary: now.Format("15:04") + " in " + loc.String()}, nil
 }
 
 // loadZone is time.LoadLocation without its two names that are not the

@@ -120,6 +120,12 @@ func TestGetTime(t *testing.T) {
 			if want := `{"time":"` + tt.wantTime + `"}`; r.Content != want {
 				t.Errorf("content %s, want %s", r.Content, want)
 			}
+			// The page's line: the local time and the zone asked for.
+			// Mutation seen failing: the summary in the server's zone
+			// (now, not now.In(loc)) -> Paris reads 09:30.
+			if want := tt.wantTime[11:16] + " in " + strings.Trim(tt.args[13:], `"}`); r.Summary != want {
+				t.Errorf("summary %q, want %q", r.Summary, want)
+			}
 		})
 	}
 }
