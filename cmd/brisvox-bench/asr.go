@@ -41,6 +41,7 @@ type asrOptions struct {
 	voices  []string
 	paths   []string
 	models  []string
+	weight  float64 // the domain model's DomainWeight; 0 the default
 	jobs    int
 	cache   string
 	limit   int
@@ -109,6 +110,9 @@ type asrReport struct {
 	Models     []string `json:"models"`
 	Voices     []string `json:"voices"`
 	Paths      []string `json:"paths"`
+	// DomainWeight is the domain model's weight as given (0: the
+	// provider's default).
+	DomainWeight float64 `json:"domain_weight"`
 	// Reference is the corpus's texts scored as their own transcripts:
 	// the slots the rules provider reads from what was said, the ceiling
 	// of every row's slot accuracy.
@@ -155,6 +159,7 @@ func parseASRFlags(args []string, stderr io.Writer) (asrOptions, error) {
 	voices := fs.String("voices", strings.Join(asrVoices, ","), "the voices: flite's slt, rms, awb and espeak (espeak-ng en-us)")
 	paths := fs.String("paths", strings.Join(asrPaths, ","), "the paths: 16k (as made) and mulaw8k (8 kHz G.711 mu-law and back)")
 	models := fs.String("models", strings.Join(asrModels, ","), "the recognizer's models: general (Debian en-us) and domain (biased to the rules provider)")
+	weight := fs.Float64("domain-weight", 0, fmt.Sprintf("the domain model's share against the general model, in (0, 1); 0: pocketsphinx's default, %v", pocketsphinx.DefaultDomainWeight))
 	jobs := fs.Int("jobs", min(2, runtime.NumCPU()), "groups decoded at once (each holds a decoder, about 90 MB)")
 	cache := fs.String("cache", filepath.Join(os.TempDir(), "brisvox-asr-audio"), "the directory of the synthesised audio, kept between runs")
 	limit := fs.Int("limit", 0, "score only the corpus's first N utterances (0: all)")
@@ -166,7 +171,7 @@ func parseASRFlags(args []string, stderr io.Writer) (asrOptions, error) {
 	if fs.NArg() > 0 {
 		return asrOptions{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	opt := asrOptions{corpus: *corpus, jobs: *jobs, cache: *cache, limit: *limit, json: *jsonOut, details: *details}
+	opt := asrOptions{corpus: *corpus, weight: *weight, jobs: *jobs, cache: *cache, limit: *limit, json: *jsonOut, details: *details}
 	var err error
 	if opt.voices, err = listFlag("voices", *voices, asrVoices); err != nil {
 		return asrOptions{}, err
@@ -177,8 +182,8 @@ func parseASRFlags(args []string, stderr io.Writer) (asrOptions, error) {
 	if opt.models, err = listFlag("models", *models, asrModels); err != nil {
 		return asrOptions{}, err
 	}
-	if opt.jobs < 1 || opt.limit < 0 || opt.cache == "" {
-		return asrOptions{}, fmt.Errorf("--jobs %d, --limit %d, --cache %q: want jobs >= 1, limit >= 0 and a cache directory", opt.jobs, opt.limit, opt.cache)
+	if opt.jobs < 1 || opt.limit < 0 || opt.cache == "" || opt.weight < 0 || opt.weight >= 1 {
+		return asrOptions{}, fmt.Errorf("--jobs %d, --limit %d, --cache %q, --domain-weight %v: want jobs >= 1, limit >= 0, a cache directory and a weight in [0, 1)", opt.jobs, opt.limit, opt.cache, opt.weight)
 	}
 	return opt, nil
 }
@@ -227,7 +232,7 @@ func runASR(ctx context.Context, opt asrOptions, progress io.Writer) (*asrReport
 	}
 	cfgs := make(map[string]pocketsphinx.Config, len(opt.models))
 	for _, m := range opt.models {
-		cfg, err := modelConfig(m)
+		cfg, err := modelConfig(m, opt.weight)
 		if err != nil {
 			return nil, err
 		}
@@ -304,10 +309,13 @@ func runASR(ctx context.Context, opt asrOptions, progress io.Writer) (*asrReport
 // scoreASR makes the report of decoded groups (each with the corpus's
 // transcripts and then the issue sentence's).
 func scoreASR(name string, corpus []asrUtterance, opt asrOptions, groups []*asrGroup) *asrReport {
-	rep := &asrReport{Corpus: name, Utterances: len(corpus), Models: opt.models, Voices: opt.voices, Paths: opt.paths}
+	rep := &asrReport{Corpus: name, Utterances: len(corpus), Models: opt.models, Voices: opt.voices, Paths: opt.paths, DomainWeight: opt.weight}
+	vocab := vocabulary(rules.Phrases())
+	known := make([]bool, len(corpus))
 	var ref asrTally
-	for _, u := range corpus {
-		ref.add(u, u.Text, readSlots(u.Kind, u.Text))
+	for i, u := range corpus {
+		known[i] = inVocabulary(vocab, u.Slots.Name)
+		ref.add(u, u.Text, readSlots(u.Kind, u.Text), known[i])
 	}
 	rep.Reference = newRow("reference text", "-", "-", ref)
 	all := map[[2]string]*asrTally{}
@@ -315,7 +323,7 @@ func scoreASR(name string, corpus []asrUtterance, opt asrOptions, groups []*asrG
 		var t asrTally
 		for i, u := range corpus {
 			got := readSlots(u.Kind, g.transcripts[i])
-			t.add(u, g.transcripts[i], got)
+			t.add(u, g.transcripts[i], got, known[i])
 			if opt.details {
 				rep.Heard = append(rep.Heard, asrHeard{
 					Model: g.model, Voice: g.voice, Path: g.path, ID: u.ID, Transcript: g.transcripts[i],
@@ -410,17 +418,21 @@ feed:
 
 // writeASRTable prints the report as tables.
 func writeASRTable(w io.Writer, rep *asrReport, details bool) {
-	fmt.Fprintf(w, "corpus: %s, %d utterances\n\n", rep.Corpus, rep.Utterances)
+	weight := "default"
+	if rep.DomainWeight > 0 {
+		weight = fmt.Sprint(rep.DomainWeight)
+	}
+	fmt.Fprintf(w, "corpus: %s, %d utterances; domain weight %s\n\n", rep.Corpus, rep.Utterances, weight)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "model\tvoice\tpath\twords\tparty\ttime\tname\tslots\tspurious\tood heard\tempty\t")
+	fmt.Fprintln(tw, "model\tvoice\tpath\twords\tparty\ttime\tname\t(known)\tslots\tspurious\tood heard\tempty\t")
 	for _, r := range append([]asrRow{rep.Reference}, rep.Rows...) {
 		s := r.slots()
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t\n", r.Model, r.Voice, r.Path,
-			pct(r.WordAccuracy), ratio(r.Party), ratio(r.Time), ratio(r.Name), ratio(s), s.Spurious,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t\n", r.Model, r.Voice, r.Path,
+			pct(r.WordAccuracy), ratio(r.Party), ratio(r.Time), ratio(r.Name), ratio(r.NameKnown), ratio(s), s.Spurious,
 			fmt.Sprintf("%d/%d", r.OODHeard, r.OOD), r.Empty)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\nwords: 1 - WER; party, time, name, slots: read right of those the corpus names (rules' reader); spurious: slots read where none was said\n")
+	fmt.Fprintf(w, "\nwords: 1 - WER; party, time, name, slots: read right of those the corpus names (rules' reader); (known): names in the domain's vocabulary; spurious: slots read where none was said\n")
 	fmt.Fprintf(w, "\nissue 16's sentence: %q (party %d, %s, %s)\n", asrIssueSentence.Text, asrIssueSentence.Slots.Party, asrIssueSentence.Slots.At, asrIssueSentence.Slots.Name)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, p := range rep.Issue {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/providers"
+	"github.com/brisvox/brisvox/providers/llm/rules"
 	"github.com/brisvox/brisvox/providers/stt/pocketsphinx"
 )
 
@@ -114,13 +115,16 @@ const (
 
 var asrModels = []string{modelGeneral, modelDomain}
 
-// modelConfig is the recognizer's config of a model.
-func modelConfig(name string) (pocketsphinx.Config, error) {
+// modelConfig is the recognizer's config of a model: the domain model
+// is the keyless agent's, the rules provider's phrases interpolated with
+// the general model at weight (0: the provider's default), as an agent
+// file's [stt] domain = "llm" sets it up.
+func modelConfig(name string, weight float64) (pocketsphinx.Config, error) {
 	switch name {
 	case modelGeneral:
 		return pocketsphinx.Config{}, nil
 	case modelDomain:
-		return pocketsphinx.Config{}, fmt.Errorf("%w: %s: not available in this build yet", ErrModel, name)
+		return pocketsphinx.Config{Domain: rules.Phrases(), DomainWeight: weight, DomainFrom: pocketsphinx.DomainFromLLM}, nil
 	}
 	return pocketsphinx.Config{}, fmt.Errorf("%w: %q unknown (want %s)", ErrModel, name, strings.Join(asrModels, ", "))
 }

@@ -161,6 +161,10 @@ type asrTally struct {
 	Party      slotCount `json:"party"`
 	Time       slotCount `json:"time"`
 	Name       slotCount `json:"name"`
+	// NameKnown is Name over the utterances whose name is in the domain
+	// model's vocabulary (every word of it in rules.Phrases): callers
+	// also say names outside it.
+	NameKnown slotCount `json:"name_in_domain_vocabulary"`
 	// OOD counts the out-of-domain utterances, OODHeard those of them
 	// with a non-empty transcript.
 	OOD      int `json:"ood"`
@@ -170,8 +174,9 @@ type asrTally struct {
 }
 
 // add scores one utterance: its reference, its transcript, the slots the
-// corpus names and the slots read from the transcript.
-func (t *asrTally) add(u asrUtterance, transcript string, got bookingSlots) {
+// corpus names and the slots read from the transcript; known tells
+// whether its name is in the domain's vocabulary.
+func (t *asrTally) add(u asrUtterance, transcript string, got bookingSlots, known bool) {
 	t.Utterances++
 	ref := normWords(u.Text)
 	t.RefWords += len(ref)
@@ -179,6 +184,9 @@ func (t *asrTally) add(u asrUtterance, transcript string, got bookingSlots) {
 	t.Party.add(partyString(u.Slots.Party), partyString(got.Party))
 	t.Time.add(u.Slots.At, got.At)
 	t.Name.add(u.Slots.Name, got.Name)
+	if known && u.Slots.Name != "" {
+		t.NameKnown.add(u.Slots.Name, got.Name)
+	}
 	heard := strings.TrimSpace(transcript) != ""
 	if !heard {
 		t.Empty++
@@ -198,6 +206,7 @@ func (t *asrTally) plus(o asrTally) {
 	t.Party.plus(o.Party)
 	t.Time.plus(o.Time)
 	t.Name.plus(o.Name)
+	t.NameKnown.plus(o.NameKnown)
 	t.OOD += o.OOD
 	t.OODHeard += o.OODHeard
 	t.Empty += o.Empty
@@ -235,4 +244,27 @@ func partyString(n int) string {
 		return ""
 	}
 	return strconv.Itoa(n)
+}
+
+// vocabulary is the set of the words of sentences, as normWords gives
+// them.
+func vocabulary(sentences []string) map[string]bool {
+	v := map[string]bool{}
+	for _, s := range sentences {
+		for _, w := range normWords(s) {
+			v[w] = true
+		}
+	}
+	return v
+}
+
+// inVocabulary tells whether every word of name is in v.
+func inVocabulary(v map[string]bool, name string) bool {
+	words := normWords(name)
+	for _, w := range words {
+		if !v[w] {
+			return false
+		}
+	}
+	return len(words) > 0
 }

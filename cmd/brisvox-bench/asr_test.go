@@ -61,12 +61,12 @@ func TestWordErrors(t *testing.T) {
 		{"one substitution", "a table for two", "a cable for two", 1},
 		{"one deletion", "a table for two", "a table two", 1},
 		{"one insertion", "a table for two", "a nice table for two", 1},
-		// Mutation: swapping the roles of ref and hyp in the first row
-		// and column gives 0 against an empty side.
+		// Mutation: a free deletion (cur[0] = 0 for each reference
+		// word) gives 0.
 		{"empty transcript", "a table for two", "", 4},
 		{"empty reference", "", "uh huh", 2},
 		{"both empty", "", "", 0},
-		// Mutation: comparing by position only (no alignment) counts 4.
+		// Comparing by position only (no alignment) would count 5.
 		{"shifted by one", "book a table for two", "a table for two", 1},
 		{"all different", "yes please", "no thanks", 2},
 	}
@@ -88,11 +88,13 @@ func TestTallyAdd(t *testing.T) {
 		u          asrUtterance
 		transcript string
 		got        bookingSlots
+		known      bool
 		want       asrTally
 	}{
 		{
-			name: "all right", u: booking, transcript: "a table for 2 at seven under nina", got: bookingSlots{2, "19:00", "Nina"},
-			want: asrTally{Utterances: 1, RefWords: 8, Party: slotCount{1, 1, 0}, Time: slotCount{1, 1, 0}, Name: slotCount{1, 1, 0}},
+			// Mutation: not counting NameKnown for a known name.
+			name: "all right", u: booking, transcript: "a table for 2 at seven under nina", got: bookingSlots{2, "19:00", "Nina"}, known: true,
+			want: asrTally{Utterances: 1, RefWords: 8, Party: slotCount{1, 1, 0}, Time: slotCount{1, 1, 0}, Name: slotCount{1, 1, 0}, NameKnown: slotCount{1, 1, 0}},
 		},
 		{
 			// Mutation: comparing names case-sensitively fails "NINA".
@@ -112,6 +114,12 @@ func TestTallyAdd(t *testing.T) {
 			want: asrTally{Utterances: 1, RefWords: 3, WordErrors: 2, Time: slotCount{0, 0, 1}, OOD: 1, OODHeard: 1},
 		},
 		{
+			// Mutation: counting NameKnown without a name named gives it a
+			// spurious count.
+			name: "known, but no name named", u: ood, transcript: "will it rain under nina", got: bookingSlots{Name: "Nina"}, known: true,
+			want: asrTally{Utterances: 1, RefWords: 3, WordErrors: 2, Name: slotCount{0, 0, 1}, OOD: 1, OODHeard: 1},
+		},
+		{
 			// Mutation: counting a blank transcript as heard.
 			name: "out of domain not heard", u: ood, transcript: " ",
 			want: asrTally{Utterances: 1, RefWords: 3, WordErrors: 3, OOD: 1, Empty: 1},
@@ -120,7 +128,7 @@ func TestTallyAdd(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var got asrTally
-			got.add(c.u, c.transcript, c.got)
+			got.add(c.u, c.transcript, c.got, c.known)
 			if got != c.want {
 				t.Errorf("add = %+v, want %+v", got, c.want)
 			}
@@ -374,8 +382,8 @@ func TestForEach(t *testing.T) {
 		if peak.Load() > 3 {
 			t.Errorf("%d at once, want at most 3", peak.Load())
 		}
-		// Mutation: returning nil (or ctx's cause only after all ran)
-		// hides the failure; not cancelling runs all 1000.
+		// Mutation: returning nil hides the failure; not cancelling on
+		// it runs all 1000.
 		boom := errors.New("boom")
 		var after atomic.Int32
 		err = forEach(t.Context(), 2, 1000, func(ctx context.Context, i int) error {
@@ -506,6 +514,26 @@ func TestCorpusReadsAsWritten(t *testing.T) {
 		}
 		if got := readSlots(u.Kind, u.Text); got != want {
 			t.Errorf("%s %q reads %+v, the corpus says %+v", u.ID, u.Text, got, want)
+		}
+	}
+}
+
+// TestInVocabulary: a name is in the domain's vocabulary when all its
+// words are.
+func TestInVocabulary(t *testing.T) {
+	v := vocabulary([]string{"under the name nina", "for Sam"})
+	for _, c := range []struct {
+		name string
+		want bool
+	}{
+		{"Nina", true}, {"sam", true},
+		// Mutation: any word known (instead of all) takes "Nina Brown".
+		{"Nina Brown", false}, {"Luke", false},
+		// Mutation: no length check takes the empty name as known.
+		{"", false},
+	} {
+		if got := inVocabulary(v, c.name); got != c.want {
+			t.Errorf("inVocabulary(%q) = %v, want %v", c.name, got, c.want)
 		}
 	}
 }
