@@ -139,12 +139,14 @@ func moduleRoot(t *testing.T) string {
 	return root
 }
 
-// keys sets dummy values of every key variable the examples name: the
-// constructors read them (never sent anywhere here).
+// keys sets dummy values of every key and token variable the examples
+// name: the constructors read them (never sent anywhere here).
 func keys(t *testing.T) {
 	for _, v := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "DEEPGRAM_API_KEY", "CARTESIA_API_KEY", "ELEVENLABS_API_KEY"} {
 		t.Setenv(v, "test-key-not-real")
 	}
+	// local-openai.toml guards its offer with a token (32 characters at least).
+	t.Setenv("BRISVOX_WEBRTC_TOKEN", "test-token-not-real-0123456789abcdef")
 }
 
 // TestBuildExamples builds every example agent (no I/O: the models are

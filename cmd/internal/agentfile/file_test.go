@@ -21,6 +21,7 @@ var examples = []struct {
 	{"local.toml", nil},
 	{"local.yaml", nil},
 	{"ollama.toml", nil},
+	{"local-openai.toml", []string{"OPENAI_API_KEY", "BRISVOX_WEBRTC_TOKEN"}},
 	{"openai.toml", []string{"DEEPGRAM_API_KEY", "OPENAI_API_KEY"}},
 	{"anthropic.toml", []string{"DEEPGRAM_API_KEY", "ANTHROPIC_API_KEY", "ELEVENLABS_API_KEY"}},
 	{"gemini.toml", []string{"DEEPGRAM_API_KEY", "GEMINI_API_KEY", "CARTESIA_API_KEY"}},
@@ -44,7 +45,8 @@ func TestExamples(t *testing.T) {
 			_, ds = Load(examplePath(ex.file), Options{LookupEnv: envWith(), KnownTools: catalogue})
 			var unset []string
 			for _, d := range ds {
-				if !strings.HasSuffix(d.Path, ".api_key_env") || !strings.Contains(d.Msg, "is not set") {
+				secret := strings.HasSuffix(d.Path, ".api_key_env") || strings.HasSuffix(d.Path, ".token_env")
+				if !secret || !strings.Contains(d.Msg, "is not set") {
 					t.Errorf("without keys: %s", d)
 				}
 				unset = append(unset, strings.Fields(d.Msg)[0])
