@@ -153,8 +153,9 @@ func (c Config) Validate() error {
 	if c.Conn.InputRate()%50 != 0 || c.Conn.InputRate() <= 0 {
 		return fmt.Errorf("%w: input rate %d", ErrInvalidConfig, c.Conn.InputRate())
 	}
-	if (c.TurnModel == nil) != (c.Turn.EndOfTurn == nil) {
-		return fmt.Errorf("%w: an end-of-turn model needs Turn.EndOfTurn, and Turn.EndOfTurn a TurnModel", ErrInvalidConfig)
+	// The policy without a model reads the transcript (EndOfTurnByText).
+	if (c.TurnModel != nil && c.Turn.EndOfTurn == nil) || (c.TurnModel == nil && c.Turn.EndOfTurn != nil && !c.Turn.EndOfTurnByText) {
+		return fmt.Errorf("%w: an end-of-turn model needs Turn.EndOfTurn, and Turn.EndOfTurn a TurnModel or Turn.EndOfTurnByText", ErrInvalidConfig)
 	}
 	if c.VADModel != nil && (c.VADModel.NewScorer == nil || c.VADModel.NewGate == nil) {
 		return fmt.Errorf("%w: a vad model needs NewScorer and NewGate", ErrInvalidConfig)

@@ -37,6 +37,13 @@ type Config struct {
 	// for the estimate (endofturn.Policy.Delay), and waits MaxDelay when no
 	// estimate comes. It cannot be combined with EndOfTurnDelay.
 	EndOfTurn *endofturn.PolicyConfig
+	// EndOfTurnByText, with EndOfTurn, estimates each pause from the
+	// transcript heard so far (endofturn.Text) until a model's estimate
+	// of it comes (none comes without a TurnModel): words that read as
+	// finished end the turn MinDelay after the end of speech, words left
+	// hanging ("a table for", "at seven and", "um") wait MaxDelay, so
+	// that a caller pausing mid-sentence is not cut by a short hangover.
+	EndOfTurnByText bool
 	// DTMF says what the caller's key presses do (see the package doc).
 	DTMF DTMFConfig
 }
@@ -53,6 +60,9 @@ func (c Config) Validate() error {
 		if err := c.EndOfTurn.Validate(); err != nil {
 			return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 		}
+	}
+	if c.EndOfTurnByText && c.EndOfTurn == nil {
+		return fmt.Errorf("%w: an end of turn by text needs the end-of-turn policy (EndOfTurn)", ErrInvalidConfig)
 	}
 	if c.Speculate && c.EndOfTurnDelay == 0 && c.EndOfTurn == nil {
 		return fmt.Errorf("%w: speculation needs an end-of-turn delay to hide the request in", ErrInvalidConfig)
@@ -302,14 +312,18 @@ func (a *Actor) tryEnd(ctx actor.Context) {
 
 // armByEstimate sets the end of the turn from the end-of-turn model: the
 // end of speech plus the policy's delay for the estimate of this pause, or
-// plus its longest delay while no estimate came (a later estimate moves it).
+// while no estimate came, for the transcript's (EndOfTurnByText) or the
+// longest delay (a later estimate moves it).
 func (a *Actor) armByEstimate(ctx actor.Context) {
 	delay := a.policy.Config().MaxDelay
-	if e := a.estimate; e != nil && e.StopAt.Equal(a.speechEnd) {
+	switch e := a.estimate; {
+	case e != nil && e.StopAt.Equal(a.speechEnd):
 		delay = a.policy.Delay(e.P)
 		if e.Err != nil {
 			delay = a.policy.Delay(0)
 		}
+	case a.cfg.EndOfTurnByText:
+		delay = a.policy.Delay(endofturn.Text(a.turnText()))
 	}
 	wait := time.Until(a.speechEnd.Add(delay))
 	if wait <= 0 {

@@ -8,5 +8,7 @@
 // starts no goroutine and runs no model. The model that gives the
 // probability is media's (media/eot: an ONNX classifier over the audio);
 // the turn actor (actors/turn) owns a Policy, wires it to its timers and
-// ends the turn when Due says so. It imports only the standard library.
+// ends the turn when Due says so. Without a model, Text estimates a pause
+// from the transcript heard so far: words left hanging ("a table for")
+// mean the caller goes on. It imports only the standard library.
 package endofturn

@@ -66,6 +66,7 @@ type latencyConfig struct {
 	// again for its end.
 	AnswerTimeout time.Duration
 	Log           io.Writer // the child's stderr lines, when set
+	Progress      io.Writer // a line per turn, when set
 }
 
 // latencyReport is one run's result.
@@ -154,6 +155,7 @@ func latency(args []string, stdout, stderr io.Writer) int {
 		defer f.Close()
 		cfg.Log = f
 	}
+	cfg.Progress = stderr
 	rep, err := runLatency(context.Background(), cfg)
 	code := 0
 	if err != nil {
@@ -307,12 +309,15 @@ func runLatency(ctx context.Context, cfg latencyConfig) (latencyReport, error) {
 	if err := c.greeting(cfg.AnswerTimeout); err != nil {
 		return rep, err
 	}
-	for _, u := range plan {
+	for i, u := range plan {
 		r, err := c.turn(u, cfg)
 		if err != nil {
 			return rep, err
 		}
 		rep.Turns = append(rep.Turns, r)
+		if cfg.Progress != nil {
+			fmt.Fprintf(cfg.Progress, "turn %d/%d %s: answered %v, %.0f ms\n", i+1, len(plan), u.kind, r.Answered, r.LatencyMS)
+		}
 	}
 	c.hangup()
 	rep.Kinds = summarize(rep.Turns)
@@ -378,8 +383,14 @@ type caller struct {
 	cancel context.CancelFunc
 	in     chan received
 	done   chan struct{}
-	tick   *time.Ticker
 	silent []byte
+	// next is when the next frame is due: frame k at the call's start
+	// plus k x 20 ms. A frame sent late is followed by the next one at
+	// once, so the audio sent keeps up with the wall clock (a
+	// time.Ticker drops the ticks a busy reader misses, and the server,
+	// whose clock is the frames' count, would fall behind).
+	next  time.Time
+	timer *time.Timer
 }
 
 // received is one message of the server, stamped on arrival.
@@ -416,7 +427,7 @@ func dialCaller(ctx context.Context, base string) (*caller, error) {
 	}
 	ws.SetReadLimit(1 << 20)
 	c := &caller{ws: ws, cancel: cancel, in: make(chan received, 4096), done: make(chan struct{}),
-		tick: time.NewTicker(20 * time.Millisecond), silent: make([]byte, 2*frameSamples)}
+		silent: make([]byte, 2*frameSamples), next: time.Now(), timer: time.NewTimer(0)}
 	go c.read(ctx) // waited for in close
 	return c, nil
 }
@@ -454,10 +465,12 @@ func (c *caller) read(ctx context.Context) {
 	}
 }
 
-// send writes one frame at the next tick, taking in what arrived
-// meanwhile (marks are echoed: the caller plays what it receives as it
-// comes). It returns when the frame went out, with its time.
+// send writes one frame when it is due, taking in what arrived meanwhile
+// (marks are echoed: the caller plays what it receives as it comes). It
+// returns when the frame went out, with the time it went: the end of its
+// audio on the caller's clock.
 func (c *caller) send(frame []byte, take func(received) error) (time.Time, error) {
+	c.timer.Reset(time.Until(c.next))
 	for {
 		select {
 		case r := <-c.in:
@@ -474,8 +487,9 @@ func (c *caller) send(frame []byte, take func(received) error) (time.Time, error
 			if err := take(r); err != nil {
 				return time.Time{}, err
 			}
-		case <-c.tick.C:
+		case <-c.timer.C:
 			at := time.Now()
+			c.next = c.next.Add(20 * time.Millisecond)
 			if err := c.ws.Write(context.Background(), websocket.MessageBinary, frame); err != nil {
 				return time.Time{}, err
 			}
@@ -611,7 +625,7 @@ func (c *caller) hangup() {
 }
 
 func (c *caller) close() {
-	c.tick.Stop()
+	c.timer.Stop()
 	_ = c.ws.Close(websocket.StatusNormalClosure, "")
 	c.cancel()
 	// The reader ends at the close; what it still holds is dropped.

@@ -15,6 +15,7 @@ import (
 	"github.com/brisvox/brisvox/actors/turn"
 	"github.com/brisvox/brisvox/actors/vad"
 	"github.com/brisvox/brisvox/agent"
+	"github.com/brisvox/brisvox/agent/endofturn"
 	"github.com/brisvox/brisvox/cmd/internal/agentfile"
 	"github.com/brisvox/brisvox/cmd/internal/serve"
 	"github.com/brisvox/brisvox/media"
@@ -207,6 +208,12 @@ func (a *Agent) Session(env serve.CallEnv) (session.Config, error) {
 			FallbackLine: f.Rounds.FallbackLine.V,
 			FillerAfter:  f.Fillers.After.V, FillerPerTool: f.Fillers.PerTool.V,
 		},
+	}
+	if f.Turn.ByText.V {
+		// The policy reads the transcript: EndOfTurnDelay after words
+		// that read as finished, EndOfTurnMax after words left hanging.
+		cfg.Turn.EndOfTurn = &endofturn.PolicyConfig{MinDelay: f.Turn.EndOfTurnDelay.V, MaxDelay: f.Turn.EndOfTurnMax.V}
+		cfg.Turn.EndOfTurnDelay, cfg.Turn.EndOfTurnByText = 0, true
 	}
 	if l, ok := env.Conn.(interface{ OutputLead() time.Duration }); ok {
 		// Audio queued in the transport is not heard yet: the pacer's

@@ -507,6 +507,35 @@ transports: {webrtc: {}}
 			},
 		},
 		{
+			// Catches end_of_turn_max taken without end_of_turn_by_text,
+			// and a max below the delay after finished words (each seen
+			// failing with its check removed).
+			name: "end of turn by text",
+			toml: `prompt = "p"
+[stt]
+provider = "deepgram"
+[llm]
+provider = "rules"
+[tts]
+provider = "flite"
+[turn]
+end_of_turn_max = "1s"
+[transports.webrtc]
+`,
+			yaml: `prompt: p
+stt: {provider: deepgram}
+llm: {provider: rules}
+tts: {provider: flite}
+turn:
+  end_of_turn_by_text: true
+  end_of_turn_delay: 300ms
+  end_of_turn_max: 200ms
+transports: {webrtc: {}}
+`,
+			wantTOML: []string{"9:19 turn.end_of_turn_max: end_of_turn_max is the wait after words left hanging, with end_of_turn_by_text"},
+			wantYAML: []string{"8:20 turn.end_of_turn_max: end_of_turn_max is below end_of_turn_delay"},
+		},
+		{
 			name: "no transport",
 			toml: `prompt = "p"
 [stt]

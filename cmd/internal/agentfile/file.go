@@ -123,10 +123,15 @@ type EnergyVAD struct {
 // Turn is turn.Config.
 type Turn struct {
 	EndOfTurnDelay Value[time.Duration] // 0..5s, default 0
-	BargeInDelay   Value[time.Duration] // 0..2s, default 0
-	Speculate      Value[bool]          // needs EndOfTurnDelay > 0
-	DrainTimeout   Value[time.Duration] // 0..1m, default 15s
-	Pos            Pos
+	// ByText ends a turn by its transcript (turn.Config.EndOfTurnByText):
+	// EndOfTurnDelay after words that read as finished, EndOfTurnMax
+	// after words left hanging.
+	ByText       Value[bool]          // default false
+	EndOfTurnMax Value[time.Duration] // 50ms..5s, default 800ms; only with ByText
+	BargeInDelay Value[time.Duration] // 0..2s, default 0
+	Speculate    Value[bool]          // needs EndOfTurnDelay > 0
+	DrainTimeout Value[time.Duration] // 0..1m, default 15s
+	Pos          Pos
 }
 
 // Fillers are the llm stage's filler phrases.

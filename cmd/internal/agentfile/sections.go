@@ -47,10 +47,20 @@ func (w *walker) vad(t *tbl) VAD {
 func (w *walker) turn(t *tbl) Turn {
 	tu := Turn{Pos: t.pos}
 	tu.EndOfTurnDelay = t.duration("end_of_turn_delay", 0, 0, 5*time.Second)
+	tu.ByText = t.boolean("end_of_turn_by_text", false)
+	tu.EndOfTurnMax = t.duration("end_of_turn_max", 800*time.Millisecond, 50*time.Millisecond, 5*time.Second)
+	switch {
+	case tu.EndOfTurnMax.Set && !tu.ByText.V:
+		w.at(tu.EndOfTurnMax.Pos, "turn.end_of_turn_max", "end_of_turn_max is the wait after words left hanging, with end_of_turn_by_text",
+			"set "+w.format.Setting("end_of_turn_by_text", true)+", or remove end_of_turn_max")
+	case tu.ByText.V && tu.EndOfTurnMax.V < tu.EndOfTurnDelay.V:
+		w.at(tu.EndOfTurnMax.Pos, "turn.end_of_turn_max", "end_of_turn_max is below end_of_turn_delay",
+			"set "+w.format.Setting("end_of_turn_max", tu.EndOfTurnDelay.V)+" or more")
+	}
 	tu.BargeInDelay = t.duration("barge_in_delay", 0, 0, 2*time.Second)
 	tu.Speculate = t.boolean("speculate", false)
 	tu.DrainTimeout = t.duration("drain_timeout", 15*time.Second, 0, time.Minute)
-	if tu.Speculate.V && tu.EndOfTurnDelay.V == 0 {
+	if tu.Speculate.V && tu.EndOfTurnDelay.V == 0 && !tu.ByText.V {
 		w.at(tu.Speculate.Pos, "turn.speculate", "speculation needs an end-of-turn delay to hide the request in",
 			"set "+w.format.Setting("end_of_turn_delay", 300*time.Millisecond)+", or remove speculate")
 	}

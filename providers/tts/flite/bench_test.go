@@ -4,6 +4,7 @@ package flite
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -133,5 +134,40 @@ func TestAllocsDoNotGrowWithEvents(t *testing.T) {
 	// Measured: 46 (47 before the events went through ttspump).
 	if coarse > 60 {
 		t.Errorf("%.0f allocations per context, budget 60", coarse)
+	}
+}
+
+// firstChunkLines are answers of the keyless agent (the rules provider's
+// lines), each given whole and flushed, as a model that answers at once
+// gives them.
+var firstChunkLines = []struct{ name, text string }{
+	{"help", "I can tell you the time or book a table."},
+	{"time", "It's twenty five past four in UTC."},
+	{"greeting", "Hello! I can tell you the time or book a table. How can I help?"},
+	{"ask_party", "Sure. For how many people?"},
+	{"read_back", "A table for four at seven thirty under the name Mira, on Friday. Shall I book it?"},
+}
+
+// BenchmarkFirstChunk measures the time from the Push and Flush of a
+// whole answer to its first audio event: the synthesis of its first
+// piece, which the caller waits for (first-audio-ms, the mean).
+func BenchmarkFirstChunk(b *testing.B) {
+	for _, l := range firstChunkLines {
+		b.Run(l.name, func(b *testing.B) {
+			e := newEngine(b, Config{})
+			s, err := e.Connect(context.Background())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer func() { _ = s.Close() }()
+			n := 0
+			var firstAudio time.Duration
+			for b.Loop() {
+				n++
+				_, first := speakTimed(b, s, fmt.Sprintf("c%d", n), l.text)
+				firstAudio += first
+			}
+			b.ReportMetric(float64(firstAudio.Microseconds())/1000/float64(n), "first-audio-ms")
+		})
 	}
 }

@@ -5,7 +5,9 @@
 //
 // A session speaks its contexts one after another, in the order they were
 // opened. A context's text is given to libflite a phrase at a time (up to a
-// sentence or clause end, at Flush, or at Config.MaxPieceRunes), off the
+// sentence or clause end, at Flush, or at Config.MaxPieceRunes; the first
+// phrase also before a word that opens a phrase, "or", "at", after four
+// words, since the caller waits for its synthesis), off the
 // caller's goroutine; the audio of a phrase goes out in Config.Chunk
 // events, each word announced just before the audio it starts in. Word
 // offsets are exact: they are read from the synthesized utterance (the

@@ -293,7 +293,9 @@ func (s *session) queuePieceLocked(c *ttsContext, p *piece) {
 // nothing speakable are dropped here.
 func (s *session) jobLocked(c *ttsContext) (synthJob, bool) {
 	for {
-		n := takePiece(c.pending, c.flushed, s.cfg.MaxPieceRunes)
+		// Nothing of c queued yet: its first piece, which the caller
+		// waits for.
+		n := takePiece(c.pending, c.flushed, s.cfg.MaxPieceRunes, c.offset == 0)
 		if n == 0 {
 			return synthJob{}, false
 		}

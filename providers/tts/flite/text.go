@@ -119,11 +119,20 @@ func wordBoundary(w string) boundary {
 // but at least one word. 0 means wait for more text. libflite gives each
 // call its own intonation, so a piece is a phrase, never a lone word
 // unless the text is.
-func takePiece(pending []string, flushed bool, maxRunes int) int {
+//
+// The first piece of a context (first) is what the caller waits for: it
+// ends sooner, before a word that opens a phrase ("or", "at", "in",
+// "under"; phraseOpeners) once firstPieceWords words come before it, so
+// "I can tell you the time or book a table." starts after "I can tell
+// you the time", whose synthesis takes half as long.
+func takePiece(pending []string, flushed bool, maxRunes int, first bool) int {
 	runes := 0
 	for i, w := range pending {
 		n := utf8.RuneCountInString(w) + 1
 		if i > 0 && runes+n > maxRunes {
+			return i
+		}
+		if first && i >= firstPieceWords && phraseOpeners[strings.ToLower(w)] {
 			return i
 		}
 		runes += n
@@ -135,6 +144,17 @@ func takePiece(pending []string, flushed bool, maxRunes int) int {
 		return len(pending)
 	}
 	return 0
+}
+
+// firstPieceWords is how many words a first piece cut before a phrase
+// opener has at least: a shorter one would be a lone fragment.
+const firstPieceWords = 4
+
+// phraseOpeners are the words a first piece may be cut before: the
+// conjunctions and prepositions that open a phrase of their own.
+var phraseOpeners = map[string]bool{
+	"or": true, "and": true, "but": true, "so": true, "because": true, "if": true, "when": true,
+	"at": true, "in": true, "on": true, "for": true, "under": true, "with": true, "from": true, "to": true,
 }
 
 // utterance is what one synthesis call returns: the audio and, for each

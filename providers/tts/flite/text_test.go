@@ -99,21 +99,30 @@ func TestTakePiece(t *testing.T) {
 		pending string
 		flushed bool
 		max     int
+		first   bool
 		want    int
 	}{
-		{"nothing", "", false, 200, 0},
-		{"nothing flushed", "", true, 200, 0},
-		{"waits without an end", "and then we", false, 200, 0},
-		{"all at flush", "and then we", true, 200, 3},
-		{"up to a sentence end", "Yes. And then", false, 200, 1},
-		{"up to a clause end", "Well, maybe not.", false, 200, 1},
-		{"cut at the cap", "aaaa bbbb cccc dddd eeee", false, 12, 2},
-		{"a long word alone", strings.Repeat("x", 40) + " y", false, 20, 1},
-		{"cap before the end", "aaaa bbbb cccc dddd.", false, 12, 2},
+		{"nothing", "", false, 200, false, 0},
+		{"nothing flushed", "", true, 200, false, 0},
+		{"waits without an end", "and then we", false, 200, false, 0},
+		{"all at flush", "and then we", true, 200, false, 3},
+		{"up to a sentence end", "Yes. And then", false, 200, false, 1},
+		{"up to a clause end", "Well, maybe not.", false, 200, false, 1},
+		{"cut at the cap", "aaaa bbbb cccc dddd eeee", false, 12, false, 2},
+		{"a long word alone", strings.Repeat("x", 40) + " y", false, 20, false, 1},
+		{"cap before the end", "aaaa bbbb cccc dddd.", false, 12, false, 2},
+		// The first piece: cut before a phrase opener after four words
+		// or more (mutation caught: the cut made in later pieces too, or
+		// before the fourth word).
+		{"first: cut before or", "I can tell you the time or book a table.", true, 200, true, 6},
+		{"first: cut before In, unflushed", "It's twenty five past four In", false, 200, true, 5},
+		{"first: opener too early", "A table for four.", true, 200, true, 4},
+		{"first: a clause end first", "Sure, at seven.", true, 200, true, 1},
+		{"later: no cut", "I can tell you the time or book a table.", true, 200, false, 10},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := takePiece(strings.Fields(tc.pending), tc.flushed, tc.max); got != tc.want {
+			if got := takePiece(strings.Fields(tc.pending), tc.flushed, tc.max, tc.first); got != tc.want {
 				t.Errorf("takePiece = %d, want %d", got, tc.want)
 			}
 		})
