@@ -15,3 +15,12 @@ var (
 	// ErrModel: an unknown model, or one this build cannot set up.
 	ErrModel = errors.New("asr: bad model")
 )
+
+// Sentinel errors of the latency command.
+var (
+	// ErrSpeech: the flite command failed or made no sound.
+	ErrSpeech = errors.New("latency: no speech")
+	// ErrCall: the call over the PCM websocket failed (dial, the server
+	// closed it, the greeting never played out).
+	ErrCall = errors.New("latency: the call failed")
+)

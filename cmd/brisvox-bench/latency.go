@@ -220,7 +220,7 @@ func newUtterance(kind, phrase string, pcm []int16) (*utterance, error) {
 		}
 	}
 	if last < 0 {
-		return nil, fmt.Errorf("%q: no sound in the synthesized speech", phrase)
+		return nil, fmt.Errorf("%w: %q: no sound in the synthesized audio", ErrSpeech, phrase)
 	}
 	pcm = pcm[:last+1]
 	u := &utterance{kind: kind, phrase: phrase, endFrame: last / frameSamples, endSample: last % frameSamples}
@@ -256,7 +256,7 @@ func firstSound(frame []byte) int {
 func synthesize(ctx context.Context, dir, voice, text string) ([]int16, error) {
 	path := filepath.Join(dir, "utterance.wav")
 	if out, err := exec.CommandContext(ctx, "flite", "-voice", voice, "-t", text, "-o", path).CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("flite: %w: %s", err, strings.TrimSpace(string(out)))
+		return nil, fmt.Errorf("%w: flite: %w: %s", ErrSpeech, err, strings.TrimSpace(string(out)))
 	}
 	b, err := loadSpeech(path)
 	if err != nil {
@@ -423,7 +423,7 @@ func dialCaller(ctx context.Context, base string) (*caller, error) {
 	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/pcm?rate=16000", &websocket.DialOptions{HTTPClient: hc})
 	if err != nil {
 		cancel()
-		return nil, fmt.Errorf("dial the PCM websocket: %w", err)
+		return nil, fmt.Errorf("%w: dial the PCM websocket: %w", ErrCall, err)
 	}
 	ws.SetReadLimit(1 << 20)
 	c := &caller{ws: ws, cancel: cancel, in: make(chan received, 4096), done: make(chan struct{}),
@@ -475,7 +475,7 @@ func (c *caller) send(frame []byte, take func(received) error) (time.Time, error
 		select {
 		case r := <-c.in:
 			if r.err != nil {
-				return time.Time{}, fmt.Errorf("the server closed the call: %w", r.err)
+				return time.Time{}, fmt.Errorf("%w: the server closed it: %w", ErrCall, r.err)
 			}
 			if r.mark != "" {
 				b, _ := json.Marshal(map[string]string{"type": "mark", "name": r.mark})
@@ -545,7 +545,7 @@ func (c *caller) greeting(timeout time.Duration) error {
 		return err
 	}
 	if !ok {
-		return errors.New("the greeting did not play out")
+		return fmt.Errorf("%w: the greeting did not play out", ErrCall)
 	}
 	return nil
 }

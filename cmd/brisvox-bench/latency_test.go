@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"io"
 	"math"
 	"os/exec"
@@ -132,8 +133,8 @@ func TestNewUtterance(t *testing.T) {
 	if len(last) != 2*frameSamples || int16(binary.LittleEndian.Uint16(last[20:])) != -soundLevel || firstSound(last[22:]) != -1 {
 		t.Errorf("last frame: the sound at 10, silence after it")
 	}
-	if _, err := newUtterance("plain", "x", make([]int16, 500)); err == nil {
-		t.Error("silence made an utterance")
+	if _, err := newUtterance("plain", "x", make([]int16, 500)); !errors.Is(err, ErrSpeech) {
+		t.Errorf("silence: %v, want ErrSpeech", err)
 	}
 }
 
