@@ -24,9 +24,9 @@ import (
 // time and measures, for each of its turns, the time from the last sample
 // of its speech it sent to the first sound of the answer it received.
 //
-// Time is the caller's own clock. A frame sent at t is taken to hold the
-// audio that ended at t, as a microphone's frame does when it is sent the
-// moment it is full; a frame received at t starts playing at t (no jitter
+// Time is the caller's own clock. Frame k is due at the call's start plus
+// k x 20 ms and is taken to hold the audio that ended then, as a
+// microphone's frame does; a frame received at t starts playing at t (no jitter
 // buffer). Sound is a sample of magnitude at least soundLevel (-40 dBFS)
 // both ways: the end of speech is the utterance's last such sample, the
 // first audio of the answer the first such sample received after it.
@@ -467,8 +467,9 @@ func (c *caller) read(ctx context.Context) {
 
 // send writes one frame when it is due, taking in what arrived meanwhile
 // (marks are echoed: the caller plays what it receives as it comes). It
-// returns when the frame went out, with the time it went: the end of its
-// audio on the caller's clock.
+// returns when the frame went out, with the time it was due: the end of
+// its audio on the caller's clock, as a microphone's frame is full then
+// (a frame the caller itself sent late does not shorten the latency).
 func (c *caller) send(frame []byte, take func(received) error) (time.Time, error) {
 	c.timer.Reset(time.Until(c.next))
 	for {
@@ -488,7 +489,7 @@ func (c *caller) send(frame []byte, take func(received) error) (time.Time, error
 				return time.Time{}, err
 			}
 		case <-c.timer.C:
-			at := time.Now()
+			at := c.next
 			c.next = c.next.Add(20 * time.Millisecond)
 			if err := c.ws.Write(context.Background(), websocket.MessageBinary, frame); err != nil {
 				return time.Time{}, err
