@@ -68,6 +68,15 @@ var layerRules = []Rule{
 		Allowed:     []string{"messages/..."},
 	},
 	{
+		// The n-gram builder is text in, an ARPA model out: the domain
+		// model of the recognizer is built and checked without cgo, a
+		// decoder or a provider.
+		Name:        "ngram-is-a-leaf",
+		Packages:    "providers/stt/pocketsphinx/ngram",
+		OnlyAllowed: true,
+		Allowed:     []string{"providers/stt/pocketsphinx/ngram/..."}, // its own subpackages only
+	},
+	{
 		// The end-of-turn policy is a conversation rule (agent/endofturn);
 		// the model that feeds it is media's and the vad actor runs it.
 		Name:      "turn-takes-the-policy-from-agent",
@@ -308,6 +317,8 @@ func TestLayerRulesBite(t *testing.T) {
 		{"providers-know-no-runtime", "providers/contracttest", "sim", "providers/providertest"},
 		{"jsonlex-is-a-leaf", "agent/jsonlex", "agent", "messages"},
 		{"jsonlex-is-a-leaf", "agent/jsonlex", "providers/internal/jsonscan", "messages"},
+		{"ngram-is-a-leaf", "providers/stt/pocketsphinx/ngram", "providers/stt/pocketsphinx", "providers/stt/pocketsphinx/ngram/arpa"},
+		{"ngram-is-a-leaf", "providers/stt/pocketsphinx/ngram", "providers/llm/rules", "providers/stt/pocketsphinx/ngram/arpa"},
 		{"turn-takes-the-policy-from-agent", "actors/turn", "media/eot", "agent/endofturn"},
 		{"agentfile-is-configuration", "cmd/internal/agentfile", "actors/llm", "providers/tts/cartesia"},
 		{"agentfile-is-configuration", "cmd/internal/agentfile", "sim", "providers"},
