@@ -81,14 +81,17 @@ type latencyReport struct {
 
 // kindSummary is one kind's figures over its answered turns, in ms.
 type kindSummary struct {
-	Kind     string  `json:"kind"`
-	Turns    int     `json:"turns"`
-	Answered int     `json:"answered"`
-	ToolRan  int     `json:"tool_ran,omitempty"` // answers that called the kind's tool
-	Median   float64 `json:"median_ms"`
-	P90      float64 `json:"p90_ms"`
-	Min      float64 `json:"min_ms"`
-	Max      float64 `json:"max_ms"`
+	Kind     string `json:"kind"`
+	Turns    int    `json:"turns"`
+	Answered int    `json:"answered"`
+	ToolRan  int    `json:"tool_ran,omitempty"` // answers that called the kind's tool
+	// Unheard counts the turns whose speech the server's VAD did not
+	// report (no speech start).
+	Unheard int     `json:"unheard"`
+	Median  float64 `json:"median_ms"`
+	P90     float64 `json:"p90_ms"`
+	Min     float64 `json:"min_ms"`
+	Max     float64 `json:"max_ms"`
 	// Server is the median of the server's own latency event (from its
 	// backdated end of speech to its first audio out).
 	Server float64 `json:"server_median_ms"`
@@ -102,7 +105,11 @@ type turnResult struct {
 	Kind   string `json:"kind"`
 	Phrase string `json:"phrase"`
 	// Heard is the transcript the server answered (the user_turn event).
-	Heard string   `json:"heard,omitempty"`
+	Heard string `json:"heard,omitempty"`
+	// Spoke counts the server's speech starts (user_speaking events)
+	// before the turn: 0 for speech the VAD did not hear, 1 or more with
+	// no Heard for speech it heard but made no turn of.
+	Spoke int      `json:"speech_starts"`
 	Epoch uint64   `json:"epoch,omitempty"`
 	Tools []string `json:"tools,omitempty"`
 	// LatencyMS is the caller's measure; 0 with Answered false.
@@ -173,13 +180,13 @@ func latency(args []string, stdout, stderr io.Writer) int {
 
 func printLatency(w io.Writer, r latencyReport) {
 	fmt.Fprintf(w, "latency: %s, caller voice %s, end of speech to first audio over the PCM websocket (%s)\n", r.Agent, r.Voice, r.Date)
-	fmt.Fprintf(w, "  %-6s %5s %8s %5s %7s %7s %7s %7s %7s\n", "kind", "turns", "answered", "tool", "median", "p90", "min", "max", "server")
+	fmt.Fprintf(w, "  %-6s %5s %8s %7s %5s %7s %7s %7s %7s %7s\n", "kind", "turns", "answered", "unheard", "tool", "median", "p90", "min", "max", "server")
 	for _, k := range r.Kinds {
 		tool := "-"
 		if k.Kind != "plain" {
 			tool = fmt.Sprint(k.ToolRan)
 		}
-		fmt.Fprintf(w, "  %-6s %5d %8d %5s %7.0f %7.0f %7.0f %7.0f %7.0f\n", k.Kind, k.Turns, k.Answered, tool, k.Median, k.P90, k.Min, k.Max, k.Server)
+		fmt.Fprintf(w, "  %-6s %5d %8d %7d %5s %7.0f %7.0f %7.0f %7.0f %7.0f\n", k.Kind, k.Turns, k.Answered, k.Unheard, tool, k.Median, k.P90, k.Min, k.Max, k.Server)
 	}
 	fmt.Fprintf(w, "  the server's latency by stage, median ms:\n  %-6s", "kind")
 	for _, s := range stageNames {
@@ -336,6 +343,9 @@ func summarize(turns []turnResult) []kindSummary {
 				continue
 			}
 			s.Turns++
+			if t.Spoke == 0 {
+				s.Unheard++
+			}
 			if k.Tool != "" && slices.Contains(t.Tools, k.Tool) {
 				s.ToolRan++
 			}
@@ -564,6 +574,8 @@ func (c *caller) turn(u *utterance, cfg latencyConfig) (turnResult, error) {
 			}
 			lastSound = m.at
 		case m.ev == nil:
+		case m.ev.Kind == "user_speaking" && r.Epoch == 0:
+			r.Spoke++
 		case m.ev.Kind == "user_turn" && r.Epoch == 0:
 			r.Epoch, r.Heard = m.ev.Epoch, m.ev.Text
 		case m.ev.Epoch != r.Epoch || r.Epoch == 0:

@@ -22,7 +22,8 @@ import (
 // invariants, never timings. Real sockets, a child process and the flite
 // command: skipped with -short. Mutations: the latency event's stages
 // not read -> no stages; the user_turn event's epoch not kept -> epoch 0
-// and no tool counted (both seen failing).
+// and no tool counted; user_speaking not counted -> no speech start (each
+// seen failing).
 func TestLatencyRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real sockets, a child process and flite")
@@ -49,8 +50,8 @@ func TestLatencyRuns(t *testing.T) {
 		t.Fatalf("%d turns, %d kinds: want 2 and 2\n%s", len(rep.Turns), len(rep.Kinds), stdout.String())
 	}
 	for _, r := range rep.Turns {
-		if !r.Answered || r.LatencyMS <= 0 || r.Epoch == 0 {
-			t.Errorf("turn %+v: want answered after the end of speech, in an epoch", r)
+		if !r.Answered || r.LatencyMS <= 0 || r.Epoch == 0 || r.Spoke == 0 {
+			t.Errorf("turn %+v: want answered after the end of speech, in an epoch, its speech start seen", r)
 		}
 		sum := 0.0
 		for _, v := range r.Stages {
@@ -155,8 +156,8 @@ func TestFirstSound(t *testing.T) {
 // min 0.
 func TestSummarize(t *testing.T) {
 	turns := []turnResult{
-		{Kind: "plain", Answered: true, LatencyMS: 500, ServerMS: 480, Stages: map[string]float64{"turn_end": 300}},
-		{Kind: "plain", Answered: true, LatencyMS: 700, ServerMS: 690, Stages: map[string]float64{"turn_end": 320}},
+		{Kind: "plain", Spoke: 1, Answered: true, LatencyMS: 500, ServerMS: 480, Stages: map[string]float64{"turn_end": 300}},
+		{Kind: "plain", Spoke: 1, Answered: true, LatencyMS: 700, ServerMS: 690, Stages: map[string]float64{"turn_end": 320}},
 		{Kind: "plain"},
 		{Kind: "tool", Answered: true, LatencyMS: 800, Tools: []string{"get_time"}},
 		{Kind: "tool", Answered: true, LatencyMS: 900},
@@ -166,7 +167,7 @@ func TestSummarize(t *testing.T) {
 		t.Fatalf("%d kinds", len(got))
 	}
 	p, tool := got[0], got[1]
-	if p.Kind != "plain" || p.Turns != 3 || p.Answered != 2 || p.Median != 500 || p.P90 != 700 || p.Min != 500 || p.Max != 700 || p.Server != 480 || p.Stages["turn_end"] != 300 {
+	if p.Kind != "plain" || p.Turns != 3 || p.Answered != 2 || p.Median != 500 || p.P90 != 700 || p.Min != 500 || p.Max != 700 || p.Server != 480 || p.Stages["turn_end"] != 300 || p.Unheard != 1 {
 		t.Errorf("plain %+v", p)
 	}
 	if tool.Kind != "tool" || tool.Turns != 2 || tool.ToolRan != 1 || tool.Min != 800 || tool.Max != 900 || tool.Server != 0 {
