@@ -449,8 +449,11 @@ func TestASREndToEnd(t *testing.T) {
 	if r.Utterances != 3 || r.Empty != 0 || r.RefWords == 0 || r.WordAccuracy <= 0 || r.WordAccuracy > 1 {
 		t.Errorf("row %+v: want 3 utterances, none empty, word accuracy in (0, 1]", r)
 	}
-	if rep.Issue[0].Transcript == "" {
-		t.Error("the issue's sentence came out empty")
+	// Mutation: scoring the warm-up's transcript (no skip) shifts every
+	// transcript by one, and the issue's line gets b03's ("a table for
+	// six at six in the evening").
+	if tr := rep.Issue[0].Transcript; !strings.Contains(tr, "people") || !strings.Contains(tr, "thirty") {
+		t.Errorf("the issue's sentence came out %q, want its words people and thirty", tr)
 	}
 	for _, h := range rep.Heard {
 		if h.Transcript == "" {
@@ -464,8 +467,11 @@ func TestASREndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) != 4 {
-		t.Errorf("cache holds %d entries, want 4 (3 utterances and the issue's sentence): %v", len(entries), fmt.Sprint(entries))
+	if len(entries) != 5 {
+		t.Errorf("cache holds %d entries, want 5 (the warm-up, 3 utterances and the issue's sentence): %v", len(entries), fmt.Sprint(entries))
+	}
+	if !rep.WarmUp {
+		t.Error("the report says no warm-up by default")
 	}
 }
 
