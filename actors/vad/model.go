@@ -39,6 +39,25 @@ type Scorer interface {
 	Close() error
 }
 
+// StateResetter is a Scorer whose model keeps a state over the call
+// (Silero's recurrent state), which the actor resets after a long
+// silence: carried over many turns, Silero's state made a short word
+// ("hello", spoken by flite after a few answered questions) score 0.5-0.8
+// instead of 0.98, and the gate miss it; reset after a second of silence,
+// every one scored 0.99. Reset fails while a window is in flight.
+type StateResetter interface {
+	Reset() error
+}
+
+// ResetAfterSilence is how long the model's windows must all be silence
+// (below SilenceBelow, the gate not speaking) before a StateResetter's
+// state is reset, once per such stretch.
+const ResetAfterSilence = time.Second
+
+// SilenceBelow is the probability under which a window counts towards
+// ResetAfterSilence.
+const SilenceBelow = 0.1
+
 // Gate turns window probabilities into speech starts and stops
 // (media.SpeechGate).
 type Gate interface {
@@ -76,6 +95,9 @@ type window struct {
 	flyAt   time.Time // start of the window in flight
 	answer  *scored
 	done    func(p float32, err error)
+	// quiet is the silence scored since the last window that was not
+	// (see ResetAfterSilence).
+	quiet time.Duration
 }
 
 func (a *Actor) startModel(ctx actor.Context) {
@@ -166,11 +188,32 @@ func (a *Actor) modelScored(ctx actor.Context, m *scored) {
 		dur := time.Duration(len(w.buf)) * time.Second / time.Duration(w.rate)
 		ev, at := w.gate.Process(m.p, w.flyAt, dur)
 		a.emit(ctx, ev, at, time.Now())
+		a.quietWindow(m.p, dur)
 	}
 	if len(w.ready) > 0 {
 		// The scorer copied buf before returning, so ready can go now.
 		a.submit(w.ready, w.readyAt)
 		w.ready = w.ready[:0]
+	}
+}
+
+// quietWindow counts a scored window towards ResetAfterSilence and resets
+// the scorer's state when the stretch reaches it. No window is in flight
+// here: the one just answered was the only one.
+func (a *Actor) quietWindow(p float32, dur time.Duration) {
+	w := a.win
+	if p >= SilenceBelow || w.gate.Speaking() {
+		w.quiet = 0
+		return
+	}
+	before := w.quiet
+	w.quiet += dur
+	if r, ok := w.scorer.(StateResetter); ok && before < ResetAfterSilence && w.quiet >= ResetAfterSilence {
+		if err := r.Reset(); err != nil {
+			a.stats.Inc("model_reset_errors")
+			return
+		}
+		a.stats.Inc("model_resets")
 	}
 }
 

@@ -238,3 +238,35 @@ func TestModelUnavailableFallsBack(t *testing.T) {
 		}
 	})
 }
+
+// resettingScorer is a testScorer with a state to reset.
+type resettingScorer struct {
+	testScorer
+	resets int
+}
+
+func (s *resettingScorer) Reset() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.resets++
+	return nil
+}
+
+// TestModelStateResetAfterSilence: a scorer with a state is reset once per
+// stretch of ResetAfterSilence of silence, never while speech goes on:
+// twoTurns has two, the 3 s after each turn (the 0.5 s before the first
+// is too short). Mutation caught: the reset made at every quiet window past the
+// second (dozens), or not at all (both seen failing).
+func TestModelStateResetAfterSilence(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &resettingScorer{testScorer: testScorer{samples: 512, latency: 3 * time.Millisecond}}
+		r := modelCall(t, twoTurns(), func() (vad.Scorer, error) { return s, nil }, zerolog.Nop())
+		d := vadStats(r)
+		s.mu.Lock()
+		resets := s.resets
+		s.mu.Unlock()
+		if resets != 2 || d.Counters["model_resets"] != 2 || len(r.TurnEpochs()) != 2 {
+			t.Fatalf("%d resets (counter %d), %d turns: want 2 resets, 2 turns", resets, d.Counters["model_resets"], len(r.TurnEpochs()))
+		}
+	})
+}

@@ -61,6 +61,11 @@ func (s *CallScorer) result(r Result) {
 	s.flying.Done()
 }
 
+// Reset returns the call's stream to silence (actors/vad resets it after
+// a long silence, see vad.StateResetter); it fails with ErrStreamBusy
+// while a window is in flight.
+func (s *CallScorer) Reset() error { return s.stream.Reset() }
+
 // Close waits until the call's window in flight, if any, was answered:
 // the pool answers every accepted window (at the latest at its deadline or
 // when the pool closes), so this returns promptly.
