@@ -14,8 +14,11 @@
 # fetched and built), setup:serve done (the native files fetched from npm),
 # the serving binary started (the engine's modules fetched, brisvox built),
 # /readyz 200; then the server is stopped with SIGTERM and waited
-# for, and everything the run made is removed. Serving listens on a free
-# loopback port, SIP on port 0.
+# for, and everything the run made is removed. The line ends with the CPU
+# seconds the task and everything it ran used (user+sys, bash's times: a
+# figure the other load of the machine moves much less than the wall) and
+# the 1-minute load average at the start and at /readyz. Serving listens on
+# a free loopback port, SIP on port 0.
 set -euo pipefail
 
 RUNS="${1:-1}"
@@ -28,6 +31,17 @@ done
 
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+load1() { cut -d' ' -f1 /proc/loadavg; }
+
+# cpu_seconds FILE: user+sys of the children from the output of bash's
+# times (its second line, "XmY.YYYs XmY.YYYs").
+cpu_seconds() {
+  sed -n 2p "$1" 2>/dev/null | awk '{
+    t = 0
+    for (i = 1; i <= 2; i++) { split($i, p, "m"); sub("s", "", p[2]); t += p[1] * 60 + p[2] }
+    printf "%.0f", t
+  }'
+}
 
 free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
@@ -46,9 +60,10 @@ stamp_lines() {
 first_at() { grep -m1 -- "$2" "$1" | awk '{print $1}'; }
 
 one_run() {
-  local n="$1" work pid port t0 t_clone t_ready code=000 deadline
+  local n="$1" work pid port t0 t_clone t_ready code=000 deadline load0 load_ready
   work="$(mktemp -d)"
   port="$(free_port)"
+  load0="$(load1)"
   t0="$(now)"
   git clone -q "$SOURCE" "$work/clone"
   t_clone="$(now)"
@@ -57,7 +72,10 @@ one_run() {
     cd "$work/clone"
     export GOCACHE="$work/gocache" GOMODCACHE="$work/gomodcache" GOFLAGS=-modcacherw
     export npm_config_cache="$work/npmcache" TMPDIR="$work/tmp"
-    exec setsid go tool task run -- --addr "127.0.0.1:$port" --sip-addr 127.0.0.1:0
+    # The wrapper outlives the signal (a handler, not an ignore, so the
+    # task inherits the default) to count its children's CPU.
+    exec setsid bash -c 'trap : TERM; go tool task run -- --addr "127.0.0.1:$1" --sip-addr 127.0.0.1:0; times >"$2"' \
+      first-run "$port" "$work/cpu"
   ) > >(stamp_lines "$work/out.log") 2>&1 &
   pid=$!
   deadline=$(($(date +%s) + 900))
@@ -68,6 +86,7 @@ one_run() {
     sleep 0.2
   done
   t_ready="$(now)"
+  load_ready="$(load1)"
   # setsid made the task runner a process group leader: SIGTERM goes to
   # the group, as a terminal's signal would.
   kill -TERM -- "-$pid" 2>/dev/null || true
@@ -92,10 +111,11 @@ one_run() {
     "$n" "$(since "$t0" "$t_clone")" "$(since "$t0" "$t_task")" "$(since "$t0" "$t_setup")" \
     "$(since "$t0" "$t_started")" "$(since "$t0" "$t_ready")"
   if grep -q 'brisvox: stopped' "$work/out.log"; then
-    printf ' (stopped cleanly)\n'
+    printf ' (stopped cleanly)'
   else
-    printf ' (no "brisvox: stopped" line after SIGTERM)\n'
+    printf ' (no "brisvox: stopped" line after SIGTERM)'
   fi
+  printf '; cpu %ss; load %s -> %s\n' "$(cpu_seconds "$work/cpu")" "$load0" "$load_ready"
   rm -rf "$work"
 }
 
