@@ -75,29 +75,61 @@ var spelled = map[string]string{
 // holds them; the matcher still reads them in typed text.
 var unheard = map[string]bool{"hiya": true}
 
-// firstNames are common first names, each in the recognizer's
-// dictionary: the name slot's vocabulary (the matcher takes any name).
-var firstNames = []string{
-	"sam", "mira", "tom", "ben", "max", "leo", "mia", "zoe", "lucy", "ella", "alex", "chris", "kate", "jane",
-	"omar", "ali", "raj", "chen", "li", "wei", "ahmed", "fatima", "lena", "nina", "ivan", "hugo", "oscar",
-	"felix", "liam", "ava", "isla", "luca", "james", "john", "robert", "michael", "william", "david",
-	"richard", "joseph", "thomas", "charles", "daniel", "matthew", "anthony", "mark", "paul", "andrew",
-	"joshua", "kevin", "brian", "george", "edward", "jason", "ryan", "jacob", "eric", "stephen", "scott",
-	"benjamin", "samuel", "alexander", "frank", "patrick", "jack", "tyler", "aaron", "jose", "adam",
-	"nathan", "henry", "peter", "kyle", "noah", "ethan", "walter", "sean", "carl", "arthur", "jordan",
-	"bruce", "gabriel", "joe", "logan", "alan", "juan", "albert", "vincent", "mason", "roy", "philip",
-	"mary", "patricia", "jennifer", "linda", "elizabeth", "barbara", "susan", "jessica", "sarah", "karen",
-	"lisa", "nancy", "sandra", "margaret", "emily", "michelle", "carol", "amanda", "rebecca", "laura",
-	"amy", "angela", "emma", "anna", "nicole", "samantha", "katherine", "helen", "rachel", "maria",
-	"catherine", "olivia", "julie", "victoria", "ruth", "lauren", "kelly", "hannah", "megan", "martha",
-	"sara", "ann", "sophia", "alice", "julia", "grace", "charlotte", "natalie", "diana", "marie",
-}
+// firstNames are common first names (English-speaking countries' most
+// given, with others common among their callers), each in the
+// recognizer's dictionary: the name slot's vocabulary (the matcher takes
+// any name). Words a recognizer confuses with the name leads are left
+// out ("hunter" for "under").
+var firstNames = strings.Fields(`
+liam noah oliver elijah james william benjamin lucas henry theodore jack levi alexander jackson mateo
+daniel michael mason sebastian ethan logan owen samuel jacob asher aiden john joseph wyatt david leo luke
+julian hudson matthew ezra gabriel carter isaac luca anthony dylan lincoln thomas elias josiah charles
+caleb christopher ezekiel miles isaiah andrew joshua nathan nolan adrian cameron santiago eli aaron ryan
+angel cooper easton kai christian landon colton roman axel brooks jonathan robert jameson ian everett
+wesley jeremiah leonardo jordan jose bennett silas nicholas parker beau weston austin connor carson
+dominic xavier emmett adam rowan micah river ryder kingston damian sawyer luka evan vincent myles
+harrison august bryson amir giovanni chase diego milo jasper walker jason cole nathaniel george lorenzo
+zion luis archer enzo jonah theo zachary calvin ashton rhett atlas jude carlos adonis arthur victor
+tyler kevin brian steven edward ronald paul mark donald kenneth timothy jeffrey frank scott eric stephen
+larry justin brandon gregory raymond patrick dennis jerry peter harold douglas carl roger keith jeremy
+terry lawrence sean albert joe billy bruce ralph roy eugene russell philip bobby johnny howard fred
+martin marcus simon sam max ben tom alex chris omar ali raj chen li wei ahmed hugo oscar felix ivan
+olivia emma charlotte amelia sophia mia isabella ava evelyn luna harper sofia scarlett elizabeth eleanor
+violet hazel chloe penelope layla nora lily ellie grace riley aurora ivy aria emily victoria hannah
+natalie addison lucy stella leah savannah audrey claire bella anna samantha caroline maya sarah madison
+ruby alice clara naomi julia ruth rose eva sadie piper lydia quinn taylor peyton valentina josephine
+delilah nova everly willow emilia paisley isla jade madelyn autumn mila aubrey brooklyn genesis kennedy
+aaliyah allison gabriella hailey katherine vivian jasmine kylie ariana alexa faith melanie sophie sara
+margaret mary patricia jennifer linda barbara susan jessica karen nancy betty lisa sandra ashley
+kimberly donna carol michelle amanda melissa deborah stephanie dorothy rebecca sharon laura cynthia amy
+kathleen angela shirley brenda pamela nicole christine helen debra rachel carolyn janet maria catherine
+heather diane julie joyce joan judith andrea megan cheryl martha teresa gloria janice kathryn frances
+jean judy denise danielle marilyn beverly diana doris kayla alexis lori marie amber tina irene fatima
+ana elena nina lena mira ingrid greta freya astrid kim lee park patel singh kumar khan hassan mohammed
+yusef ibrahim arjun ravi rahul amit rohan kenji hiro akira hana sakura juan miguel jorge pedro pablo
+javier rafael lucia carmen rosa isabel pierre louis marc hans karl klaus lars sven erik olaf dmitri
+sergei boris igor olga natasha tanya kate jane zoe ella`)
+
+// surnames are common family names, said after a first name ("under the
+// name emily brown").
+var surnames = strings.Fields(`
+smith johnson williams brown jones garcia miller davis rodriguez martinez hernandez lopez gonzalez
+wilson anderson taylor moore jackson martin lee perez thompson white harris sanchez clark ramirez lewis
+robinson walker young allen king wright scott torres nguyen hill flores green adams nelson baker hall
+rivera campbell mitchell carter roberts gomez phillips evans turner diaz parker cruz edwards collins
+reyes stewart morris morales murphy cook rogers gutierrez ortiz morgan cooper peterson bailey reed kelly
+howard ramos cox ward richardson watson brooks chavez wood bennett gray mendoza ruiz hughes price
+alvarez castillo sanders myers long ross foster jimenez chen wang singh khan murray`)
 
 // bookingLeads open a booking request.
 var bookingLeads = []string{
 	"i want to book a table", "i would like to book a table", "i'd like to book a table", "can i book a table",
 	"could i book a table", "book a table", "i'd like to reserve a table", "can i make a reservation",
 	"i want to make a booking", "i need a table", "do you have a table", "reserve a table",
+	"i would like a table", "we need a table", "can we have a table", "book us a table", "could you book a table",
+	"please book a table", "can i get a reservation", "a reservation", "a table", "table", "i'd like a table",
+	"i'd like to book", "we would like a table", "can i reserve a table", "i'd like to make a reservation",
+	"please reserve a table", "i want a table", "could we book a table",
 }
 
 // bookingDays say the day of a booking (the matcher reads no day: the
@@ -256,8 +288,10 @@ func bookingTimes() []saidTime {
 				add(c, append([]string{"half", "past"}, hour...)...)
 			case m == 15:
 				add(c, append([]string{"quarter", "past"}, hour...)...)
+				add(c, append([]string{"a", "quarter", "past"}, hour...)...)
 			case m == 45:
 				add(c, append([]string{"quarter", "to"}, strings.Fields(numberWords(h12%12+1))...)...)
+				add(c, append([]string{"a", "quarter", "to"}, strings.Fields(numberWords(h12%12+1))...)...)
 			case m > 0 && m < 30:
 				add(c, append(append(strings.Fields(numberWords(m)), "past"), hour...)...)
 			}
@@ -303,8 +337,9 @@ type saidParty struct {
 }
 
 // bookingParties are the party sizes minParty to maxParty, each said
-// "for four", "for four people" (each party word), "a party of four" and
-// "four of us".
+// "for four", "for four people" (each party word), "a party of four",
+// "four of us", "there will be four of us", "just for four people" and
+// "a group of four people".
 func bookingParties() []saidParty {
 	words := make([]string, 0, len(partyWords))
 	for w := range partyWords {
@@ -320,31 +355,42 @@ func bookingParties() []saidParty {
 		for _, w := range words {
 			out = append(out, saidParty{"for " + nw + " " + w, n})
 		}
-		out = append(out, saidParty{"a party of " + nw, n}, saidParty{"for " + nw + " of us", n})
+		out = append(out, saidParty{"a party of " + nw, n}, saidParty{"for " + nw + " of us", n},
+			saidParty{"there will be " + nw + " of us", n}, saidParty{"just for " + nw + " people", n},
+			saidParty{"a group of " + nw + " people", n})
 	}
 	return out
 }
 
 // bookingNames are the names said after each of the matcher's name
-// leads ("under sam", "my name is sam", "in the name of sam").
+// leads ("under sam", "my name is sam", "the name is sam", "in the name
+// of sam"), and full names ("under the name emily brown").
 func bookingNames() []phrase {
 	var out []phrase
 	for i, n := range firstNames {
-		out = append(out, namedBy(nameLead[i%len(nameLead)], n))
+		out = append(out, namedBy(nameLead[i%len(nameLead)], i/len(nameLead), n))
 	}
 	for i, lead := range nameLead { // every lead, also with few names
-		out = append(out, namedBy(lead, firstNames[(i*7)%len(firstNames)]))
+		out = append(out, namedBy(lead, i, firstNames[(i*7)%len(firstNames)]))
+	}
+	for i, sn := range surnames {
+		out = append(out, namedBy(nameLead[i%len(nameLead)], i, firstNames[(i*11)%len(firstNames)], sn))
 	}
 	return out
 }
 
-// namedBy says name n after a lead ("my name is" for "name is").
-func namedBy(lead []string, n string) phrase {
+// namedBy says a name (its words) after a lead; "name is" comes as "my
+// name is" or "the name is" by the variant's parity.
+func namedBy(lead []string, variant int, name ...string) phrase {
 	words := slices.Clone(lead)
 	if equal(lead, []string{"name", "is"}) {
-		words = append([]string{"my"}, words...)
+		words = append([]string{[...]string{"my", "the"}[variant%2]}, words...)
 	}
-	return phrase{text: sayAll(append(words, n)...), name: title(n)}
+	parts := make([]string, len(name))
+	for i, n := range name {
+		parts[i] = title(n)
+	}
+	return phrase{text: sayAll(append(words, name...)...), name: strings.Join(parts, " ")}
 }
 
 // title is a one-word name as the matcher writes it ("Sam").

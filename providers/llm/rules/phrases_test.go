@@ -160,6 +160,15 @@ func TestPhrasesInDictionary(t *testing.T) {
 	if len(firstNames) < 100 {
 		t.Errorf("%d first names, want at least 100", len(firstNames))
 	}
+	for _, list := range [][]string{firstNames, surnames} {
+		seen := map[string]bool{}
+		for _, n := range list {
+			if seen[n] {
+				t.Errorf("%q twice in a name list", n)
+			}
+			seen[n] = true
+		}
+	}
 }
 
 // TestPhrasesShape: the phrases are lower case, single-spaced, without

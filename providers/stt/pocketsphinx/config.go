@@ -24,7 +24,7 @@ const (
 	// DefaultIdleDecoderTimeout: see IdleDecoderTimeout.
 	DefaultIdleDecoderTimeout = 30 * time.Second
 	// DefaultDomainWeight: see DomainWeight.
-	DefaultDomainWeight = 0.5
+	DefaultDomainWeight = 0.99
 )
 
 // The values of DomainFrom.
@@ -65,7 +65,13 @@ type Config struct {
 	// alone, 2026-12-02). Empty: LanguageModel alone.
 	Domain []string
 	// DomainWeight is the domain model's share of the interpolation,
-	// above 0 and below 1; 0 means DefaultDomainWeight.
+	// above 0 and below 1; 0 means DefaultDomainWeight, 0.99. sphinxbase
+	// mixes the two models' scores after its language weight, so a share
+	// acts far more weakly than its figure says: measured with `go tool
+	// task asr` (flite slt, rms, awb at 16 kHz, 2026-12-02), the
+	// in-domain word errors fall from 268 (general model) to 97 at 0.5,
+	// 88 at 0.99 and 86 at 0.99999, while the errors on sentences outside
+	// the domain rise from 4 to 17, 15 and 25 (of about 240 words).
 	DomainWeight float64
 	// DomainFrom says where the builder of the Config took Domain from:
 	// DomainFromLLM, the agent's language model. New refuses

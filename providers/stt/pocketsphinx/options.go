@@ -25,7 +25,7 @@ func Options() providers.Options {
 			of.String("language_model", func(c *Config, s string) { c.LanguageModel = s }).WithDefault(DefaultLanguageModel),
 			of.String("dict", func(c *Config, s string) { c.Dict = s }).WithDefault(DefaultDict),
 			of.Enum("domain", []string{DomainFromNone, DomainFromLLM}, func(c *Config, s string) { c.DomainFrom = s }).WithDefault(DomainFromNone).WithDoc(`"llm": biased to the phrases of [llm] provider "rules"`),
-			of.Float("domain_weight", 0.01, 0.99, func(c *Config, f float64) { c.DomainWeight = f }).WithDefault(DefaultDomainWeight).WithDoc("the domain model's share against the general model"),
+			of.Float("domain_weight", 0.01, 0.99999, func(c *Config, f float64) { c.DomainWeight = f }).WithDefault(DefaultDomainWeight).WithDoc("the domain model's share against the general model"),
 			of.Duration("interim_interval", minInterimInterval, 5*time.Second, func(c *Config, d time.Duration) { c.InterimInterval = d }).WithDefault(DefaultInterimInterval),
 			of.Int("pool_size", 1, 64, func(c *Config, n int) { c.PoolSize = n }).WithDefault(DefaultPoolSize).WithDoc("decoders: callers speaking at once; 2 calls each count towards capacity"),
 			of.Duration("acquire_timeout", 0, providers.MaxTimeout, func(c *Config, d time.Duration) { c.AcquireTimeout = d }).WithDefault(DefaultAcquireTimeout).WithDoc("a speech start's wait for a free decoder"),
