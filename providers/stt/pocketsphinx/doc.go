@@ -16,6 +16,12 @@
 // fixed queue and drops (and counts) what does not fit; it never waits for
 // the decoder.
 //
+// Config.Domain biases the decoders to an agent's domain: New builds a
+// trigram model of its sentences (package ngram, every word checked
+// against the dictionary) and each decoder interpolates it with the
+// general model, so slots like times and names are heard while other
+// speech still comes out as words.
+//
 // Built without cgo (CGO_ENABLED=0), New returns ErrNoCgo. See
 // docs/providers/pocketsphinx.md for the measured accuracy, speed and
 // memory, and for why cgo rather than a pocketsphinx_continuous
