@@ -410,6 +410,9 @@ func forEach(ctx context.Context, jobs, n int, f func(ctx context.Context, i int
 	for range min(jobs, n) {
 		wg.Go(func() {
 			for i := range next {
+				if ctx.Err() != nil {
+					continue // the feeder may still hand one over
+				}
 				if err := f(ctx, i); err != nil {
 					once.Do(func() { first = err; cancel(err) })
 				}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -127,9 +126,4 @@ func modelConfig(name string, weight float64) (pocketsphinx.Config, error) {
 		return pocketsphinx.Config{Domain: rules.Phrases(), DomainWeight: weight, DomainFrom: pocketsphinx.DomainFromLLM}, nil
 	}
 	return pocketsphinx.Config{}, fmt.Errorf("%w: %q unknown (want %s)", ErrModel, name, strings.Join(asrModels, ", "))
-}
-
-// errNoEngine tells a build or host where pocketsphinx cannot run.
-func errNoEngine(err error) bool {
-	return errors.Is(err, pocketsphinx.ErrNoCgo) || errors.Is(err, pocketsphinx.ErrInvalidConfig)
 }
