@@ -343,7 +343,7 @@ func scoreASR(name string, corpus []asrUtterance, opt asrOptions, groups []*asrG
 			if opt.details {
 				rep.Heard = append(rep.Heard, asrHeard{
 					Model: g.model, Voice: g.voice, Path: g.path, ID: u.ID, Transcript: g.transcripts[i],
-					WordErrors: wordErrors(normWords(u.Text), normWords(g.transcripts[i])), Slots: got,
+					WordErrors: wordErrors(rules.Words(u.Text), rules.Words(g.transcripts[i])), Slots: got,
 				})
 			}
 		}

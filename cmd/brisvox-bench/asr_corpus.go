@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/brisvox/brisvox/providers/llm/rules"
 )
 
 // The kinds of utterance of the corpus.
@@ -125,7 +127,7 @@ func parseCorpusLine(s string) (asrUtterance, error) {
 		u.Slots.At = f[3]
 	}
 	if f[4] != "" {
-		if len([]rune(f[4])) > asrMaxNameRune || len(normWords(f[4])) == 0 {
+		if len([]rune(f[4])) > asrMaxNameRune || len(rules.Words(f[4])) == 0 {
 			return asrUtterance{}, fmt.Errorf("name %q: want 1 to %d characters with a letter", f[4], asrMaxNameRune)
 		}
 		u.Slots.Name = f[4]
@@ -135,7 +137,7 @@ func parseCorpusLine(s string) (asrUtterance, error) {
 		return asrUtterance{}, fmt.Errorf("no text")
 	case len(u.Text) > asrMaxText:
 		return asrUtterance{}, fmt.Errorf("text of %d bytes, over %d", len(u.Text), asrMaxText)
-	case len(normWords(u.Text)) == 0:
+	case len(rules.Words(u.Text)) == 0:
 		return asrUtterance{}, fmt.Errorf("text %q has no word", u.Text)
 	case u.Text[0] == '-':
 		// flite and espeak-ng take it for an option.

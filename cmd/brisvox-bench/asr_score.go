@@ -3,86 +3,14 @@ package main
 import (
 	"strconv"
 	"strings"
-	"unicode"
+
+	"github.com/brisvox/brisvox/providers/llm/rules"
 )
 
-// This file is the ASR measurement's scoring: word errors after the
-// rules provider's normalisation, and the booking slots read from a
+// This file is the ASR measurement's scoring: word errors over the words
+// the rules provider reads (rules.Words: numbers as digits, so "for 4" and
+// "for four" are the same words), and the booking slots read from a
 // transcript against the corpus's.
-
-// asrUnits and asrTens are the number words the rules provider reads
-// (providers/llm/rules, words.go): below twenty, and the whole tens to
-// fifty, which take a following unit ("forty five").
-var (
-	asrUnits = map[string]int{
-		"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-		"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-		"thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
-		"seventeen": 17, "eighteen": 18, "nineteen": 19,
-	}
-	asrTens = map[string]int{"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50}
-)
-
-// normWords splits text into the words scored, as the rules provider
-// reads a transcript: lower case; apostrophes dropped ("o'clock" ->
-// "oclock"); letters and digits kept, a run of digits split from a run of
-// letters, anything else a separator ("p.m." -> "p", "m"); then every
-// number, in words or digits, becomes its digits ("forty five" -> "45",
-// "eight" -> "8"), so "for 4" and "for four" are the same words and a
-// number said as two words counts once.
-func normWords(text string) []string {
-	var raw []string
-	var b strings.Builder
-	flush := func() {
-		if b.Len() > 0 {
-			raw = append(raw, b.String())
-			b.Reset()
-		}
-	}
-	prevDigit := false
-	for _, r := range text {
-		switch {
-		case r == '\'' || r == '\u2019':
-			continue
-		case unicode.IsDigit(r):
-			if !prevDigit {
-				flush()
-			}
-			b.WriteRune(r)
-			prevDigit = true
-			continue
-		case unicode.IsLetter(r):
-			if prevDigit {
-				flush()
-			}
-			b.WriteRune(unicode.ToLower(r))
-		default:
-			flush()
-		}
-		prevDigit = false
-	}
-	flush()
-	out := make([]string, 0, len(raw))
-	for i := 0; i < len(raw); i++ {
-		w := raw[i]
-		if v, ok := asrUnits[w]; ok {
-			out = append(out, strconv.Itoa(v))
-			continue
-		}
-		if v, ok := asrTens[w]; ok {
-			if i+1 < len(raw) {
-				if u, ok := asrUnits[raw[i+1]]; ok && u >= 1 && u <= 9 {
-					v += u
-					i++
-				}
-			}
-			out = append(out, strconv.Itoa(v))
-			continue
-		}
-		out = append(out, w)
-	}
-	return out
-}
 
 // wordErrors is the Levenshtein distance between ref and hyp over words:
 // the substitutions, deletions and insertions that turn one into the
@@ -178,9 +106,9 @@ type asrTally struct {
 // whether its name is in the domain's vocabulary.
 func (t *asrTally) add(u asrUtterance, transcript string, got bookingSlots, known bool) {
 	t.Utterances++
-	ref := normWords(u.Text)
+	ref := rules.Words(u.Text)
 	t.RefWords += len(ref)
-	t.WordErrors += wordErrors(ref, normWords(transcript))
+	t.WordErrors += wordErrors(ref, rules.Words(transcript))
 	t.Party.add(partyString(u.Slots.Party), partyString(got.Party))
 	t.Time.add(u.Slots.At, got.At)
 	t.Name.add(u.Slots.Name, got.Name)
@@ -251,7 +179,7 @@ func partyString(n int) string {
 func vocabulary(sentences []string) map[string]bool {
 	v := map[string]bool{}
 	for _, s := range sentences {
-		for _, w := range normWords(s) {
+		for _, w := range rules.Words(s) {
 			v[w] = true
 		}
 	}
@@ -260,7 +188,7 @@ func vocabulary(sentences []string) map[string]bool {
 
 // inVocabulary tells whether every word of name is in v.
 func inVocabulary(v map[string]bool, name string) bool {
-	words := normWords(name)
+	words := rules.Words(name)
 	for _, w := range words {
 		if !v[w] {
 			return false

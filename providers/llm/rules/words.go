@@ -51,6 +51,25 @@ func normalize(text string) []string {
 	return words
 }
 
+// Words are the words the provider reads in text (normalize), with every
+// number it reads, in words or digits, written as its digits ("forty
+// five" -> "45", "eight" -> "8"): so "for 4" and "for four" are the same
+// words. A measurement of a recognizer scores transcripts on them.
+func Words(text string) []string {
+	words := normalize(text)
+	out := make([]string, 0, len(words))
+	for i := 0; i < len(words); {
+		if v, n := number(words, i); n > 0 {
+			out = append(out, strconv.Itoa(v))
+			i += n
+			continue
+		}
+		out = append(out, words[i])
+		i++
+	}
+	return out
+}
+
 // units are the number words below twenty.
 var units = map[string]int{
 	"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
