@@ -199,8 +199,8 @@ func browserNeeds(root string) []string {
 // window does not scroll sideways. A fresh page then shows events
 // encoded by serve.EventOf (pageEvents) and a refused or missing
 // microphone. It saves six screenshots (before, during, narrow, after,
-// events, refused) in $BRISVOX_SCREENSHOTS (default a temporary
-// directory). The test runs itself again inside `unshare -n` with only
+// events, refused) in $BRISVOX_SCREENSHOTS (default .native/screenshots
+// of the module, kept after the run). The test runs itself again inside `unshare -n` with only
 // loopback up, so nothing leaves the machine. Skipped with -short; without
 // its tools it fails under CI and skips elsewhere.
 func TestBrowserCall(t *testing.T) {
@@ -215,12 +215,17 @@ func TestBrowserCall(t *testing.T) {
 			}
 			t.Skipf("missing %v (go tool task setup installs them)", missing)
 		}
+		// Kept after the run, to be looked at: .native/ is not committed.
 		shots := os.Getenv("BRISVOX_SCREENSHOTS")
 		if shots == "" {
-			shots = t.TempDir()
+			shots = filepath.Join(root, ".native", "screenshots")
 		} else if abs, err := filepath.Abs(shots); err == nil {
 			shots = abs
 		}
+		if err := os.MkdirAll(shots, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshots: %s", shots)
 		// The same test binary, in a network namespace of its own.
 		cmd := exec.Command("unshare", "-n", "sh", "-c", `ip link set lo up && exec "$@"`, "sh",
 			os.Args[0], "-test.run=^TestBrowserCall$", "-test.v", "-test.count=1", "-test.timeout=5m")
