@@ -1093,6 +1093,14 @@ const (
 // Mutation caught (seen failing): trunk's charge() never blocking (Pass
 // for a source over its bucket): the call fails, sipp exits 1.
 func TestHostileFlood(t *testing.T) {
+	if raceEnabled {
+		// Under -race the read loop is several times slower than sipsak's
+		// flood: the socket's buffer stays full and the legitimate INVITE
+		// is dropped by the kernel, every retransmission (a fresh clone's
+		// CI saw it once). What this measures, keeping up with a flood, is
+		// a real-time property: it runs in the suite without -race.
+		t.Skip("a real-time flood test; it runs without the race detector")
+	}
 	for _, tool := range []string{"sipsak", "sipp"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is not installed: go tool task setup", tool)
