@@ -106,42 +106,7 @@ func TestSileroThroughTheVADActor(t *testing.T) {
 	}
 	w, truth := fixture(t, "en")
 	synctest.Test(t, func(t *testing.T) {
-		pool, err := silero.NewPool(silero.PoolConfig{SampleRate: 16000, Workers: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer pool.Close()
-		sys := kit.NewSystem(zerolog.Nop())
-		rec := &marks{got: make(chan any, 64), frames: make(chan struct{}, 1<<16)}
-		sess := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return rec }))
-		synctest.Wait()
-		peers := kit.NewPeers("silero-call", sess)
-		model := &vad.Model{
-			NewScorer: func() (vad.Scorer, error) { return pool.NewScorer(0), nil },
-			NewGate: func() vad.Gate {
-				g, _ := media.NewSpeechGate(media.SpeechGateConfig{})
-				return g
-			},
-		}
-		newDet := func() vad.Detector { d, _ := media.NewEnergyVAD(media.EnergyVADConfig{}); return d }
-		pid := sys.Root.Spawn(vad.Props(vad.Config{NewDetector: newDet, Model: model}, peers, zerolog.Nop()))
-		start := time.Now()
-		frames := 0
-		for i := 0; i+320 <= len(w.Samples); i += 320 {
-			f := messages.NewPooledFrame(16000, nil)
-			f.Seq, f.Start = uint64(frames), start.Add(time.Duration(frames)*messages.FrameDuration)
-			copy(f.PCM, w.Samples[i:i+320])
-			sys.Root.Send(pid, f)
-			frames++
-			time.Sleep(messages.FrameDuration)
-		}
-		time.Sleep(time.Second)
-		if err := sys.Root.StopFuture(pid).Wait(); err != nil {
-			t.Fatal(err)
-		}
-		if err := sys.Root.StopFuture(sess).Wait(); err != nil {
-			t.Fatal(err)
-		}
+		rec, frames, start := feedSilero(t, "silero-call", w.Samples, media.SpeechGateConfig{}, 64, 1<<16)
 		if n := len(rec.frames); n != frames {
 			t.Fatalf("%d frames reached stt, %d sent", n, frames)
 		}
@@ -224,40 +189,7 @@ func TestSileroHearsAShortWordLateInTheCall(t *testing.T) {
 		audio = append(audio, make([]int16, 3*16000+(i*37)%500)...)
 	}
 	synctest.Test(t, func(t *testing.T) {
-		pool, err := silero.NewPool(silero.PoolConfig{SampleRate: 16000, Workers: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer pool.Close()
-		sys := kit.NewSystem(zerolog.Nop())
-		rec := &marks{got: make(chan any, 256), frames: make(chan struct{}, 1<<17)}
-		sess := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return rec }))
-		synctest.Wait()
-		peers := kit.NewPeers("silero-long-call", sess)
-		model := &vad.Model{
-			NewScorer: func() (vad.Scorer, error) { return pool.NewScorer(0), nil },
-			NewGate: func() vad.Gate {
-				g, _ := media.NewSpeechGate(media.SpeechGateConfig{Hangover: 250 * time.Millisecond})
-				return g
-			},
-		}
-		newDet := func() vad.Detector { d, _ := media.NewEnergyVAD(media.EnergyVADConfig{}); return d }
-		pid := sys.Root.Spawn(vad.Props(vad.Config{NewDetector: newDet, Model: model}, peers, zerolog.Nop()))
-		start := time.Now()
-		for i, n := 0, 0; i+320 <= len(audio); i, n = i+320, n+1 {
-			f := messages.NewPooledFrame(16000, nil)
-			f.Seq, f.Start = uint64(n), start.Add(time.Duration(n)*messages.FrameDuration)
-			copy(f.PCM, audio[i:i+320])
-			sys.Root.Send(pid, f)
-			time.Sleep(messages.FrameDuration)
-		}
-		time.Sleep(time.Second)
-		if err := sys.Root.StopFuture(pid).Wait(); err != nil {
-			t.Fatal(err)
-		}
-		if err := sys.Root.StopFuture(sess).Wait(); err != nil {
-			t.Fatal(err)
-		}
+		rec, _, _ := feedSilero(t, "silero-long-call", audio, media.SpeechGateConfig{Hangover: 250 * time.Millisecond}, 256, 1<<17)
 		starts := 0
 		for len(rec.got) > 0 {
 			if _, ok := (<-rec.got).(*messages.SpeechStarted); ok {
@@ -269,4 +201,51 @@ func TestSileroHearsAShortWordLateInTheCall(t *testing.T) {
 		}
 		time.Sleep(2 * time.Second) // protoactor's dead-letter throttle
 	})
+}
+
+// feedSilero runs a vad actor with a one-worker Silero pool and a speech
+// gate of gc (energy detector beside it) inside the caller's synctest
+// bubble, plays audio into it in 20 ms frames on the frame clock, waits a
+// second, stops the actor and the recorder, and returns the recorder (its
+// channels of capacity got and frames), the frames sent and the time of
+// the first frame's start.
+func feedSilero(t *testing.T, call messages.CallID, audio []int16, gc media.SpeechGateConfig, got, frames int) (*marks, int, time.Time) {
+	t.Helper()
+	pool, err := silero.NewPool(silero.PoolConfig{SampleRate: 16000, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	sys := kit.NewSystem(zerolog.Nop())
+	rec := &marks{got: make(chan any, got), frames: make(chan struct{}, frames)}
+	sess := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return rec }))
+	synctest.Wait()
+	peers := kit.NewPeers(call, sess)
+	model := &vad.Model{
+		NewScorer: func() (vad.Scorer, error) { return pool.NewScorer(0), nil },
+		NewGate: func() vad.Gate {
+			g, _ := media.NewSpeechGate(gc)
+			return g
+		},
+	}
+	newDet := func() vad.Detector { d, _ := media.NewEnergyVAD(media.EnergyVADConfig{}); return d }
+	pid := sys.Root.Spawn(vad.Props(vad.Config{NewDetector: newDet, Model: model}, peers, zerolog.Nop()))
+	start := time.Now()
+	n := 0
+	for i := 0; i+320 <= len(audio); i += 320 {
+		f := messages.NewPooledFrame(16000, nil)
+		f.Seq, f.Start = uint64(n), start.Add(time.Duration(n)*messages.FrameDuration)
+		copy(f.PCM, audio[i:i+320])
+		sys.Root.Send(pid, f)
+		n++
+		time.Sleep(messages.FrameDuration)
+	}
+	time.Sleep(time.Second)
+	if err := sys.Root.StopFuture(pid).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if err := sys.Root.StopFuture(sess).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	return rec, n, start
 }

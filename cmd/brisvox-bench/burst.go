@@ -191,14 +191,14 @@ func burst(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "brisvox-bench: burst: --transport %q: want pcm, twilio, webrtc, sip or all\n", cfg.Transport)
 		return 2
 	}
-	if *childLog != "" {
-		f, err := os.OpenFile(*childLog, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-		if err != nil {
-			fmt.Fprintln(stderr, "brisvox-bench:", err)
-			return 1
-		}
-		defer f.Close()
-		cfg.Log = f
+	logFile, err := openChildLog(*childLog)
+	if err != nil {
+		fmt.Fprintln(stderr, "brisvox-bench:", err)
+		return 1
+	}
+	if logFile != nil {
+		defer logFile.Close()
+		cfg.Log = logFile
 	}
 	var reps []burstReport
 	code := 0
@@ -1300,4 +1300,14 @@ loop:
 		return outcome{kind: outFailed, detail: "BYE: " + errClass(err)}
 	}
 	return result
+}
+
+// openChildLog opens the --child-log file of a command that serves a
+// brisvox child, for appending ("" gives nil: the child's log goes
+// nowhere).
+func openChildLog(path string) (*os.File, error) {
+	if path == "" {
+		return nil, nil
+	}
+	return os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 }

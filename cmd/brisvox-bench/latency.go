@@ -153,14 +153,14 @@ func latency(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "brisvox-bench: latency: --turns and --answer-timeout must be positive, --pause not negative")
 		return 2
 	}
-	if *childLog != "" {
-		f, err := os.OpenFile(*childLog, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-		if err != nil {
-			fmt.Fprintln(stderr, "brisvox-bench:", err)
-			return 1
-		}
-		defer f.Close()
-		cfg.Log = f
+	logFile, err := openChildLog(*childLog)
+	if err != nil {
+		fmt.Fprintln(stderr, "brisvox-bench:", err)
+		return 1
+	}
+	if logFile != nil {
+		defer logFile.Close()
+		cfg.Log = logFile
 	}
 	cfg.Progress = stderr
 	rep, err := runLatency(context.Background(), cfg)
