@@ -47,6 +47,9 @@ const (
 	RefusedResource RefusalCause = "resource"
 	// RefusedRateLimited: the source opened too many calls too fast.
 	RefusedRateLimited RefusalCause = "rate_limited"
+	// RefusedOverloaded: the node's measured load after one more call
+	// would pass its ceiling (CPU per call times the calls).
+	RefusedOverloaded RefusalCause = "overloaded"
 )
 
 // Refusal is why a call was not admitted and when to try again. Its

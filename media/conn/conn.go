@@ -57,3 +57,23 @@ type DTMFReceiver interface {
 	// implementation never logs them.
 	OnDTMF(func(messages.DTMF))
 }
+
+// Transferrer is a Conn that can hand its caller to another party (a SIP
+// call: REFER, or a bridged second leg). Transfer blocks until the
+// transfer succeeded (the call then ends: the caller is elsewhere) or
+// failed (the call goes on); ctx bounds the wait. target was checked
+// against the agent's allowlist before it gets here; an implementation
+// still refuses CR, LF and NUL. A failure wraps ErrTransferFailed and
+// names its cause in fixed words (a status code, "no NOTIFY"), never the
+// target.
+type Transferrer interface {
+	Transfer(ctx context.Context, target string) error
+}
+
+// DTMFSender is a Conn that can press keys on the call (RFC 4733 events
+// or SIP INFO, as the trunk needs). SendDTMF blocks until every digit was
+// sent (or ctx ends); digits holds only valid digits
+// (messages.ValidDTMFDigit). An implementation never logs them.
+type DTMFSender interface {
+	SendDTMF(ctx context.Context, digits string) error
+}

@@ -23,6 +23,15 @@ var (
 	ErrProtocol = errors.New("transport: protocol error")
 )
 
+// Call control failures (Transferrer, DTMFSender).
+var (
+	// ErrTransferFailed: the transfer did not happen; the call goes on.
+	ErrTransferFailed = errors.New("transport: transfer failed")
+	// ErrNotSupported: this connection cannot do what was asked (a
+	// websocket call cannot be transferred).
+	ErrNotSupported = errors.New("transport: not supported on this call")
+)
+
 // The end reasons ReasonOf gives.
 const (
 	ReasonHangup         = "hangup"
