@@ -30,3 +30,7 @@ var (
 
 // isUnknownKey reports whether err is (wraps) ErrUnknownKey.
 func isUnknownKey(err error) bool { return errors.Is(err, ErrUnknownKey) }
+
+// ErrInvalidDigits: digits to send are empty, too many, or not keys
+// (0-9 * # A-D).
+var ErrInvalidDigits = errors.New("dtmf: invalid digits to send")
