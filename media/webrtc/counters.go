@@ -15,6 +15,7 @@ const (
 	cRefusedDraining
 	cRefusedResource
 	cRefusedRateLimited
+	cRefusedOverloaded
 	cOriginRefused
 	cOfferAbandoned
 	cBadOfferTooLarge
@@ -63,6 +64,7 @@ var counterNames = [nCounters]string{
 	cRefusedDraining:       "offers_refused_draining",
 	cRefusedResource:       "offers_refused_resource",
 	cRefusedRateLimited:    "offers_refused_rate_limited",
+	cRefusedOverloaded:     "offers_refused_overloaded",
 	cOriginRefused:         "origin_refused",
 	cOfferAbandoned:        "offers_abandoned",
 	cBadOfferTooLarge:      "bad_offer_too_large",

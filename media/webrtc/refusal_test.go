@@ -57,6 +57,7 @@ func TestRefusals(t *testing.T) {
 		{"draining", &conn.Refusal{Cause: conn.RefusedDraining, RetryAfter: 1500 * time.Millisecond}, false, "draining", "2"},
 		{"resource", &conn.Refusal{Cause: conn.RefusedResource, Detail: "decoders", RetryAfter: time.Second}, false, "resource", "1"},
 		{"rate limited", &conn.Refusal{Cause: conn.RefusedRateLimited, RetryAfter: 10 * time.Second}, false, "rate_limited", "10"},
+		{"overloaded", &conn.Refusal{Cause: conn.RefusedOverloaded, Detail: "load", RetryAfter: 2 * time.Second}, false, "overloaded", "2"},
 		{"untyped error", errors.New("no"), false, "full", "1"},
 		{"wrapped refusal", errors.Join(errors.New("ctx"), &conn.Refusal{Cause: conn.RefusedResource, RetryAfter: time.Second}), false, "resource", "1"},
 		{"closed server", nil, true, "draining", "5"},

@@ -80,6 +80,8 @@ func refusedCounter(c conn.RefusalCause) (counter, bool) {
 		return cRefusedResource, true
 	case conn.RefusedRateLimited:
 		return cRefusedRateLimited, true
+	case conn.RefusedOverloaded:
+		return cRefusedOverloaded, true
 	}
 	return 0, false
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/brisvox/brisvox/actors/kit"
 	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/actors/switchboard"
+	"github.com/brisvox/brisvox/cmd/internal/admit"
 	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/rs/zerolog"
@@ -103,6 +104,15 @@ type Config struct {
 	// (session.Config.LogContent): transcripts and tool arguments in the
 	// debug log. Off by default.
 	LogContent bool
+	// Meter, when set, admits calls from their measured cost as well as
+	// MaxCalls: a call that would take the meter's estimate of the load
+	// past its ceiling is refused (conn.RefusedOverloaded). Serve feeds it
+	// the process's CPU time (CPUTime, default getrusage) and the live
+	// count every Meter.Config().Period. nil: MaxCalls alone.
+	Meter *admit.Meter
+	// CPUTime reads the process's CPU time for the Meter (default
+	// admit.ProcessCPU).
+	CPUTime admit.CPUTime
 }
 
 func (c Config) withDefaults() Config {
@@ -126,6 +136,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.IdleFree == 0 {
 		c.IdleFree = 5 * time.Second
+	}
+	if c.CPUTime == nil {
+		c.CPUTime = admit.ProcessCPU
 	}
 	return c
 }
@@ -209,6 +222,9 @@ func New(cfg Config, agent Agent) (*Server, error) {
 	})
 	s.mux.HandleFunc("GET /readyz", s.readyz)
 	s.mux.HandleFunc("GET /stats", s.statsz)
+	if err := s.meterMetrics(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -258,6 +274,9 @@ func (s *Server) admitLocked() (*slot, error) {
 		s.stats.Inc("refused_full")
 		s.metrics.refused.WithLabelValues("full").Inc()
 		return nil, &conn.Refusal{Cause: conn.RefusedFull, Detail: fmt.Sprintf("%d calls", s.cfg.MaxCalls), RetryAfter: s.cfg.RetryAfter}
+	}
+	if r := s.overloadedLocked(); r != nil {
+		return nil, r
 	}
 	s.reserved++
 	return &slot{s: s}, nil
@@ -509,6 +528,9 @@ func (s *Server) Live() []messages.CallID {
 // returns when every goroutine it started has ended.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{Handler: s.mux, ReadHeaderTimeout: 10 * time.Second}
+	if sm := s.startMeter(); sm != nil {
+		defer sm.Stop()
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	var serveErr error
@@ -611,6 +633,10 @@ func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 	draining, live := s.draining, len(s.live)
 	s.mu.Unlock()
 	body := map[string]any{"ready": !draining, "live_calls": live, "max_calls": s.cfg.MaxCalls}
+	if m := s.cfg.Meter; m != nil {
+		e := m.Estimate()
+		body["admission"] = admissionBody{Estimate: e, Load: e.Load(live)}
+	}
 	if draining {
 		body["reason"] = "shutting down"
 		writeJSON(w, http.StatusServiceUnavailable, body)
