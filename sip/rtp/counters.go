@@ -28,6 +28,9 @@ const (
 	cTickLag
 	cSilencePackets
 	cPtimeDetected
+	cEventsSent
+	cDigitsSent
+	cDTMFSends
 	nCounters
 )
 

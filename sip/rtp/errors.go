@@ -33,4 +33,7 @@ var (
 	ErrClosed = errors.New("rtp: session closed")
 	// ErrCodec: a codec could not be set up.
 	ErrCodec = errors.New("rtp: codec")
+	// ErrNoTelephoneEvent: SendDTMF on a call whose peer did not offer
+	// telephone-event (RFC 4733); the caller sends SIP INFO instead.
+	ErrNoTelephoneEvent = errors.New("rtp: no telephone-event negotiated")
 )

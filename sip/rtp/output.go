@@ -83,6 +83,10 @@ type outputPath struct {
 	dest       netip.AddrPort
 	symmetric  bool
 	first      bool
+	eventPT    uint8
+	// dtmf is a SendDTMF under way, eventTS its event's timestamp.
+	dtmf    *dtmfSend
+	eventTS uint32
 	// For the sender report.
 	sentPackets, sentOctets uint32
 	lastTS                  uint32
@@ -124,6 +128,7 @@ func (o *outputPath) configure(p Params, cfg Config, enc encoder) error {
 	o.lineNeed = lineNeed
 	o.tsStep = uint32(samplesAt(p.ClockRate, p.PtimeOut))
 	o.pt, o.ptime = p.PayloadType, p.PtimeOut
+	o.eventPT = p.EventPayloadType
 	o.send = p.sendAllowed()
 	o.dest = p.RemoteRTP
 	o.silencePkt = silence
@@ -314,6 +319,12 @@ func (s *Session) outputTick(now time.Time) time.Duration {
 		o.cmu.Unlock()
 		return DefaultPtime
 	}
+	if s.dtmfTick(now) {
+		// An event packet went in place of audio: the queue waits.
+		ptime := o.ptime
+		o.cmu.Unlock()
+		return ptime
+	}
 	o.mu.Lock()
 	spurt := false
 	if !o.talking && o.frames > 0 && (o.frames >= 2 || now.Sub(o.headAtLocked()) >= prebufferWait) {
@@ -427,14 +438,24 @@ func (s *Session) sendPacket(audio, marker bool, now time.Time) {
 	if n < 0 {
 		return
 	}
+	if s.writePacket(o.pt, marker, o.ts, n, now) {
+		o.first = false
+	}
+}
+
+// writePacket sends the packet buffer's payload of n bytes with our
+// header (pt, marker, ts, the next sequence number, our SSRC); o.cmu is
+// held. It reports whether the socket took it.
+func (s *Session) writePacket(pt uint8, marker bool, ts uint32, n int, now time.Time) bool {
+	o := &s.out
 	h := o.packet[:12]
 	h[0] = 0x80
-	h[1] = o.pt & 0x7f
+	h[1] = pt & 0x7f
 	if marker {
 		h[1] |= 0x80
 	}
 	binary.BigEndian.PutUint16(h[2:], o.seq)
-	binary.BigEndian.PutUint32(h[4:], o.ts)
+	binary.BigEndian.PutUint32(h[4:], ts)
 	binary.BigEndian.PutUint32(h[8:], o.ssrc)
 	dest := o.dest
 	if o.symmetric {
@@ -444,15 +465,17 @@ func (s *Session) sendPacket(audio, marker bool, now time.Time) {
 	}
 	if _, err := s.rtpConn.WriteToUDPAddrPort(o.packet[:12+n], dest); err != nil {
 		s.stats.inc(cSendErrors)
-		return
+		return false
 	}
-	o.first = false
 	o.seq++
 	o.sentPackets++
 	o.sentOctets += uint32(n)
+	// The sender report's timestamp is the stream's (an event packet
+	// carries its event's start).
 	o.lastTS, o.lastSentAt = o.ts, now
 	s.stats.inc(cPacketsOut)
 	s.stats.add(cBytesOut, uint64(12+n))
+	return true
 }
 
 // encodeStage converts need samples of the stage to the line rate and

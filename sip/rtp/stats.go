@@ -50,6 +50,9 @@ type Stats struct {
 	OutputDropped, InputDropped, SendGaps, HoldPackets, SilencePackets uint64
 	DecodeErrors, EncodeErrors, SendErrors, ReadErrors                 uint64
 	TickLag                                                            uint64
+	// EventsSent counts the telephone-event packets SendDTMF sent,
+	// DigitsSent the digits (events) begun, DTMFSends the sends finished.
+	EventsSent, DigitsSent, DTMFSends uint64
 
 	RTCP RTCPStats
 }
@@ -100,6 +103,7 @@ func (s *Session) Stats() Stats {
 	st.HoldPackets, st.SilencePackets = c.get(cHoldFrames), c.get(cSilencePackets)
 	st.DecodeErrors, st.EncodeErrors, st.SendErrors, st.ReadErrors = c.get(cDecodeErrors), c.get(cEncodeErrors), c.get(cSendErrors), c.get(cReadErrors)
 	st.TickLag = c.get(cTickLag)
+	st.EventsSent, st.DigitsSent, st.DTMFSends = c.get(cEventsSent), c.get(cDigitsSent), c.get(cDTMFSends)
 	st.RTCP.ReportsIn, st.RTCP.ReportsOut = c.get(cRTCPIn), c.get(cRTCPOut)
 	st.RTCP.Malformed, st.RTCP.Byes = c.get(cRTCPMalformed), c.get(cRTCPBye)
 
