@@ -31,6 +31,8 @@ const (
 	cEventsSent
 	cDigitsSent
 	cDTMFSends
+	cRelayed
+	cRelayDropped
 	nCounters
 )
 

@@ -37,8 +37,14 @@ type inbound struct {
 	remote   remoteView
 
 	onEvent EventFunc
-	stats   *counters
-	pkt     media.RTPPacket
+	// relay, when set, takes the latched source's media instead of the
+	// jitter buffer and onEvent (a bridge); receive leaves the packet in
+	// relayPkt with relayed set, for the caller to hand over unlocked.
+	relay    func(RelayedPacket)
+	relayed  bool
+	relayPkt RelayedPacket
+	stats    *counters
+	pkt      media.RTPPacket
 }
 
 // configure applies negotiated parameters (Start, Update): a new jitter
@@ -111,6 +117,25 @@ func (in *inbound) receive(b []byte, src netip.AddrPort, now time.Time, rtcpSock
 		}
 	}
 	in.live.lastRTP = now
+	if in.relay != nil {
+		switch {
+		case p.PayloadType == in.pt || isCN(p.PayloadType):
+		case in.events && p.PayloadType == in.eventPT:
+			in.relayPkt.Event = true
+		default:
+			in.stats.drop(dropPayloadType)
+			return
+		}
+		in.relayPkt.PayloadType = p.PayloadType
+		in.relayPkt.Seq, in.relayPkt.TS, in.relayPkt.Marker = p.SequenceNumber, p.Timestamp, p.Marker
+		in.relayPkt.Payload = p.Payload
+		in.relayPkt.At = now
+		in.relayed = true
+		in.stats.inc(cPacketsIn)
+		in.stats.add(cBytesIn, uint64(len(b)))
+		in.rx.update(p.SSRC, p.SequenceNumber, p.Timestamp, now)
+		return
+	}
 	switch {
 	case p.PayloadType == in.pt:
 	case in.events && p.PayloadType == in.eventPT:

@@ -95,8 +95,14 @@ func (in *inputPath) configure(p Params, cfg Config, dec decoder, now time.Time)
 // receive hands one datagram to the inbound state.
 func (in *inputPath) receive(b []byte, src netip.AddrPort, now time.Time, rtcpSocket bool) {
 	in.mu.Lock()
+	in.st.relayed, in.st.relayPkt = false, RelayedPacket{}
 	in.st.receive(b, src, now, rtcpSocket)
+	fn, rp, relayed := in.st.relay, in.st.relayPkt, in.st.relayed
 	in.mu.Unlock()
+	if relayed && fn != nil {
+		// Unlocked: the bridge's other session takes its own locks.
+		fn(rp)
+	}
 }
 
 // tick plays out one packet time at now and returns the packet time to

@@ -84,6 +84,13 @@ type outputPath struct {
 	symmetric  bool
 	first      bool
 	eventPT    uint8
+	events     bool
+	// The relay mode (SetRelayOutput, Relay): relayBase is our timestamp
+	// at its start, relaySrc the first relayed packet's, relayLast the
+	// newest we sent.
+	relaying                       bool
+	relayHave                      bool
+	relayBase, relaySrc, relayLast uint32
 	// dtmf is a SendDTMF under way, eventTS its event's timestamp.
 	dtmf    *dtmfSend
 	eventTS uint32
@@ -128,7 +135,7 @@ func (o *outputPath) configure(p Params, cfg Config, enc encoder) error {
 	o.lineNeed = lineNeed
 	o.tsStep = uint32(samplesAt(p.ClockRate, p.PtimeOut))
 	o.pt, o.ptime = p.PayloadType, p.PtimeOut
-	o.eventPT = p.EventPayloadType
+	o.eventPT, o.events = p.EventPayloadType, p.Events
 	o.send = p.sendAllowed()
 	o.dest = p.RemoteRTP
 	o.silencePkt = silence
@@ -318,6 +325,12 @@ func (s *Session) outputTick(now time.Time) time.Duration {
 	if o.enc == nil {
 		o.cmu.Unlock()
 		return DefaultPtime
+	}
+	if o.relaying {
+		// A bridge sends in our place; the engine's audio waits.
+		ptime := o.ptime
+		o.cmu.Unlock()
+		return ptime
 	}
 	if s.dtmfTick(now) {
 		// An event packet went in place of audio: the queue waits.

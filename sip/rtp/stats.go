@@ -53,6 +53,9 @@ type Stats struct {
 	// EventsSent counts the telephone-event packets SendDTMF sent,
 	// DigitsSent the digits (events) begun, DTMFSends the sends finished.
 	EventsSent, DigitsSent, DTMFSends uint64
+	// Relayed counts the packets a bridge sent on our stream (Relay),
+	// RelayDropped those it could not.
+	Relayed, RelayDropped uint64
 
 	RTCP RTCPStats
 }
@@ -103,6 +106,7 @@ func (s *Session) Stats() Stats {
 	st.HoldPackets, st.SilencePackets = c.get(cHoldFrames), c.get(cSilencePackets)
 	st.DecodeErrors, st.EncodeErrors, st.SendErrors, st.ReadErrors = c.get(cDecodeErrors), c.get(cEncodeErrors), c.get(cSendErrors), c.get(cReadErrors)
 	st.TickLag = c.get(cTickLag)
+	st.Relayed, st.RelayDropped = c.get(cRelayed), c.get(cRelayDropped)
 	st.EventsSent, st.DigitsSent, st.DTMFSends = c.get(cEventsSent), c.get(cDigitsSent), c.get(cDTMFSends)
 	st.RTCP.ReportsIn, st.RTCP.ReportsOut = c.get(cRTCPIn), c.get(cRTCPOut)
 	st.RTCP.Malformed, st.RTCP.Byes = c.get(cRTCPMalformed), c.get(cRTCPBye)
