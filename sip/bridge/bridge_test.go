@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"sync"
 	"testing"
 	"time"
 
@@ -108,8 +109,10 @@ func TestBridgeLoopback(t *testing.T) {
 	const n = 40
 	until := time.Now().Add(n*20*time.Millisecond + 700*time.Millisecond)
 	ra, rb := make(chan received, 1), make(chan received, 1)
-	go func() { ra <- pa.collect(t, until) }()
-	go func() { rb <- pb.collect(t, until) }()
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); ra <- pa.collect(t, until) }()
+	go func() { defer wg.Done(); rb <- pb.collect(t, until) }()
 	// The sessions' own silence first: the relayed packets must continue
 	// its sequence.
 	time.Sleep(100 * time.Millisecond)
@@ -139,6 +142,7 @@ func TestBridgeLoopback(t *testing.T) {
 	br.Stop()
 	<-br.Done()
 	gotA, gotB := <-ra, <-rb
+	wg.Wait()
 	stA, stB := sa.Stats(), sb.Stats()
 	_ = sa.Close()
 	_ = sb.Close()

@@ -11,6 +11,11 @@
 //     the request by the error's sentinel (400 for a malformed body, 415
 //     for another type).
 //
+// Sending: Generator is the RFC 4733 schedule of a string of digits (the
+// packets of each event, its three end packets, the gap before the next),
+// which sip/rtp's SendDTMF plays; InfoBody is the application/dtmf-relay
+// body of one digit for the SIP INFO way.
+//
 // The presses go into the call as messages.DTMF; what a digit does is the
 // turn actor's choice. Nothing here logs: a key press is the caller's
 // content.

@@ -32,6 +32,18 @@
 // sendonly or inactive) nothing goes out. Marks echo once the audio queued
 // before them has been sent; Clear drops the queued audio of older epochs.
 //
+// Key presses out: SendDTMF plays sip/dtmf's Generator on the same clock,
+// RFC 4733 telephone-events at the negotiated event payload type in place
+// of audio (the queue waits, the gaps between digits carry audio, one
+// SSRC and sequence), a cut-short send still closing its digit with three
+// end packets; ErrNoTelephoneEvent when the peer offered none.
+//
+// Bridging (sip/bridge): SetRelay hands the latched source's packets to a
+// relay instead of the jitter buffer, with no session lock held;
+// SetRelayOutput and Relay put another session's packets on our stream
+// (our SSRC, sequence and timestamps) in place of the engine's audio. The
+// latch, RTCP and the media timeout work the same in both modes.
+//
 // RTCP: a report every Config.RTCPInterval (randomised over 0.5-1.5 of it,
 // RFC 3550): a sender report while we send, a receiver report otherwise,
 // with the loss and jitter of what we receive; the remote's reports give

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/netip"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -213,7 +214,10 @@ func TestLoopbackSendDTMF(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := make(chan []dgram, 1)
+	var wg sync.WaitGroup
+	wg.Add(1)
 	go func() {
+		defer wg.Done()
 		var out []dgram
 		buf := make([]byte, 1500)
 		for {
@@ -230,7 +234,9 @@ func TestLoopbackSendDTMF(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = s.Close()
-	digits, events, _ := readBack(t, <-got, 101, 100*time.Millisecond)
+	all := <-got
+	wg.Wait()
+	digits, events, _ := readBack(t, all, 101, 100*time.Millisecond)
 	if digits != "*0#" || len(events) != 21 {
 		t.Fatalf("read back %q from %d event packets, want *0# from 21", digits, len(events))
 	}
