@@ -22,8 +22,11 @@ import (
 //     schema: invalid_arguments with its issues (empty arguments mean {});
 //   - ctx already done: interrupted, nothing runs;
 //   - the spec's timeout passes: timeout; ctx is cancelled: interrupted;
-//   - the tool returns an error or panics: tool_failed, with the error's
-//     text (or the panic value) as the bounded detail.
+//   - the tool returns an error wrapping an *ArgumentError (its own check
+//     of the arguments refused them, before it acted): that error's kind
+//     and body, invalid_arguments;
+//   - the tool returns another error or panics: tool_failed, with the
+//     error's text (or the panic value) as the bounded detail.
 //
 // RunCall blocks until the tool answers, the timeout passes or ctx is done;
 // the caller (an actor) runs it in a goroutine it owns. The tool itself runs
@@ -118,6 +121,14 @@ func run(ctx context.Context, reg *Registry, call messages.ToolCall, info CallIn
 	case errors.Is(o.err, context.Canceled) && ctx.Err() != nil:
 		r = ErrorResult(call, KindInterrupted, "the call was interrupted before it finished"+unsure)
 		r.Outcome = OutcomeInterrupted
+	case errors.As(o.err, new(*ArgumentError)):
+		// A tool's own check of its arguments (transfer_call's allowlist)
+		// refused them before it acted: the model reads the same answer
+		// as a schema refusal.
+		var aerr *ArgumentError
+		errors.As(o.err, &aerr)
+		r = aerr.Result(call)
+		r.Outcome = aerr.Kind
 	default:
 		r = ErrorResult(call, KindToolFailed, o.err.Error())
 		r.Outcome = OutcomeFailed

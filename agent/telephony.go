@@ -72,16 +72,24 @@ const sendDTMFParameters = `{
 	"additionalProperties": false
 }`
 
+// TransferCallTimeout bounds transfer_call: a blind transfer succeeds when
+// the far end reports the new party answered (a NOTIFY, up to 30 s of
+// ringing), past DefaultTimeout.
+const TransferCallTimeout = 45 * time.Second
+
 // TransferCallSpec declares transfer_call(destination, reason?): a blind
 // transfer of the caller. SideEffect and not Repeatable (one transfer per
-// call). Confirm is off: an agent whose callers could talk the model into a
-// transfer of their choosing turns the confirmation gate on for it.
+// call). Confirm is on: a caller could talk the model into a transfer of
+// their choosing, so the call is held until the caller agreed (an agent
+// file may turn it off for this tool, see docs/TOOLS.md).
 func TransferCallSpec() Spec {
 	s := NewSpec(TransferCallTool,
 		"Transfers the caller to another phone number or SIP address; this agent then leaves the call. "+
 			"Tell the caller before you call it.",
 		SideEffect)
 	s.Parameters = json.RawMessage(transferCallParameters)
+	s.Timeout = TransferCallTimeout
+	s.Confirm = true
 	return s
 }
 

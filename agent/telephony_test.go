@@ -22,10 +22,12 @@ func TestTelephonySpecsDeclare(t *testing.T) {
 		spec       Spec
 		wantName   string
 		repeatable bool
+		confirm    bool
 	}{
 		// Catches a transfer or a hang-up made Repeatable: a second
 		// identical call in the same turn would then run again.
-		{name: "transfer_call", spec: TransferCallSpec(), wantName: TransferCallTool},
+		// Catches transfer_call losing its confirmation gate by default.
+		{name: "transfer_call", spec: TransferCallSpec(), wantName: TransferCallTool, confirm: true},
 		{name: "end_call", spec: EndCallSpec(), wantName: EndCallTool},
 		// Catches send_dtmf losing Repeatable: pressing "1" twice in two
 		// responses would be refused as already_done.
@@ -47,8 +49,8 @@ func TestTelephonySpecsDeclare(t *testing.T) {
 			if got.Repeatable != tt.repeatable {
 				t.Errorf("Repeatable = %v, want %v", got.Repeatable, tt.repeatable)
 			}
-			if got.Confirm {
-				t.Error("Confirm is on by default; the agent turns it on")
+			if got.Confirm != tt.confirm {
+				t.Errorf("Confirm = %v, want %v", got.Confirm, tt.confirm)
 			}
 			if got.Description == "" {
 				t.Error("no description: the model would not know when to call it")

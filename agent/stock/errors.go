@@ -18,3 +18,24 @@ var (
 	// ErrEndCall: the Ender could not end the call.
 	ErrEndCall = errors.New("the call could not be ended")
 )
+
+// Refusals of transfer_call and send_dtmf.
+var (
+	// ErrAllowPattern: an allowlist entry outside the grammar (see
+	// Allowlist), or one that would reach too much.
+	ErrAllowPattern = errors.New("bad allowlist entry")
+	// ErrBadDestination: a transfer destination that is not an E.164
+	// number or a sip:/sips: URI, or holds CR, LF, NUL or another byte
+	// that could inject a header.
+	ErrBadDestination = errors.New("bad destination")
+	// ErrNotAllowed: the destination is not in the agent's allowlist;
+	// nothing was dialled.
+	ErrNotAllowed = errors.New("destination not allowed")
+	// ErrTransfer: the transfer failed or is not possible on this call;
+	// the call goes on.
+	ErrTransfer = errors.New("the transfer failed")
+	// ErrBadDigits: send_dtmf's digits are not 1 to 32 of 0-9, *, #, A-D.
+	ErrBadDigits = errors.New("bad digits")
+	// ErrDTMF: the keys could not be sent.
+	ErrDTMF = errors.New("the keys could not be sent")
+)
