@@ -25,6 +25,7 @@ const (
 	DefaultUserAgent      = "brisvox"
 	DefaultRinging        = "180"
 	DefaultInbox          = 32
+	DefaultReferTimeout   = 30 * time.Second
 )
 
 // Limits of Config.
@@ -36,6 +37,7 @@ const (
 	maxHeaders      = 4096
 	maxTimer        = time.Minute
 	maxSessionTimer = 24 * time.Hour
+	maxReferTimeout = 5 * time.Minute
 )
 
 // Listen is one listening socket.
@@ -97,6 +99,9 @@ type Config struct {
 	StreamIdle time.Duration
 	// Inbox is the queue of one dialog's in-dialog requests; default 32.
 	Inbox int
+	// ReferTimeout bounds Dialog.Refer: no final NOTIFY by then fails
+	// the transfer (the dialog goes on). Default 30 s, at most 5 min.
+	ReferTimeout time.Duration
 	// Log is the root logger. Lines carry only our call id, the method
 	// and the error.
 	Log zerolog.Logger
@@ -144,6 +149,9 @@ func (c *Config) withDefaults() Config {
 	if out.Inbox == 0 {
 		out.Inbox = DefaultInbox
 	}
+	if out.ReferTimeout == 0 {
+		out.ReferTimeout = DefaultReferTimeout
+	}
 	return out
 }
 
@@ -189,6 +197,9 @@ func (c *Config) Validate() error {
 	}
 	if d.T1 < 0 || d.T1 > maxTimer || d.T2 < d.T1 || d.T2 > maxTimer {
 		return fmt.Errorf("%w: T1 %v, T2 %v (want 0 < T1 <= T2 <= %v)", ErrInvalidConfig, d.T1, d.T2, maxTimer)
+	}
+	if d.ReferTimeout < 0 || d.ReferTimeout > maxReferTimeout {
+		return fmt.Errorf("%w: ReferTimeout %v (want 0 < ReferTimeout <= %v)", ErrInvalidConfig, d.ReferTimeout, maxReferTimeout)
 	}
 	if d.MinSE < rfcMinSE || d.MinSE > maxSessionTimer || d.MinSE%time.Second != 0 {
 		return fmt.Errorf("%w: MinSE %v (want whole seconds, 90 s to 24 h)", ErrInvalidConfig, d.MinSE)
@@ -250,6 +261,7 @@ type options struct {
 	limit  Limit
 	seed   uint64
 	seeded bool
+	health func() *Refusal
 }
 
 // WithReadFilter sets the read filter (the trunk's allowlist and flood

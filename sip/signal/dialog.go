@@ -125,6 +125,9 @@ type Dialog struct {
 	// each retransmission of that 2xx (RFC 3261 13.2.2.4).
 	lastAck *sip.Request
 
+	// refer is our pending (or last) REFER's subscription.
+	refer *referState
+
 	se         time.Duration
 	refresher  refresher
 	peerUpdate bool // the peer allows UPDATE
@@ -442,7 +445,11 @@ func (d *Dialog) onRequest(req *sip.Request, tx serverTx) {
 	case sip.OPTIONS:
 		d.reply(tx, req, 200, "OK", nil, capabilityHeaders()...)
 	case sip.REFER:
+		// We transfer calls; we are not transferred (documented in
+		// docs/SIP.md, counted as a response REFER 403).
 		d.reply(tx, req, 403, "Forbidden", nil)
+	case sip.NOTIFY:
+		d.onNotify(req, tx)
 	default:
 		code, reason, allow := methodRefusal(req.Method)
 		d.reply(tx, req, code, reason, nil, allow)

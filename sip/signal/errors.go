@@ -38,6 +38,19 @@ var (
 	ErrPanic = errors.New("signal: panic while handling a request")
 	// ErrBadHeader: a Session-Expires or Min-SE value does not parse.
 	ErrBadHeader = errors.New("signal: bad header value")
+	// ErrReferFailed: Dialog.Refer did not transfer the call (a
+	// *ReferError says where, or the wrapped error why); the dialog goes
+	// on.
+	ErrReferFailed = errors.New("signal: transfer failed")
+	// ErrBadTarget: a transfer target is not a sip:, sips: or tel: URI,
+	// or holds CR, LF or NUL; nothing was sent.
+	ErrBadTarget = errors.New("signal: bad transfer target")
+	// ErrInfoFailed: Dialog.SendInfo got a final answer other than 2xx,
+	// or the dialog is not there to send it.
+	ErrInfoFailed = errors.New("signal: INFO failed")
+	// ErrRequest: Server.Request could not send its request or got no
+	// final response.
+	ErrRequest = errors.New("signal: request failed")
 	// ErrListen: a listener could not be opened.
 	ErrListen = errors.New("signal: listen")
 	// errStreamDropped closes a stream connection whose read the filter

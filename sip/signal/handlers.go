@@ -77,8 +77,12 @@ func (s *Server) serveRequest(req *sip.Request, tx serverTx, itx inviteTx) {
 			s.inDialog(req, tx)
 			return
 		}
+		if r := s.health(); r != nil {
+			s.respond(tx, req, r.Code, r.Reason, "", nil, r.headers()...)
+			return
+		}
 		s.respond(tx, req, 200, "", "", nil, capabilityHeaders()...)
-	case sip.BYE, sip.INFO, sip.UPDATE:
+	case sip.BYE, sip.INFO, sip.UPDATE, sip.NOTIFY:
 		if inDialog {
 			s.inDialog(req, tx)
 			return
@@ -89,7 +93,12 @@ func (s *Server) serveRequest(req *sip.Request, tx serverTx, itx inviteTx) {
 		// transaction layer answers it (200, and 487 to the INVITE).
 		s.respond(tx, req, 481, "", "", nil)
 	case sip.REFER:
-		s.respond(tx, req, 403, "", "", nil)
+		if inDialog {
+			s.inDialog(req, tx)
+			return
+		}
+		// No dialog to transfer (RFC 3515 2.4.2 allows it; we do not).
+		s.respond(tx, req, 481, "", "", nil)
 	default:
 		code, reason, allow := methodRefusal(req.Method)
 		s.respond(tx, req, code, reason, "", nil, allow)

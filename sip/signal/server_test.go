@@ -77,10 +77,10 @@ func TestRequestsOutsideDialogs(t *testing.T) {
 		{name: "register", lines: outOfDialog("REGISTER"), want: []int{405}, wantHdrs: map[string]string{"Allow": "INVITE"}},
 		{name: "message", lines: outOfDialog("MESSAGE"), want: []int{405}},
 		{name: "subscribe", lines: outOfDialog("SUBSCRIBE"), want: []int{405}},
-		{name: "notify", lines: outOfDialog("NOTIFY"), want: []int{405}},
+		{name: "notify", lines: outOfDialog("NOTIFY"), want: []int{481}}, // RFC 6665 4.1.3: no such subscription
 		{name: "publish", lines: outOfDialog("PUBLISH"), want: []int{405}},
 		{name: "unknown method", lines: outOfDialog("FROB"), want: []int{501}},
-		{name: "refer", lines: outOfDialog("REFER"), want: []int{403}},
+		{name: "refer", lines: outOfDialog("REFER"), want: []int{481}}, // no dialog to transfer
 		{name: "bye without a dialog", lines: outOfDialog("BYE"), want: []int{481}},
 		{name: "cancel without an invite", lines: outOfDialog("CANCEL"), want: []int{481}},
 		{name: "require 100rel", body: testSDP, lines: inviteLines("Require: 100rel"), want: []int{420},

@@ -19,6 +19,10 @@ type Stats struct {
 	Drops map[string]uint64
 	// Panics counts recovered panics.
 	Panics uint64
+	// Refers counts our transfers and their NOTIFYs by event: "sent",
+	// "succeeded", "refused" (REFER not 2xx), "failed", "timeout",
+	// "progress" (a 1xx sipfrag), "notify_unknown" (answered 481).
+	Refers map[string]uint64
 	// Dialogs counts the live dialogs by state.
 	Dialogs map[State]int
 }
@@ -36,6 +40,7 @@ type counters struct {
 	requests  map[string]uint64
 	responses map[MethodCode]uint64
 	drops     map[string]uint64
+	refers    map[string]uint64
 	panics    uint64
 }
 
@@ -44,7 +49,14 @@ func newCounters() *counters {
 		requests:  make(map[string]uint64),
 		responses: make(map[MethodCode]uint64),
 		drops:     make(map[string]uint64),
+		refers:    make(map[string]uint64),
 	}
+}
+
+func (c *counters) refer(event string) {
+	c.mu.Lock()
+	c.refers[event]++
+	c.mu.Unlock()
 }
 
 // methodLabel bounds the label set: unknown methods count as "OTHER".
@@ -88,6 +100,7 @@ func (c *counters) snapshot() Stats {
 		Requests:  maps.Clone(c.requests),
 		Responses: maps.Clone(c.responses),
 		Drops:     maps.Clone(c.drops),
+		Refers:    maps.Clone(c.refers),
 		Panics:    c.panics,
 		Dialogs:   make(map[State]int),
 	}
