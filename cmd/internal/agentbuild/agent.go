@@ -135,7 +135,7 @@ func Build(f *agentfile.File, opts Options) (*Agent, agentfile.Diagnostics) {
 			}
 		}
 	}
-	if _, err := a.tools.registry(f.Tools.Names(), f.Tools.Confirms, nil); err != nil {
+	if _, err := a.tools.registry(f.Tools, nil); err != nil {
 		ds = append(ds, f.Diag(f.Tools.Pos, "tools", err.Error(), "see docs/TOOLS.md for the catalogue"))
 	}
 	if len(ds) > 0 {
@@ -188,7 +188,7 @@ func (a *Agent) Session(env serve.CallEnv) (session.Config, error) {
 	if !ok {
 		return session.Config{}, fmt.Errorf("agentbuild: no stt for %d Hz audio (the agent file's transports bring %v)", rate, Rates(a.file))
 	}
-	reg, err := a.tools.registry(a.file.Tools.Names(), a.file.Tools.Confirms, env.Ender)
+	reg, err := a.tools.registry(a.file.Tools, env.Ender)
 	if err != nil {
 		return session.Config{}, err
 	}

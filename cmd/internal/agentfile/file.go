@@ -150,11 +150,16 @@ type Tools struct {
 	// Confirm turns Spec.Confirm on for these tools (a subset of
 	// Enabled).
 	Confirm []Value[string]
-	Pos     Pos
+	// TransferCall is [tools.transfer_call] (telephony.go).
+	TransferCall TransferTool
+	Pos          Pos
 }
 
 // Confirms tells whether the file asks a confirmation for tool name.
 func (t Tools) Confirms(name string) bool {
+	if name == "transfer_call" && t.TransferCall.Confirm.V {
+		return true
+	}
 	for _, c := range t.Confirm {
 		if c.V == name {
 			return true

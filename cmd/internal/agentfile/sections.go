@@ -119,6 +119,13 @@ func (w *walker) tools(t *tbl) Tools {
 		}
 		return "", ""
 	})
+	tPos, tOn := Pos{}, false
+	for _, e := range tl.Enabled {
+		if e.V == "transfer_call" {
+			tPos, tOn = e.Pos, true
+		}
+	}
+	tl.TransferCall = w.transferCall(t.sub("transfer_call"), tOn, tPos, confirmed["transfer_call"])
 	t.done("key", "", nil)
 	return tl
 }
