@@ -263,6 +263,26 @@ func TestSipp(t *testing.T) {
 		{name: "session expires", scenario: "session_expires.xml", transport: "udp", timeout: 90 * time.Second, wantCause: ErrSessionExpired},
 		{name: "require 100rel", scenario: "require_100rel.xml", transport: "udp"},
 		{name: "below min-se", scenario: "min_se.xml", transport: "udp"},
+		{name: "refer accepted", scenario: "refer.xml", transport: "udp", wantCause: ErrLocalHangup,
+			during: referDuring(0),
+			check: func(t *testing.T, s *Server, _ *testApp, trace string) {
+				if n := received(trace, "REFER"); n != 1 {
+					t.Errorf("sipp got %d REFERs", n)
+				}
+				if got := s.Stats().Refers; got["progress"] != 1 || got["succeeded"] != 1 {
+					t.Errorf("refer counters %v", got)
+				}
+			}},
+		{name: "refer busy tcp", scenario: "refer_busy.xml", transport: "tcp", wantCause: ErrRemoteBye,
+			during: referDuring(486),
+			check: func(t *testing.T, s *Server, _ *testApp, trace string) {
+				if n := received(trace, "BYE"); n != 0 {
+					t.Errorf("sipp got %d BYEs: a failed transfer ended the call", n)
+				}
+				if got := s.Stats().Refers; got["progress"] != 1 || got["failed"] != 1 {
+					t.Errorf("refer counters %v", got)
+				}
+			}},
 		{name: "options", scenario: "options.xml", transport: "udp"},
 		{name: "options tcp", scenario: "options.xml", transport: "tcp"},
 	}
@@ -339,5 +359,31 @@ func TestSipp(t *testing.T) {
 				t.Errorf("%d file descriptors after, %d before", fd1, fd0)
 			}
 		})
+	}
+}
+
+// referDuring transfers sipp's call once confirmed: on success it hangs
+// up (the caller of Refer does), on a failure with wantCode the call
+// goes on (sipp hangs up).
+func referDuring(wantCode int) func(t *testing.T, s *Server) {
+	return func(t *testing.T, s *Server) {
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			if ds := s.Dialogs(); len(ds) == 1 && ds[0].State() == StateConfirmed {
+				err := ds[0].Refer(context.Background(), "sip:desk@127.0.0.1:5099")
+				var re *ReferError
+				switch {
+				case wantCode == 0 && err == nil:
+					ds[0].Hangup(nil)
+				case wantCode != 0 && errors.As(err, &re) && re.Code == wantCode && re.Stage == ReferStageNotify:
+				default:
+					t.Errorf("Refer = %v, want code %d", err, wantCode)
+					ds[0].Hangup(nil)
+				}
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Error("no confirmed dialog")
 	}
 }
