@@ -43,6 +43,7 @@ APT_TEST=(
   baresip-core
   sipsak         # SIP flood and probe tool (trunk policy tests)
   sipvicious     # svmap, the scanner the trunk policy hides from
+  kamailio       # the SIP load balancer in front of two nodes (deploy/kamailio, cmd/brisvox)
   libspandsp-dev # G.722 reference (media/g722's cgo cross-check)
   chromium       # the browser end-to-end test (cmd/brisvox)
 )
