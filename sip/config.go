@@ -39,6 +39,11 @@ type Config struct {
 	Admit conn.Admitter
 	// OnCall takes an answered call (after the ACK); required.
 	OnCall func(*Call)
+	// Health, when set, says whether the node takes calls at all: while
+	// it returns a refusal (draining), OPTIONS outside a dialog are
+	// answered 503 with its Retry-After, so a balancer probing with
+	// OPTIONS (deploy/kamailio) stops sending calls here.
+	Health func() *conn.Refusal
 	Log    zerolog.Logger
 }
 

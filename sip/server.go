@@ -76,6 +76,14 @@ func New(cfg Config) (*Server, error) {
 		}),
 		signal.WithLimit(policy.Acquire),
 	}
+	if h := cfg.Health; h != nil {
+		opts = append(opts, signal.WithHealth(func() *signal.Refusal {
+			if r := h(); r != nil {
+				return &signal.Refusal{Code: 503, RetryAfter: r.RetryAfterSeconds()}
+			}
+			return nil
+		}))
+	}
 	if policy.Authenticates() {
 		opts = append(opts, signal.WithAuth(digest{policy}))
 	}

@@ -85,6 +85,9 @@ func mountSIP(srv *serve.Server, t agentfile.SIP, log zerolog.Logger) (*sip.Serv
 	}
 	cfg.Admit = srv.Admit
 	cfg.OnCall = func(c *sip.Call) { srv.Start(c) }
+	// A draining node answers OPTIONS 503: a balancer stops sending it
+	// calls while its live calls finish.
+	cfg.Health = srv.Health
 	s, err := sip.New(cfg)
 	if err != nil {
 		return nil, err
