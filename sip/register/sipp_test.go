@@ -12,16 +12,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/emiago/sipgo"
-	"github.com/emiago/sipgo/sip"
+	"github.com/brisvox/brisvox/sip/signal"
+	"github.com/rs/zerolog"
 )
 
-// sipgoSender is the test's Sender over sipgo's client (the engine's is
-// signal.Server.Request).
-type sipgoSender struct{ c *sipgo.Client }
+// The engine's Sender is the signalling server.
+var _ Sender = (*signal.Server)(nil)
 
-func (s sipgoSender) Request(ctx context.Context, req *sip.Request) (*sip.Response, error) {
-	return s.c.Do(ctx, req)
+// refuseAll is an Application that takes no call: the test only
+// registers.
+type refuseAll struct{}
+
+func (refuseAll) Invite(context.Context, *signal.Invite) (signal.Media, []byte, error) {
+	return nil, nil, &signal.Refusal{Code: 480}
 }
 
 func freeUDPPort(t *testing.T) int {
@@ -37,7 +40,7 @@ func freeUDPPort(t *testing.T) int {
 // TestSippRegistrar registers against sipp's registrar scenario over UDP
 // on loopback: the 401 answered with a digest sipp verifies, the refresh
 // 30 s after a 60 s binding (challenged again), and the unregister at
-// Close. Real time (about 31 s), so skipped under -short. Mutation
+// Close, all sent by signal.Server.Request from our UDP listener. Real time (about 31 s), so skipped under -short. Mutation
 // caught: refreshing at the granted expiry (sipp's 45 s wait for the
 // refresh runs out), an unregister without Expires: 0 (its check_it).
 func TestSippRegistrar(t *testing.T) {
@@ -62,20 +65,21 @@ func TestSippRegistrar(t *testing.T) {
 	}
 	time.Sleep(500 * time.Millisecond) // sipp binds its port
 
-	ua, err := sipgo.NewUA()
+	srv, err := signal.New(signal.Config{Listen: []signal.Listen{{Network: "udp", Addr: "127.0.0.1:0"}}, Log: zerolog.Nop()}, refuseAll{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ua.Close()
-	client, err := sipgo.NewClient(ua, sipgo.WithClientHostname("127.0.0.1"))
-	if err != nil {
+	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
+	defer srv.Close()
+	host, lport := srv.ListenContact("udp")
 	cfg := testConfig()
+	cfg.Contact = "sip:alice@" + host + ":" + strconv.Itoa(lport)
 	cfg.Registrar = "sip:127.0.0.1:" + strconv.Itoa(port)
 	cfg.AOR = "alice@brisvox.test"
 	cfg.Expires = time.Hour
-	c, err := New(cfg, sipgoSender{client})
+	c, err := New(cfg, srv)
 	if err != nil {
 		t.Fatal(err)
 	}
