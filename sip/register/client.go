@@ -273,7 +273,7 @@ func (c *Client) send(ctx context.Context, expires time.Duration) outcome {
 		cancel()
 		if err != nil {
 			c.count("transport")
-			return outcome{err: fmt.Errorf("%w: %w", ErrTransport, errors.Unwrap(err))}
+			return outcome{err: fmt.Errorf("%w: %w", ErrTransport, err)} // the Sender's errors are fixed words
 		}
 		code := res.StatusCode
 		switch {
