@@ -248,3 +248,18 @@ func TestSendInfo(t *testing.T) {
 		})
 	}
 }
+
+func TestReferTimeoutValidated(t *testing.T) {
+	for _, tc := range []struct {
+		d  time.Duration
+		ok bool
+	}{{0, true}, {time.Second, true}, {5 * time.Minute, true}, {-time.Second, false}, {5*time.Minute + 1, false}} {
+		cfg := Config{Listen: []Listen{{Network: "udp", Addr: "127.0.0.1:0"}}, ReferTimeout: tc.d}
+		if err := cfg.Validate(); (err == nil) != tc.ok || (err != nil && !errors.Is(err, ErrInvalidConfig)) {
+			t.Errorf("ReferTimeout %v: %v", tc.d, err)
+		}
+	}
+	if got := (&Config{}).withDefaults().ReferTimeout; got != DefaultReferTimeout {
+		t.Errorf("default %v", got)
+	}
+}
