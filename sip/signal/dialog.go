@@ -77,9 +77,12 @@ type Dialog struct {
 	contact   *sip.ContactHeader
 	transport string
 	reliable  bool
-	source    netip.AddrPort
-	viaHost   string
-	viaPort   int
+	// uac: we placed the call (Dial); our stream requests go where
+	// their Route or target says, not to a source.
+	uac     bool
+	source  netip.AddrPort
+	viaHost string
+	viaPort int
 	// laddr is our listener's address, the source of our UDP requests.
 	laddr netip.AddrPort
 	// inviteKey names the INVITE that made the dialog.
@@ -740,8 +743,11 @@ func (d *Dialog) newAck(inv *sip.Request, res *sip.Response) *sip.Request {
 // route pins where a request of ours leaves from and goes: on a stream,
 // the connection the INVITE came on; over UDP, from our listener.
 func (d *Dialog) route(req *sip.Request) {
-	if d.reliable {
+	if d.reliable && !d.uac {
 		req.SetDestination(d.source.String())
+		return
+	}
+	if d.reliable {
 		return
 	}
 	if d.laddr.IsValid() {

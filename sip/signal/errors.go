@@ -53,6 +53,11 @@ var (
 	ErrRequest = errors.New("signal: request failed")
 	// ErrListen: a listener could not be opened.
 	ErrListen = errors.New("signal: listen")
+	// ErrDialFailed: a Dial ended without a call (*DialError says why).
+	ErrDialFailed = errors.New("signal: dial failed")
+	// ErrInvalidDial: an Outbound we cannot send (a bad URI, CR/LF/NUL,
+	// no offer, no listener of its transport).
+	ErrInvalidDial = errors.New("signal: invalid outbound call")
 	// errStreamDropped closes a stream connection whose read the filter
 	// dropped.
 	errStreamDropped = errors.New("signal: stream read dropped by the filter")

@@ -71,6 +71,12 @@ type Server struct {
 	listeners []io.Closer
 	addrs     []Addr
 
+	// inviter sends our INVITEs (Dial); outbound are the dials in
+	// flight and their answered dialogs, by Call-ID.
+	inviter  inviter
+	outbound map[string]*dialing
+	dialing  sync.WaitGroup // Dial calls in flight
+
 	handlers sync.WaitGroup // requests being handled
 	tasks    sync.WaitGroup // dialog loops and their requests
 	serving  sync.WaitGroup // listener read loops
@@ -91,6 +97,8 @@ func New(cfg Config, app Application, opts ...Option) (*Server, error) {
 		stats:   newCounters(),
 		dialogs: make(map[dialogKey]*Dialog),
 		invites: make(map[inviteKey]*Dialog),
+
+		outbound: make(map[string]*dialing),
 	}
 	for _, o := range opts {
 		o(&s.opts)
@@ -140,6 +148,7 @@ func New(cfg Config, app Application, opts ...Option) (*Server, error) {
 		refused: ratelog.New(s.log, "sip: calls not answered", ratelog.DefaultEvery),
 		rng:     mrand.New(mrand.NewPCG(s.opts.seed, s.opts.seed^0x9e3779b97f4a7c15)),
 	}
+	s.inviter = s.env.wire.(*sipgoWire)
 	for _, m := range []sip.RequestMethod{sip.INVITE, sip.ACK, sip.CANCEL, sip.BYE, sip.OPTIONS,
 		sip.INFO, sip.UPDATE, sip.REFER, sip.REGISTER, sip.MESSAGE, sip.SUBSCRIBE, sip.NOTIFY,
 		sip.PUBLISH, sip.PRACK} {
@@ -278,6 +287,8 @@ func (s *Server) Close() {
 	// handler runs, no dialog can start any more.
 	s.cancel()
 	s.handlers.Wait()
+	// Dials in flight end (CANCEL) and return.
+	s.dialing.Wait()
 	for _, d := range s.Dialogs() {
 		d.post(func() { d.end(ErrServerClosed, true) })
 	}
@@ -303,6 +314,9 @@ func (s *Server) forget(d *Dialog) {
 	if s.invites[d.inviteKey] == d {
 		delete(s.invites, d.inviteKey)
 	}
+	if rec := s.outbound[d.callID]; d.uac && rec != nil && rec.d == d {
+		delete(s.outbound, d.callID)
+	}
 	s.mu.Unlock()
 }
 
@@ -311,7 +325,8 @@ func (d *Dialog) key() dialogKey {
 }
 
 // onStrayResponse takes a response no client transaction matched: a
-// retransmitted 2xx to one of our re-INVITEs gets its ACK again, others
+// retransmitted 2xx to one of our re-INVITEs or to the INVITE of a Dial
+// gets its ACK again, a fork's 2xx to a Dial its ACK and a BYE, others
 // are counted and dropped.
 func (s *Server) onStrayResponse(res *sip.Response) {
 	cseq, from, to, callID := res.CSeq(), res.From(), res.To(), res.CallID()
@@ -325,6 +340,9 @@ func (s *Server) onStrayResponse(res *sip.Response) {
 	s.mu.Lock()
 	d := s.dialogs[dialogKey{callID: callID.Value(), local: local, remote: remote}]
 	s.mu.Unlock()
+	if d == nil && s.onForked2xx(res) {
+		return
+	}
 	if d == nil || !d.isStarted() || !d.post(func() { d.onRetransmitted2xx(res) }) {
 		s.stats.drop("stray-response")
 	}

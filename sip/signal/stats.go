@@ -23,6 +23,10 @@ type Stats struct {
 	// "succeeded", "refused" (REFER not 2xx), "failed", "timeout",
 	// "progress" (a 1xx sipfrag), "notify_unknown" (answered 481).
 	Refers map[string]uint64
+	// Dials counts the ends of Dial by DialOutcome ("answered", "busy"...).
+	Dials map[string]uint64
+	// DialResponses counts the responses to our INVITEs, by code.
+	DialResponses map[int]uint64
 	// Dialogs counts the live dialogs by state.
 	Dialogs map[State]int
 }
@@ -42,6 +46,8 @@ type counters struct {
 	drops     map[string]uint64
 	refers    map[string]uint64
 	panics    uint64
+	dials     map[string]uint64
+	dialRes   map[int]uint64
 }
 
 func newCounters() *counters {
@@ -50,6 +56,8 @@ func newCounters() *counters {
 		responses: make(map[MethodCode]uint64),
 		drops:     make(map[string]uint64),
 		refers:    make(map[string]uint64),
+		dials:     make(map[string]uint64),
+		dialRes:   make(map[int]uint64),
 	}
 }
 
@@ -102,6 +110,9 @@ func (c *counters) snapshot() Stats {
 		Drops:     maps.Clone(c.drops),
 		Refers:    maps.Clone(c.refers),
 		Panics:    c.panics,
-		Dialogs:   make(map[State]int),
+		Dials:     maps.Clone(c.dials),
+
+		DialResponses: maps.Clone(c.dialRes),
+		Dialogs:       make(map[State]int),
 	}
 }
