@@ -12,11 +12,13 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/brisvox/brisvox/cmd/internal/admit"
 	"github.com/brisvox/brisvox/cmd/internal/agentbuild"
 	"github.com/brisvox/brisvox/cmd/internal/agentfile"
 	"github.com/brisvox/brisvox/cmd/internal/gate"
@@ -45,6 +47,11 @@ type serveFlags struct {
 	// sipAddr, when set, replaces the SIP udp and tcp listen addresses of
 	// the agent file (tests: 127.0.0.1:0).
 	sipAddr string
+	// admission is "fixed" (the call limit alone) or "measured" (the
+	// limit and the measured cost per call, under cpuCeiling of the
+	// cores).
+	admission  string
+	cpuCeiling float64
 	// force carries each signal after the first (not a flag): each one
 	// cuts the drain short (serve.Server.Force).
 	force <-chan struct{}
@@ -62,9 +69,11 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error (JSON lines on stderr)")
 	fs.StringVar(&f.operatorTokenEnv, "operator-token-env", "", "the environment variable holding the operator API's bearer token (at least 16 characters); unset: no operator API")
 	fs.StringVar(&f.sipAddr, "sip-addr", "", "replace the agent file's SIP udp and tcp listen addresses with this HOST:PORT")
+	fs.StringVar(&f.admission, "admission", "fixed", "fixed (the call limit alone) or measured (also refuse a call while the measured CPU cost of one more would pass --cpu-ceiling)")
+	fs.Float64Var(&f.cpuCeiling, "cpu-ceiling", admit.DefaultCeiling, "with --admission measured: the share of the cores (GOMAXPROCS) the estimated load may reach, in (0, 1]")
 	fs.BoolVar(&f.logContent, "log-content", false, "for debugging only: log what callers and the bot said and tool arguments (needs --log-level debug)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: brisvox serve --agent FILE [--addr HOST:PORT] [--max-calls N] [--drain 30s] [--log-level info] [--operator-token-env NAME] [--log-content] [--sip-addr HOST:PORT]")
+		fmt.Fprintln(stderr, "usage: brisvox serve --agent FILE [--addr HOST:PORT] [--max-calls N] [--drain 30s] [--log-level info] [--operator-token-env NAME] [--log-content] [--sip-addr HOST:PORT] [--admission fixed|measured] [--cpu-ceiling 0.75]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -72,6 +81,14 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	if f.agent == "" || fs.NArg() > 0 {
 		fs.Usage()
+		return 2
+	}
+	if f.admission != "fixed" && f.admission != "measured" {
+		fmt.Fprintf(stderr, "brisvox serve: --admission: %q: want fixed or measured\n", f.admission)
+		return 2
+	}
+	if !(f.cpuCeiling > 0 && f.cpuCeiling <= 1) {
+		fmt.Fprintf(stderr, "brisvox serve: --cpu-ceiling: %v: want a share of the cores in (0, 1], e.g. 0.75\n", f.cpuCeiling)
 		return 2
 	}
 	if f.sipAddr != "" {
@@ -188,7 +205,16 @@ func runServe(ctx context.Context, f serveFlags, ln net.Listener, stdout, stderr
 	if f.logContent {
 		log.Warn().Msg("--log-content: transcripts and tool arguments go to the log; for debugging only")
 	}
-	srv, err := serve.New(serve.Config{MaxCalls: maxCalls, DrainTimeout: f.drain, Log: log, LogContent: f.logContent}, a)
+	cfg := serve.Config{MaxCalls: maxCalls, DrainTimeout: f.drain, Log: log, LogContent: f.logContent}
+	if f.admission == "measured" {
+		m, err := admit.New(admit.Config{Cores: float64(runtime.GOMAXPROCS(0)), Ceiling: f.cpuCeiling})
+		if err != nil {
+			fmt.Fprintf(stderr, "brisvox serve: --admission measured: %v\n", err)
+			return 1
+		}
+		cfg.Meter = m
+	}
+	srv, err := serve.New(cfg, a)
 	if err != nil {
 		fmt.Fprintf(stderr, "brisvox serve: %v\n", err)
 		return 1
