@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/brisvox/brisvox/cmd/internal/admit"
@@ -57,27 +58,20 @@ func (s *Server) meterMetrics() error {
 	if m == nil {
 		return nil
 	}
-	for _, g := range []struct {
-		name, help string
-		read       func() float64
-	}{
-		{"brisvox_admission_per_call_cores", "Cost of one call in cores, as admission uses it (measured, or the prior until enough samples).",
-			func() float64 { return m.Estimate().PerCall }},
-		{"brisvox_admission_baseline_cores", "Cores the process uses with no call live (smoothed).",
-			func() float64 { return m.Estimate().Baseline }},
-		{"brisvox_admission_load", "Estimated share of the cores used by the live calls and the baseline.",
-			func() float64 {
-				s.mu.Lock()
-				n := len(s.live)
-				s.mu.Unlock()
-				return m.Estimate().Load(n)
-			}},
-		{"brisvox_admission_ceiling", "Share of the cores admission keeps the estimate under.",
-			func() float64 { return m.Config().Ceiling }},
-	} {
-		if err := s.GaugeFunc(g.name, g.help, nil, g.read); err != nil {
-			return fmt.Errorf("serve: metric %s: %w", g.name, err)
-		}
+	// Each registered by name, so the docs' check sees the four.
+	load := func() float64 {
+		s.mu.Lock()
+		n := len(s.live)
+		s.mu.Unlock()
+		return m.Estimate().Load(n)
 	}
-	return nil
+	return errors.Join(
+		s.GaugeFunc("brisvox_admission_per_call_cores", "Cost of one call in cores, as admission uses it (measured, or the prior until enough samples).", nil,
+			func() float64 { return m.Estimate().PerCall }),
+		s.GaugeFunc("brisvox_admission_baseline_cores", "Cores the process uses with no call live (smoothed).", nil,
+			func() float64 { return m.Estimate().Baseline }),
+		s.GaugeFunc("brisvox_admission_load", "Estimated share of the cores used by the live calls and the baseline.", nil, load),
+		s.GaugeFunc("brisvox_admission_ceiling", "Share of the cores admission keeps the estimate under.", nil,
+			func() float64 { return m.Config().Ceiling }),
+	)
 }
