@@ -3,6 +3,7 @@ package sip
 import (
 	"fmt"
 	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/brisvox/brisvox/media/conn"
@@ -44,6 +45,8 @@ type Config struct {
 	// answered 503 with its Retry-After, so a balancer probing with
 	// OPTIONS (deploy/kamailio) stops sending calls here.
 	Health func() *conn.Refusal
+	// Trunks are the carriers outbound calls go through, by name.
+	Trunks map[string]TrunkConfig
 	Log    zerolog.Logger
 }
 
@@ -58,6 +61,13 @@ func (c Config) withDefaults() Config {
 		c.Ports.Addr = netip.IPv4Unspecified()
 	}
 	c.Signal.Log = c.Log
+	if len(c.Trunks) > 0 {
+		trunks := make(map[string]TrunkConfig, len(c.Trunks))
+		for name, t := range c.Trunks {
+			trunks[name] = t.withDefaults()
+		}
+		c.Trunks = trunks
+	}
 	return c
 }
 
@@ -70,6 +80,14 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: rate %d (want 8000 or 16000)", ErrInvalidConfig, c.Rate)
 	case c.RetryAfter < time.Second:
 		return fmt.Errorf("%w: retry after %v", ErrInvalidConfig, c.RetryAfter)
+	}
+	for name, t := range c.Trunks {
+		if name == "" || strings.ContainsAny(name, " \t\r\n\x00") {
+			return fmt.Errorf("%w: a trunk's name is empty or holds white space", ErrInvalidConfig)
+		}
+		if err := t.Validate(); err != nil {
+			return fmt.Errorf("trunk %s: %w", name, err)
+		}
 	}
 	if err := c.Signal.Validate(); err != nil {
 		return err

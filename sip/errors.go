@@ -12,4 +12,12 @@ var (
 	// ErrHangup is the cause of a BYE we sent because the call's tree
 	// ended it (end_call, an operator, the drain, a failed stage).
 	ErrHangup = errors.New("sip: the call was ended by the engine")
+	// ErrUnknownTrunk: a dial named no configured trunk.
+	ErrUnknownTrunk = errors.New("sip: unknown trunk")
+	// ErrInvalidDial: a dial request that cannot be placed (a bad
+	// number, caller id or ring timeout).
+	ErrInvalidDial = errors.New("sip: invalid dial request")
+	// ErrDialLimited: a trunk's max_calls or calls_per_second refused
+	// a new outbound call (nothing was sent).
+	ErrDialLimited = errors.New("sip: outbound call limit reached")
 )

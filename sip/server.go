@@ -27,6 +27,8 @@ type Server struct {
 	policy *trunk.Policy
 	ports  *rtp.Ports
 	sig    *signal.Server
+	// limits are each trunk's outbound limits, made once in New.
+	limits map[string]*trunkLimits
 
 	mu     sync.Mutex
 	calls  map[string]*Call
@@ -59,7 +61,11 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg: cfg, log: cfg.Log, policy: policy, ports: ports,
 		calls: map[string]*Call{}, counts: map[string]uint64{},
-		ended: callTotals{rtp: map[string]uint64{}, dtmf: map[string]uint64{}},
+		ended:  callTotals{rtp: map[string]uint64{}, dtmf: map[string]uint64{}},
+		limits: make(map[string]*trunkLimits, len(cfg.Trunks)),
+	}
+	for name, t := range cfg.Trunks {
+		s.limits[name] = newTrunkLimits(t)
 	}
 	opts := []signal.Option{
 		signal.WithReadFilter(func(src netip.AddrPort, stream bool, data []byte) bool {
