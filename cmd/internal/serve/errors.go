@@ -10,4 +10,9 @@ var (
 	ErrDraining = errors.New("serve: shutting down, not admitting calls")
 	// ErrUnknownCall: no live call has this id.
 	ErrUnknownCall = errors.New("serve: unknown call")
+	// ErrBadDial: an operator's dial request that cannot be placed.
+	ErrBadDial = errors.New("serve: bad dial request")
+	// ErrDialFailed: an outbound call that was not answered or not
+	// started (a *DialError says why).
+	ErrDialFailed = errors.New("serve: outbound call failed")
 )

@@ -44,20 +44,7 @@ func (s *Server) EnableOperator(token string) error {
 	if len(token) < MinOperatorToken {
 		return fmt.Errorf("%w: the operator token has %d characters, want at least %d", ErrInvalidConfig, len(token), MinOperatorToken)
 	}
-	auth := func(h http.HandlerFunc) http.HandlerFunc {
-		want := []byte("Bearer " + token)
-		return func(w http.ResponseWriter, r *http.Request) {
-			got := []byte(r.Header.Get("Authorization"))
-			if subtle.ConstantTimeCompare(got, want) != 1 {
-				s.count("operator_unauthorized")
-				w.Header().Set("WWW-Authenticate", `Bearer realm="brisvox operator"`)
-				writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "a valid operator token is required"})
-				return
-			}
-			s.count("operator_requests")
-			h(w, r)
-		}
-	}
+	auth := func(h http.HandlerFunc) http.HandlerFunc { return s.operatorAuth(token, h) }
 	s.mux.HandleFunc("GET /operator/calls", auth(func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"calls": s.Live()})
 	}))
@@ -65,6 +52,22 @@ func (s *Server) EnableOperator(token string) error {
 	s.mux.HandleFunc("POST /operator/calls/{id}/restart", auth(s.restartStage))
 	s.mux.HandleFunc("POST /operator/calls/{id}/hangup", auth(s.hangupCall))
 	return nil
+}
+
+// operatorAuth lets a request through to h only with the operator token.
+func (s *Server) operatorAuth(token string, h http.HandlerFunc) http.HandlerFunc {
+	want := []byte("Bearer " + token)
+	return func(w http.ResponseWriter, r *http.Request) {
+		got := []byte(r.Header.Get("Authorization"))
+		if subtle.ConstantTimeCompare(got, want) != 1 {
+			s.count("operator_unauthorized")
+			w.Header().Set("WWW-Authenticate", `Bearer realm="brisvox operator"`)
+			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "a valid operator token is required"})
+			return
+		}
+		s.count("operator_requests")
+		h(w, r)
+	}
 }
 
 // askCall routes msg to a live call's session and waits for its answer.
