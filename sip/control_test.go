@@ -17,29 +17,26 @@ func TestSippTransfer(t *testing.T) {
 	r := newRig(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
-	var out string
-	var sippErr error
-	done := make(chan struct{})
-	go func() { defer close(done); out, sippErr = r.sipp(ctx, "testdata/sipp/transfer.xml") }()
+	run := r.startSipp(ctx, "testdata/sipp/transfer.xml")
 	var c *sip.Call
 	select {
 	case c = <-r.calls:
-	case <-done:
-		t.Fatalf("sipp ended before the call was answered: %v\n%s", sippErr, out)
+	case <-run.done:
+		t.Fatalf("sipp ended before the call was answered: %v\n%s", run.err, run.out)
 	}
 	if err := c.Transfer(ctx, "+33123456789"); err != nil {
 		t.Errorf("Transfer: %v", err)
 	}
 	// Without our BYE the call would end only at the media timeout (30 s).
 	select {
-	case <-done:
+	case <-run.done:
 	case <-time.After(10 * time.Second):
 		_ = c.Close()
-		<-done
-		t.Fatalf("sipp saw no BYE within 10 s of the transfer\n%s", out)
+		<-run.done
+		t.Fatalf("sipp saw no BYE within 10 s of the transfer\n%s", run.out)
 	}
 	_ = c.Close()
-	if sippErr != nil {
-		t.Fatalf("sipp: %v\n%s", sippErr, out)
+	if run.err != nil {
+		t.Fatalf("sipp: %v\n%s", run.err, run.out)
 	}
 }

@@ -82,6 +82,21 @@ func newRig(t *testing.T, edit func(*sip.Config)) *rig {
 
 // sipp runs a scenario (a built-in name or a file) against the server;
 // it returns when sipp exits, with its output.
+// sippRun is a sipp run in the background: done is closed once it
+// exited, and then out and err hold its output and error.
+type sippRun struct {
+	done chan struct{}
+	out  string
+	err  error
+}
+
+// startSipp runs r.sipp in the background.
+func (r *rig) startSipp(ctx context.Context, scenario string, extra ...string) *sippRun {
+	s := &sippRun{done: make(chan struct{})}
+	go func() { defer close(s.done); s.out, s.err = r.sipp(ctx, scenario, extra...) }()
+	return s
+}
+
 func (r *rig) sipp(ctx context.Context, scenario string, extra ...string) (string, error) {
 	// Ports of our own: another package's sipp may run on 127.0.0.2 at
 	// the same time (sipp's media port is 6000 unless told).
@@ -161,10 +176,7 @@ func TestSippPcapCall(t *testing.T) {
 	r := newRig(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
-	var out string
-	var sippErr error
-	done := make(chan struct{})
-	go func() { defer close(done); out, sippErr = r.sipp(ctx, "uac_pcap", "-rtp_echo") }()
+	run := r.startSipp(ctx, "uac_pcap", "-rtp_echo")
 	c := r.call()
 	bot := messages.NewPooledOutput(c.OutputRate(), nil)
 	for i := range bot.PCM {
@@ -188,9 +200,9 @@ func TestSippPcapCall(t *testing.T) {
 	_, info, counters := c.Describe()
 	wg.Wait()
 	_ = c.Close()
-	<-done
-	if sippErr != nil {
-		t.Fatalf("sipp: %v\n%s", sippErr, out)
+	<-run.done
+	if run.err != nil {
+		t.Fatalf("sipp: %v\n%s", run.err, run.out)
 	}
 	t.Logf("frames %d loud %d; info %v; counters %v", n, loud, info, counters)
 	// 9 s of call at 50 frames a second; the recording's 7 s are mostly speech.
@@ -217,10 +229,7 @@ func TestSippDTMF(t *testing.T) {
 	r := newRig(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
-	var out string
-	var sippErr error
-	done := make(chan struct{})
-	go func() { defer close(done); out, sippErr = r.sipp(ctx, "testdata/sipp/dtmf.xml") }()
+	run := r.startSipp(ctx, "testdata/sipp/dtmf.xml")
 	c := r.call()
 	var mu sync.Mutex
 	var keys []byte
@@ -231,9 +240,9 @@ func TestSippDTMF(t *testing.T) {
 	})
 	_, _, _ = frames(ctx, c)
 	_ = c.Close()
-	<-done
-	if sippErr != nil {
-		t.Fatalf("sipp: %v\n%s", sippErr, out)
+	<-run.done
+	if run.err != nil {
+		t.Fatalf("sipp: %v\n%s", run.err, run.out)
 	}
 	mu.Lock()
 	defer mu.Unlock()
