@@ -1,6 +1,7 @@
 package signal
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -23,6 +24,10 @@ type Credentials struct{ User, Password string }
 
 // Outbound is one call we place (UAC).
 type Outbound struct {
+	// ID is the dialog's id (Dialog.ID: "sip-" and 16 hex digits), so
+	// the caller's media and logs name the call as the signalling does;
+	// "" makes one. It must be unique in the process.
+	ID string
 	// Target is the Request-URI ("sip:+15551234@trunk.example:5060;transport=tcp").
 	Target string
 	// From is our From URI (the caller id).
@@ -209,7 +214,7 @@ func (s *Server) Dial(ctx context.Context, o Outbound) (*Dialog, error) {
 
 // buildInvite checks o and builds the INVITE and our side of the dialog.
 func (s *Server) buildInvite(o Outbound) (*sip.Request, *Dialog, error) {
-	if hasCtl(append([]string{o.Target, o.From, o.Display, o.Transport, o.Proxy}, o.Routes...)...) {
+	if hasCtl(append([]string{o.ID, o.Target, o.From, o.Display, o.Transport, o.Proxy}, o.Routes...)...) {
 		return nil, nil, fmt.Errorf("%w: CR, LF or NUL", ErrInvalidDial)
 	}
 	if len(o.Offer) == 0 || o.Answered == nil {
@@ -274,7 +279,7 @@ func (s *Server) buildInvite(o Outbound) (*sip.Request, *Dialog, error) {
 	}
 	d := &Dialog{
 		env:       s.env,
-		id:        newID(),
+		id:        cmp.Or(o.ID, newID()),
 		callID:    callID,
 		localTag:  tag,
 		local:     local,
