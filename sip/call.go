@@ -35,6 +35,16 @@ type Call struct {
 	proto  string
 	adm    conn.Admission
 
+	// An outbound call (Server.Dial) names its trunk; release gives the
+	// trunk's slot back, once, at Close.
+	outbound  bool
+	trunkName string
+	trunkCfg  TrunkConfig
+	release   func()
+	// earlyMedia starts the media at a 18x with SDP (the trunk and the
+	// dial both allow it).
+	earlyMedia bool
+
 	sess *rtp.Session
 	sdp  *sdp.Session
 
@@ -76,6 +86,15 @@ func newCall(s *Server, inv *signal.Invite) *Call {
 		stop: make(chan struct{}),
 	}
 }
+
+// Trunk is the trunk an outbound call went through; ok is false for a
+// call that came in (it keeps the transport's defaults).
+func (c *Call) Trunk() (name string, cfg TrunkConfig, ok bool) {
+	return c.trunkName, c.trunkCfg, c.outbound
+}
+
+// Outbound says whether we placed the call (Server.Dial).
+func (c *Call) Outbound() bool { return c.outbound }
 
 // Admission is the slot the call was admitted into (conn.Admitted).
 func (c *Call) Admission() conn.Admission { return c.adm }
@@ -167,6 +186,9 @@ func (c *Call) Hangup(_ conn.EndKind, reason string) {
 func (c *Call) Close() error {
 	c.closeOnce.Do(func() {
 		c.adm.Release() // a no-op once the server started the call
+		if c.release != nil {
+			c.release()
+		}
 		c.dialog.Hangup(ErrHangup)
 		close(c.stop)
 		c.mu.Lock()
@@ -427,6 +449,9 @@ func (m *media) Info(contentType string, body []byte) int {
 // media started with the answer in it).
 func (m *media) Confirmed() {
 	c := (*Call)(m)
+	if c.outbound {
+		return // Dial hands it to its caller
+	}
 	c.mu.Lock()
 	ok := c.started && !c.handed
 	c.handed = ok

@@ -47,6 +47,10 @@ type Config struct {
 	Health func() *conn.Refusal
 	// Trunks are the carriers outbound calls go through, by name.
 	Trunks map[string]TrunkConfig
+	// TransferTrunk names the trunk whose transfer mode and second leg
+	// the calls that came in use (a bridged transfer dials through it);
+	// "" hands them on by REFER.
+	TransferTrunk string
 	Log    zerolog.Logger
 }
 
@@ -88,6 +92,9 @@ func (c Config) Validate() error {
 		if err := t.Validate(); err != nil {
 			return fmt.Errorf("trunk %s: %w", name, err)
 		}
+	}
+	if _, ok := c.Trunks[c.TransferTrunk]; c.TransferTrunk != "" && !ok {
+		return fmt.Errorf("%w: transfer trunk %q is not among the trunks", ErrInvalidConfig, c.TransferTrunk)
 	}
 	if err := c.Signal.Validate(); err != nil {
 		return err

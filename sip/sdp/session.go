@@ -245,6 +245,21 @@ func (s *Session) AcceptAnswer(answer []byte) (Negotiated, error) {
 	return n, nil
 }
 
+// PreviewAnswer negotiates an early answer to our pending Offer (the SDP
+// of a 18x without reliability, RFC 3261 13.2.1) and returns what it
+// would give, leaving the offer pending: the final answer (the 200's)
+// still goes to AcceptAnswer. Errors as AcceptAnswer's.
+func (s *Session) PreviewAnswer(answer []byte) (Negotiated, error) {
+	if s.pending == nil {
+		return Negotiated{}, fmt.Errorf("%w", ErrNoOffer)
+	}
+	sd, err := parse(answer, &s.cfg)
+	if err != nil {
+		return Negotiated{}, err
+	}
+	return s.acceptAnswer(sd)
+}
+
 // CancelOffer drops our pending offer: its transaction failed or was
 // refused, and the session stays as negotiated before (RFC 3264 §8).
 func (s *Session) CancelOffer() { s.pending = nil }
