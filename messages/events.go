@@ -102,7 +102,11 @@ const (
 )
 
 // Greet makes the turn actor speak Line as the bot's first answer, in a
-// new epoch, unless the caller already spoke.
+// new epoch, unless the caller already spoke. After, when set, is how
+// long the turn waits for the caller's first words before it greets (an
+// outbound call: the callee says "hello?" first, an answering machine
+// speaks at length); the greeting is dropped when they came.
 type Greet struct {
-	Line string
+	Line  string
+	After time.Duration
 }

@@ -86,6 +86,10 @@ type Config struct {
 	// Greeting, when set, is spoken as the bot's first answer unless the
 	// caller speaks first.
 	Greeting string
+	// GreetAfter delays the greeting: it is spoken only if the caller
+	// said nothing for this long (an outbound call waiting for the
+	// callee's first words). 0: at once.
+	GreetAfter time.Duration
 	// LogContent is the operator's debug switch: it logs, at debug level,
 	// what the caller said ("caller said"), what the bot said as played
 	// ("bot said", cut short by a barge-in or not) and each tool call's
@@ -149,6 +153,8 @@ func (c Config) Validate() error {
 	case c.Supervision.MaxRestarts < 0 || c.Supervision.Window < 0 || c.Supervision.Backoff < 0 ||
 		c.Supervision.MaxBackoff < c.Supervision.Backoff || c.Supervision.Jitter < 0 || c.Supervision.Jitter > 1:
 		return fmt.Errorf("%w: supervision %+v", ErrInvalidConfig, c.Supervision)
+	case c.GreetAfter < 0:
+		return fmt.Errorf("%w: a negative greeting delay", ErrInvalidConfig)
 	}
 	if c.Conn.InputRate()%50 != 0 || c.Conn.InputRate() <= 0 {
 		return fmt.Errorf("%w: input rate %d", ErrInvalidConfig, c.Conn.InputRate())

@@ -258,7 +258,7 @@ func (a *Actor) start(ctx actor.Context) {
 	}
 	a.setState(messages.StateListening, 0)
 	if cfg.Greeting != "" {
-		ctx.Send(p.Turn, &messages.Greet{Line: cfg.Greeting})
+		ctx.Send(p.Turn, &messages.Greet{Line: cfg.Greeting, After: cfg.GreetAfter})
 	}
 }
 

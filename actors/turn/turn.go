@@ -109,7 +109,7 @@ type Actor struct {
 	keys keys
 
 	draining bool
-	timers   [4]*time.Timer // end of turn, barge-in, drain, inter-digit
+	timers   [5]*time.Timer // end of turn, barge-in, drain, inter-digit, greeting
 
 	// spec is the epoch of the speculative turn out (0: none) and
 	// specText its text.
@@ -127,6 +127,7 @@ const (
 	timerBargeIn
 	timerDrain
 	timerKeys
+	timerGreet
 )
 
 // after arms timer i to send msg to the actor after d, replacing the last
@@ -213,6 +214,12 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *messages.EndCall:
 		a.endCall(ctx, m)
 	case *messages.Greet:
+		if m.After > 0 {
+			// Wait for the caller's first words: greet then only if
+			// none came (greet's own check).
+			a.after(ctx, timerGreet, m.After, &messages.Greet{Line: m.Line})
+			return
+		}
 		a.greet(ctx, m)
 	case *drainDue:
 		ctx.Send(a.peers.Session, &messages.CallDrained{})
