@@ -54,9 +54,6 @@ func TestDialSipp(t *testing.T) {
 			if err := s.Start(); err != nil {
 				t.Fatal(err)
 			}
-			// The UDP listener joins sipgo's pool from its read goroutine:
-			// an INVITE in the first instants is "not sent".
-			time.Sleep(200 * time.Millisecond)
 			m := &fakeMedia{}
 			o := outbound(m)
 			o.Target = "sip:service@127.0.0.1:" + strconv.Itoa(port)

@@ -12,9 +12,9 @@ import (
 // its transport and returns the final response. The request is sent as
 // built (Via, From, To, Call-ID, CSeq are the caller's); over UDP it
 // leaves from our listener's socket, so the answer comes back through
-// the same NAT binding. Errors wrap ErrRequest, in fixed words. The UDP
-// listener joins sipgo's connection pool from its read goroutine: a
-// Request in the first instants after Start can fail "not sent" (retry).
+// the same NAT binding (Start returns only once sipgo can send from it,
+// so no wait is needed after Start). Errors wrap ErrRequest, in fixed
+// words.
 func (s *Server) Request(ctx context.Context, req *sip.Request) (*sip.Response, error) {
 	if req == nil || req.IsInvite() || req.IsAck() || req.IsCancel() {
 		return nil, fmt.Errorf("%w: not an out-of-dialog request Request sends", ErrRequest)

@@ -158,7 +158,9 @@ func New(cfg Config, app Application, opts ...Option) (*Server, error) {
 	return s, nil
 }
 
-// Start opens the listeners and serves them in the background.
+// Start opens the listeners and serves them in the background. It
+// returns once every listener is served: a Request or Dial right after it
+// leaves from our listener, with no wait and no retry.
 func (s *Server) Start() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -169,6 +171,16 @@ func (s *Server) Start() error {
 		return nil
 	}
 	s.started = true
+	// sipgo puts a UDP listener into its connection pool (where our
+	// requests from that port find it) in the goroutine that serves it,
+	// just before its first read; until then a request from the port is
+	// "not sent". Each listener's first read or accept closes its ready.
+	var ready []<-chan struct{}
+	defer func() {
+		for _, r := range ready {
+			<-r
+		}
+	}()
 	var cert tls.Certificate
 	for _, l := range s.cfg.Listen {
 		network := strings.ToLower(l.Network)
@@ -181,7 +193,12 @@ func (s *Server) Start() error {
 			}
 			s.listeners = append(s.listeners, pc)
 			s.addrs = append(s.addrs, Addr{network, addrPort(pc.LocalAddr())})
-			s.serving.Go(func() { _ = s.srv.ServeUDP(pc) })
+			rc := &readyPacketConn{PacketConn: pc, ready: make(chan struct{})}
+			ready = append(ready, rc.ready)
+			s.serving.Go(func() {
+				defer rc.markReady() // ServeUDP failed before reading
+				_ = s.srv.ServeUDP(rc)
+			})
 		case "tcp", "tls":
 			var ln net.Listener
 			var err error
@@ -197,17 +214,19 @@ func (s *Server) Start() error {
 				s.closeListenersLocked()
 				return fmt.Errorf("%w: %s: %w", ErrListen, network, err)
 			}
-			ln = &streamListener{Listener: ln, accept: s.opts.accept, idle: s.cfg.StreamIdle,
-				refused: func() { s.stats.drop("accept-refused") }}
+			sl := &streamListener{Listener: ln, accept: s.opts.accept, idle: s.cfg.StreamIdle,
+				refused: func() { s.stats.drop("accept-refused") }, ready: make(chan struct{})}
+			ready = append(ready, sl.ready)
+			ln = sl
 			if network == "tls" {
 				ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 			}
 			s.listeners = append(s.listeners, ln)
 			s.addrs = append(s.addrs, Addr{network, addrPort(ln.Addr())})
 			if network == "tls" {
-				s.serving.Go(func() { _ = s.srv.ServeTLS(ln) })
+				s.serving.Go(func() { defer sl.markReady(); _ = s.srv.ServeTLS(ln) })
 			} else {
-				s.serving.Go(func() { _ = s.srv.ServeTCP(ln) })
+				s.serving.Go(func() { defer sl.markReady(); _ = s.srv.ServeTCP(ln) })
 			}
 		}
 	}
