@@ -9,6 +9,7 @@ import (
 
 	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/sip/dtmf"
+	"github.com/brisvox/brisvox/sip/rtp"
 	"github.com/brisvox/brisvox/sip/signal"
 )
 
@@ -71,25 +72,72 @@ func referWords(e *signal.ReferError) string {
 	return fmt.Sprintf("%s (%d)", what, e.Code)
 }
 
-// SendDTMF presses digits on the call: RFC 4733 events on the RTP stream
-// when the far end negotiated telephone-event, else one SIP INFO per digit
-// (application/dtmf-relay, RFC 6086), waiting for each answer. The digits
-// are never logged nor put in an error.
+// SendDTMF presses digits on the call the way its trunk wants them
+// (TrunkConfig.DTMF; a call that came in is DTMFAuto): auto sends RFC
+// 4733 events on the RTP stream when the far end negotiated
+// telephone-event, else one SIP INFO per digit (application/dtmf-relay,
+// RFC 6086), waiting for each answer; rfc4733 sends events only, and
+// without telephone-event it fails with an error wrapping
+// conn.ErrNotSupported and rtp.ErrNoTelephoneEvent (nothing is sent);
+// info always sends INFO. The digits are never logged nor put in an
+// error.
 func (c *Call) SendDTMF(ctx context.Context, digits string) error {
 	if err := dtmf.ValidDigits(digits); err != nil {
 		return err
 	}
-	cfg := dtmf.SendConfig{}
-	if c.sess.CanSendEvents() {
-		return c.sess.SendDTMF(ctx, digits, cfg)
+	mode := DTMFAuto
+	if _, t, ok := c.Trunk(); ok && t.DTMF != "" {
+		mode = t.DTMF
 	}
+	way, err := dtmfWay(mode, c.sess.CanSendEvents())
+	if err != nil {
+		return err
+	}
+	if way == dtmfEvents {
+		return c.sess.SendDTMF(ctx, digits, dtmf.SendConfig{})
+	}
+	return c.sendInfo(ctx, digits)
+}
+
+// The two ways a key press goes out.
+const (
+	dtmfEvents = "rfc4733"
+	dtmfINFO   = "info"
+)
+
+// dtmfWay picks how keys go out for a trunk's DTMF mode, given whether
+// the far end negotiated telephone-event.
+func dtmfWay(mode string, events bool) (string, error) {
+	switch mode {
+	case DTMFInfo:
+		return dtmfINFO, nil
+	case DTMFRFC4733:
+		if !events {
+			return "", fmt.Errorf("%w: %w: the trunk takes keys as RFC 4733 events only and the far end negotiated none",
+				conn.ErrNotSupported, rtp.ErrNoTelephoneEvent)
+		}
+		return dtmfEvents, nil
+	case DTMFAuto, "":
+		if events {
+			return dtmfEvents, nil
+		}
+		return dtmfINFO, nil
+	}
+	return "", fmt.Errorf("%w: unknown DTMF mode %q", ErrInvalidConfig, mode)
+}
+
+// sendInfo sends one INFO per digit, with the tone and the gap between
+// them as the RTP path has.
+func (c *Call) sendInfo(ctx context.Context, digits string) error {
 	for i := 0; i < len(digits); i++ {
 		if i > 0 {
 			// The far end hears an INFO as a press of Duration: wait it
 			// and the gap, as the RTP path does.
+			t := time.NewTimer(dtmf.DefaultToneDuration + dtmf.DefaultGap)
 			select {
-			case <-time.After(dtmf.DefaultToneDuration + dtmf.DefaultGap):
+			case <-t.C:
 			case <-ctx.Done():
+				t.Stop()
 				return ctx.Err()
 			}
 		}
