@@ -65,7 +65,10 @@ type SIP struct {
 	AuthUser        Value[string]
 	AuthPasswordEnv Value[string]
 	AuthRealm       Value[string]
-	Pos             Pos
+	// Trunks are the [transports.sip.trunks.NAME] tables (trunks.go),
+	// sorted by name: the carriers outbound calls go through.
+	Trunks []Trunk
+	Pos    Pos
 	// codecsWritten: the file has a codecs list (perhaps all refused).
 	codecsWritten bool
 }
@@ -188,6 +191,7 @@ func (w *walker) sip(t *tbl) SIP {
 	s.AuthUser = t.str("auth_user", "")
 	s.AuthPasswordEnv = t.str("auth_password_env", "")
 	s.AuthRealm = t.str("auth_realm", "brisvox")
+	s.Trunks = w.trunks(t.sub("trunks"))
 	t.done("key", "", nil)
 	if !s.Enabled.V {
 		return s
