@@ -90,6 +90,12 @@ type DialRequest struct {
 	WaitForCallee bool
 }
 
+// VariableChecker is an Agent that says which per-call variables it
+// needs: a dial that lacks one is refused (400) before anything rings.
+type VariableChecker interface {
+	CheckVariables(vars map[string]string) error
+}
+
 // Dialer places outbound calls (the SIP mount): Dial returns the id of
 // the call once it is answered and started, or an error, a *DialError
 // for the typed outcomes. Trunks names the trunks it can dial.
@@ -158,9 +164,23 @@ func (s *Server) EnableDial(token string, d Dialer) error {
 			writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
 			return
 		}
+		if vc, ok := s.agent.(VariableChecker); ok {
+			if err := vc.CheckVariables(req.Variables); err != nil {
+				s.count("dial_bad_requests")
+				writeJSON(w, http.StatusBadRequest, map[string]string{"error": fmt.Errorf("%w: %w", ErrBadDial, err).Error()})
+				return
+			}
+		}
 		ctx, cancel := context.WithTimeout(r.Context(), maxDialWait)
 		defer cancel()
 		id, err := d.Dial(ctx, req)
+		if errors.Is(err, ErrBadDial) {
+			// The transport refused the request as it stands (a number
+			// it cannot dial): nothing was sent.
+			s.count("dial_bad_requests")
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+			return
+		}
 		outcome, code := DialAnswered, 0
 		if err != nil {
 			var de *DialError

@@ -1,9 +1,14 @@
 package serve
 
 import (
+	"fmt"
+	"time"
+
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/brisvox/brisvox/actors/session"
+	"github.com/brisvox/brisvox/sim"
 	"io"
 	"net/http"
 	"strings"
@@ -181,4 +186,86 @@ func manyVars(n int) string {
 		b.WriteString(`"v` + strings.Repeat("x", i) + `":"1"`)
 	}
 	return b.String()
+}
+
+// startingDialer answers each dial with a call it starts on the server,
+// as the SIP mount does: StartDialed with the request.
+type startingDialer struct {
+	s  *Server
+	sc *sim.Scenario
+	n  int
+}
+
+func (d *startingDialer) Trunks() []string { return []string{"carrier"} }
+
+func (d *startingDialer) Dial(_ context.Context, req DialRequest) (messages.CallID, error) {
+	d.n++
+	c := newFakeConn(fmt.Sprintf("sip-out-%d", d.n), d.sc)
+	if err := d.s.StartDialed(c, req); err != nil {
+		return "", err
+	}
+	return messages.CallID(c.ID()), nil
+}
+
+// needsName is an agent whose prompt uses {{name}}: it checks the dial's
+// variables and records what each call's session got.
+type needsName struct {
+	simAgent
+	mu  sync.Mutex
+	got []*DialRequest
+}
+
+func (a *needsName) CheckVariables(vars map[string]string) error {
+	if _, ok := vars["name"]; !ok {
+		return errors.New("the agent uses {{name}}: the dial gives no value")
+	}
+	return nil
+}
+
+func (a *needsName) Session(env CallEnv) (session.Config, error) {
+	a.mu.Lock()
+	a.got = append(a.got, env.Dial)
+	a.mu.Unlock()
+	return a.simAgent.Session(env)
+}
+
+// TestOperatorDialStartsTheCall: a dial that lacks a variable the agent
+// uses is a 400 and rings nobody (mutation: the check skipped, the
+// dialer is called); an answered one starts its session with the
+// request (mutation: CallEnv.Dial not passed, the session sees nil); a
+// call that cannot start is not reported answered (mutation:
+// StartDialed returns before the start's result, the 201 comes anyway).
+func TestOperatorDialStartsTheCall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := &needsName{simAgent: simAgent{responses: []providertest.Response{{Text: "Hi."}}}}
+		s, ln, stop := serving(t, Config{MaxCalls: 2}, a)
+		d := &startingDialer{s: s, sc: sim.NewScenario("dialled").Silence(2 * time.Second)}
+		if err := s.EnableDial(testToken, d); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, out := post(t, ln, testToken, `{"trunk":"carrier","to":"+15551234"}`); code != http.StatusBadRequest || d.n != 0 {
+			t.Errorf("no name: %d %v, dialled %d, want 400 and no dial", code, out, d.n)
+		}
+		code, _, out := post(t, ln, testToken, `{"trunk":"carrier","to":"+15551234","variables":{"name":"Ada"},"wait_for_callee":true}`)
+		if code != http.StatusCreated || out["call"] != "sip-out-1" {
+			t.Fatalf("answered: %d %v", code, out)
+		}
+		a.mu.Lock()
+		got := a.got
+		a.mu.Unlock()
+		if len(got) != 1 || got[0] == nil || got[0].Variables["name"] != "Ada" || !got[0].WaitForCallee {
+			t.Errorf("the session got %+v, want the dial's request", got)
+		}
+		a.fail = errors.New("no provider")
+		if code, _, out := post(t, ln, testToken, `{"trunk":"carrier","to":"+15551234","variables":{"name":"Ada"}}`); code == http.StatusCreated {
+			t.Errorf("a call whose session failed to start: %d %v", code, out)
+		}
+		if err := stop(); err != nil {
+			t.Error(err)
+		}
+		// Messages to the stopped calls' actors are dead letters: let
+		// protoactor's dead-letter throttle (a goroutine on a one-period
+		// ticker) run out in the bubble (virtual time).
+		time.Sleep(2 * time.Second)
+	})
 }

@@ -15,4 +15,7 @@ var (
 	// ErrDialFailed: an outbound call that was not answered or not
 	// started (a *DialError says why).
 	ErrDialFailed = errors.New("serve: outbound call failed")
+	// ErrNotStarted: an answered call whose session could not start
+	// (StartDialed).
+	ErrNotStarted = errors.New("serve: the call was not started")
 )

@@ -49,6 +49,10 @@ type CallEnv struct {
 	Conn conn.Conn
 	// Ender ends a call after its current answer (the end_call tool).
 	Ender *Server
+	// Dial is the operator's request of a call we placed (its
+	// variables, whether to wait for the callee); nil for a call that
+	// came in.
+	Dial *DialRequest
 }
 
 // Agent turns a new call into a session config.
@@ -319,7 +323,24 @@ func (a *slot) Release() {
 // at once: the session is started on a goroutine the server owns. The
 // call counts as live from here, so a call that ends before its start is
 // confirmed is still forgotten.
-func (s *Server) Start(c Conn) {
+func (s *Server) Start(c Conn) { s.begin(c, nil, nil) }
+
+// StartDialed runs an outbound call that was answered (the Dialer's),
+// with the request that placed it, and waits for its start: nil once
+// the session runs, else why not (the call is hung up and closed).
+func (s *Server) StartDialed(c Conn, req DialRequest) error {
+	res := make(chan error, 1)
+	s.begin(c, &req, res)
+	return <-res
+}
+
+// begin is Start; res, when set, gets the start's result.
+func (s *Server) begin(c Conn, dial *DialRequest, res chan<- error) {
+	report := func(err error) {
+		if res != nil {
+			res <- err
+		}
+	}
 	id := messages.CallID(c.ID())
 	var a *slot
 	if ad, ok := c.(conn.Admitted); ok {
@@ -348,19 +369,24 @@ func (s *Server) Start(c Conn) {
 		s.metrics.refused.WithLabelValues("duplicate").Inc()
 		c.Hangup(conn.EndInternal, "duplicate call id")
 		_ = c.Close()
+		report(fmt.Errorf("%w: duplicate call id", ErrNotStarted))
 		return
 	case !started:
 		// Full or draining (a Conn that came without a slot), or its
 		// slot was released before the call came.
 		c.Hangup(conn.EndTryLater, "not admitted")
 		_ = c.Close()
+		if refusal == nil {
+			refusal = fmt.Errorf("%w: its slot was given back", ErrNotStarted)
+		}
+		report(refusal)
 		return
 	}
-	s.wg.Go(func() { s.start(id, c) })
+	s.wg.Go(func() { report(s.start(id, c, dial)) })
 }
 
-func (s *Server) start(id messages.CallID, c Conn) {
-	err := s.startCall(id, c)
+func (s *Server) start(id messages.CallID, c Conn, dial *DialRequest) error {
+	err := s.startCall(id, c, dial)
 	s.mu.Lock()
 	if err == nil {
 		s.stats.Inc("calls")
@@ -380,19 +406,20 @@ func (s *Server) start(id messages.CallID, c Conn) {
 		}
 		c.Hangup(kind, "the call could not be started")
 		_ = c.Close()
-		return
+		return fmt.Errorf("%w: %w", ErrNotStarted, err)
 	}
 	s.log.Info().Str("call_id", string(id)).Msg("call started")
+	return nil
 }
 
-func (s *Server) startCall(id messages.CallID, c Conn) error {
+func (s *Server) startCall(id messages.CallID, c Conn, dial *DialRequest) error {
 	s.mu.Lock()
 	draining := s.draining
 	s.mu.Unlock()
 	if draining {
 		return ErrDraining
 	}
-	cfg, err := s.agent.Session(CallEnv{ID: id, Conn: c, Ender: s})
+	cfg, err := s.agent.Session(CallEnv{ID: id, Conn: c, Ender: s, Dial: dial})
 	if err != nil {
 		return err
 	}
