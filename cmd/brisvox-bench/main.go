@@ -33,6 +33,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return sipMedia(args[1:], stdout, stderr)
 	case "asr":
 		return asr(args[1:], stdout, stderr)
+	case "admission":
+		return admission(args[1:], stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "brisvox-bench: unknown command %q (want webrtc-load, sip-load, burst or asr)\n", args[0])
 		return 2
