@@ -29,6 +29,8 @@ type Server struct {
 	sig    *signal.Server
 	// limits are each trunk's outbound limits, made once in New.
 	limits map[string]*trunkLimits
+	// regs are the trunks' registrations (registration.go).
+	regs *registrations
 
 	mu     sync.Mutex
 	calls  map[string]*Call
@@ -96,6 +98,9 @@ func New(cfg Config) (*Server, error) {
 	if s.sig, err = signal.New(cfg.Signal, (*app)(s), opts...); err != nil {
 		return nil, err
 	}
+	if s.regs, err = newRegistrations(cfg, s.sig); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -122,16 +127,26 @@ func (d digest) Verify(method, uri, authorization string) error {
 	return d.p.Verify(method, uri, authorization, time.Now())
 }
 
-// Start opens the listeners.
-func (s *Server) Start() error { return s.sig.Start() }
+// Start opens the listeners, then starts the trunks' registrations.
+func (s *Server) Start() error {
+	if err := s.sig.Start(); err != nil {
+		return err
+	}
+	return s.startRegistrations()
+}
 
 // Addrs are the bound listen addresses.
 func (s *Server) Addrs() []signal.Addr { return s.sig.Addrs() }
 
 // Close ends every dialog (a BYE each), closes the listeners and waits.
 // Calls already handed to OnCall are closed by their owner; Close waits
-// for their dialogs only.
-func (s *Server) Close() { s.sig.Close() }
+// for their dialogs only. The trunks' registrations are unregistered
+// first (at most register's UnregisterTimeout), while the listeners
+// still send.
+func (s *Server) Close() {
+	s.closeRegistrations()
+	s.sig.Close()
+}
 
 // Calls lists the live calls' ids.
 func (s *Server) Calls() []string {
@@ -334,5 +349,6 @@ func (s *Server) Stats() map[string]uint64 {
 		out[k] = v
 	}
 	s.mu.Unlock()
+	s.registrationStats(out)
 	return out
 }
