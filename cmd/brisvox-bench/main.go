@@ -35,6 +35,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return asr(args[1:], stdout, stderr)
 	case "admission":
 		return admission(args[1:], stdout, stderr)
+	case "dial":
+		return dial(args[1:], stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "brisvox-bench: unknown command %q (want webrtc-load, sip-load, burst or asr)\n", args[0])
 		return 2
