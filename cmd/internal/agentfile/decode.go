@@ -22,6 +22,10 @@ type walker struct {
 	// partial: the tree ends at a syntax error, so what is missing may
 	// only be unread; "missing" diagnostics are left out.
 	partial bool
+	// data and lines are the source, to place a diagnostic inside a
+	// string value (a placeholder of the prompt).
+	data  []byte
+	lines lineIndex
 }
 
 // at records a diagnostic.
@@ -55,7 +59,9 @@ func (w *walker) decode(root *node, complete bool) *File {
 	case !f.Prompt.Set && top.take("prompt") == nil:
 		w.missing(Pos{1, 1}, "prompt", "missing: every agent needs a prompt", w.format.Setting("prompt", "You are the phone assistant of ..."))
 	}
+	w.placeholders(f.Prompt, "prompt")
 	f.Greeting = top.str("greeting", "")
+	w.placeholders(f.Greeting, "greeting")
 	f.Description = top.str("description", "")
 	if d := f.Description; d.Set && utf8.RuneCountInString(d.V) > maxDescriptionRunes {
 		w.at(d.Pos, "description", fmt.Sprintf("has %d characters, over %d", utf8.RuneCountInString(d.V), maxDescriptionRunes), "say in a sentence or two what callers can ask for")
@@ -91,6 +97,8 @@ func (w *walker) decode(root *node, complete bool) *File {
 	f.DTMF = w.dtmf(top.sub("dtmf"))
 	f.Transports = w.transports(top.sub("transports"))
 	f.Serve = w.serve(top.sub("serve"))
+	f.Outbound = w.outbound(top.sub("outbound"), f.Greeting)
+	w.placeholders(f.Outbound.Greeting, "outbound.greeting")
 	top.done("key", "", nil)
 
 	w.eightKHz(f)

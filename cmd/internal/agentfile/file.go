@@ -311,6 +311,8 @@ type File struct {
 	DTMF                      DTMF
 	Transports                Transports
 	Serve                     Serve
+	// Outbound is [outbound]: the calls the agent places (outbound.go).
+	Outbound Outbound
 }
 
 // Diag is a diagnostic of the file at pos: how the command reports what
@@ -354,6 +356,7 @@ func Parse(name string, data []byte, format Format, opts Options) (*File, Diagno
 		w.at(Pos{1, 1}, "", fmt.Sprintf("%d bytes: an agent file is at most %d", len(data), maxBytes), sizeHint)
 		return nil, w.diags
 	}
+	w.data, w.lines = data, newLineIndex(data)
 	var root *node
 	var complete bool
 	switch format {
