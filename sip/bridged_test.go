@@ -151,3 +151,33 @@ func TestBridgedEnds(t *testing.T) {
 		set.close() // twice is harmless
 	})
 }
+
+// TestTransferTrunk: which trunk's transfer mode a call follows. Catches
+// a call we placed following Config.TransferTrunk instead of its own
+// trunk (it would bridge through a trunk it never used).
+func TestTransferTrunk(t *testing.T) {
+	trunks := map[string]TrunkConfig{
+		"pbx":     {Transfer: TransferBridge},
+		"carrier": {Transfer: TransferRefer},
+	}
+	tests := []struct {
+		name   string
+		call   *Call
+		config string // Config.TransferTrunk
+		want   string
+		ok     bool
+	}{
+		{"came in, none set", &Call{}, "", "", false},
+		{"came in, a transfer trunk", &Call{}, "pbx", "pbx", true},
+		{"placed, its own trunk", &Call{outbound: true, trunkName: "carrier", trunkCfg: trunks["carrier"]}, "pbx", "carrier", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.call.srv = &Server{cfg: Config{Trunks: trunks, TransferTrunk: tt.config}}
+			name, cfg, ok := tt.call.transferTrunk()
+			if name != tt.want || ok != tt.ok || (ok && cfg.Transfer != trunks[tt.want].Transfer) {
+				t.Errorf("transferTrunk() = %q (transfer %q), %v; want %q, %v", name, cfg.Transfer, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
