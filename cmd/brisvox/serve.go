@@ -49,9 +49,11 @@ type serveFlags struct {
 	sipAddr string
 	// admission is "fixed" (the call limit alone) or "measured" (the
 	// limit and the measured cost per call, under cpuCeiling of the
-	// cores).
-	admission  string
-	cpuCeiling float64
+	// cores); each replaces the agent file's [serve] setting only when
+	// the command line gave it (admissionSet, ceilingSet).
+	admission                string
+	cpuCeiling               float64
+	admissionSet, ceilingSet bool
 	// force carries each signal after the first (not a flag): each one
 	// cuts the drain short (serve.Server.Force).
 	force <-chan struct{}
@@ -69,8 +71,7 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error (JSON lines on stderr)")
 	fs.StringVar(&f.operatorTokenEnv, "operator-token-env", "", "the environment variable holding the operator API's bearer token (at least 16 characters); unset: no operator API")
 	fs.StringVar(&f.sipAddr, "sip-addr", "", "replace the agent file's SIP udp and tcp listen addresses with this HOST:PORT")
-	fs.StringVar(&f.admission, "admission", "fixed", "fixed (the call limit alone) or measured (also refuse a call while the measured CPU cost of one more would pass --cpu-ceiling)")
-	fs.Float64Var(&f.cpuCeiling, "cpu-ceiling", admit.DefaultCeiling, "with --admission measured: the share of the cores (GOMAXPROCS) the estimated load may reach, in (0, 1]")
+	f.admissionFlags(fs)
 	fs.BoolVar(&f.logContent, "log-content", false, "for debugging only: log what callers and the bot said and tool arguments (needs --log-level debug)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: brisvox serve --agent FILE [--addr HOST:PORT] [--max-calls N] [--drain 30s] [--log-level info] [--operator-token-env NAME] [--log-content] [--sip-addr HOST:PORT] [--admission fixed|measured] [--cpu-ceiling 0.75]")
@@ -79,6 +80,7 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	f.admissionGiven(fs)
 	if f.agent == "" || fs.NArg() > 0 {
 		fs.Usage()
 		return 2
@@ -153,6 +155,39 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
+// admissionFlags registers --admission and --cpu-ceiling on fs.
+func (f *serveFlags) admissionFlags(fs *flag.FlagSet) {
+	fs.StringVar(&f.admission, "admission", "fixed", "fixed (the call limit alone) or measured (also refuse a call while the measured CPU cost of one more would pass the CPU ceiling); given, it replaces the agent file's [serve] admission")
+	fs.Float64Var(&f.cpuCeiling, "cpu-ceiling", admit.DefaultCeiling, "under measured admission: the share of the cores (GOMAXPROCS) the estimated load may reach, in (0, 1]; given, it replaces the agent file's [serve] cpu_ceiling")
+}
+
+// admissionGiven records which admission flags the command line gave
+// (fs parsed): only those replace the agent file's settings.
+func (f *serveFlags) admissionGiven(fs *flag.FlagSet) {
+	fs.Visit(func(fl *flag.Flag) {
+		switch fl.Name {
+		case "admission":
+			f.admissionSet = true
+		case "cpu-ceiling":
+			f.ceilingSet = true
+		}
+	})
+}
+
+// admissionOf is the admission mode and CPU ceiling to serve with: the
+// agent file's [serve] admission and cpu_ceiling (their defaults fixed
+// and admit.DefaultCeiling), each replaced by its flag when given.
+func (f serveFlags) admissionOf(s agentfile.Serve) (mode string, ceiling float64) {
+	mode, ceiling = s.Admission.V, s.CPUCeiling.V
+	if f.admissionSet {
+		mode = f.admission
+	}
+	if f.ceilingSet {
+		ceiling = f.cpuCeiling
+	}
+	return mode, ceiling
+}
+
 // runServe serves on ln until ctx ends. The agent file is checked first:
 // any diagnostic refuses to serve (fail closed).
 func runServe(ctx context.Context, f serveFlags, ln net.Listener, stdout, stderr io.Writer, log zerolog.Logger) int {
@@ -206,10 +241,10 @@ func runServe(ctx context.Context, f serveFlags, ln net.Listener, stdout, stderr
 		log.Warn().Msg("--log-content: transcripts and tool arguments go to the log; for debugging only")
 	}
 	cfg := serve.Config{MaxCalls: maxCalls, DrainTimeout: f.drain, Log: log, LogContent: f.logContent}
-	if f.admission == "measured" {
-		m, err := admit.New(admit.Config{Cores: float64(runtime.GOMAXPROCS(0)), Ceiling: f.cpuCeiling})
+	if mode, ceiling := f.admissionOf(file.Serve); mode == "measured" {
+		m, err := admit.New(admit.Config{Cores: float64(runtime.GOMAXPROCS(0)), Ceiling: ceiling})
 		if err != nil {
-			fmt.Fprintf(stderr, "brisvox serve: --admission measured: %v\n", err)
+			fmt.Fprintf(stderr, "brisvox serve: measured admission: %v\n", err)
 			return 1
 		}
 		cfg.Meter = m

@@ -11,8 +11,11 @@
 // (File.Diag). The File also carries what `serve` needs beyond the call:
 // who may use each endpoint (public, token and secret variable names,
 // allowed origins, Twilio's auth token variable), the [serve] table
-// (connection rate limits, capacity override, memory limit, GC target)
-// and each stage's warm-up probe.
+// (connection rate limits, capacity override, memory limit, GC target,
+// admission mode and CPU ceiling), each stage's warm-up probe, the SIP
+// trunks outbound calls go through and how the agent behaves on them
+// ([outbound]). The prompt and greetings may hold {{name}} placeholders
+// for a call's variables: checked here, filled by Expand (template.go).
 //
 // Both formats are first read into one small tree of positioned nodes
 // (tree.go: TOML through go-toml's unstable parser, YAML through yaml.v3's

@@ -267,7 +267,16 @@ type Serve struct {
 	// only when Set: V is 100 otherwise, and the runtime's own (GOGC)
 	// stays.
 	GCPercent Value[int]
-	Pos       Pos
+	// Admission is how calls are admitted: "fixed" (the call limit
+	// alone; the default) or "measured" (also the measured CPU cost of
+	// one more call, under CPUCeiling of the cores). serve's --admission
+	// wins when given.
+	Admission Value[string]
+	// CPUCeiling is the share of the cores (GOMAXPROCS) the estimated
+	// load may reach under measured admission: (0, 1], default
+	// admit.DefaultCeiling. serve's --cpu-ceiling wins when given.
+	CPUCeiling Value[float64]
+	Pos        Pos
 }
 
 // Warm is a stage's warm-up before serving: which probe runs, and whether

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/brisvox/brisvox/cmd/internal/admit"
 )
 
 // Bounds of [serve].
@@ -32,8 +34,29 @@ func (w *walker) serve(t *tbl) Serve {
 				"add "+w.format.Setting("memory_limit", "512MiB")+" (or set GOMEMLIMIT), or leave gc_percent out")
 		}
 	}
+	s.Admission = t.oneOf("admission", "fixed", "fixed", "measured")
+	s.CPUCeiling = w.share(t, "cpu_ceiling", admit.DefaultCeiling)
 	t.done("key", "", nil)
 	return s
+}
+
+// share reads a share of a whole: more than 0, at most 1.
+func (w *walker) share(t *tbl, key string, def float64) Value[float64] {
+	e := t.take(key)
+	if e == nil {
+		return Value[float64]{V: def, Pos: t.pos}
+	}
+	f, ok := asFloat(e.val)
+	if !ok {
+		t.typeErr(e, "a number", def)
+		return Value[float64]{V: def, Pos: e.val.pos}
+	}
+	if !(f > 0 && f <= 1) {
+		w.at(e.val.pos, join(t.path, key), fmt.Sprintf("%s is out of range: want a share of the cores, more than 0, at most 1", fnum(f)),
+			fmt.Sprintf("e.g. %s (the default: %.0f%% of the cores)", w.format.Setting(key, def), def*100))
+		return Value[float64]{V: def, Pos: e.val.pos}
+	}
+	return Value[float64]{V: f, Pos: e.val.pos, Set: true}
 }
 
 // rate reads a number of events a second: more than 0, at most hi.

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/brisvox/brisvox/cmd/internal/admit"
 )
 
 // base is a small clean agent that the settings tests add to.
@@ -43,6 +45,7 @@ func TestSettingDefaults(t *testing.T) {
 		{"serve capacity", !f.Serve.OverCapacity.V && !f.Serve.OverCapacity.Set},
 		{"serve memory", f.Serve.MemoryLimit.V == 0 && !f.Serve.MemoryLimit.Set},
 		{"serve gc", f.Serve.GCPercent.V == 100 && !f.Serve.GCPercent.Set},
+		{"serve admission", f.Serve.Admission.V == "fixed" && !f.Serve.Admission.Set && f.Serve.CPUCeiling.V == admit.DefaultCeiling && !f.Serve.CPUCeiling.Set},
 		{"stt warm connect", f.STTWarm.Mode.V == "connect" && !f.STTWarm.Mode.Set && !f.STTWarm.Required.V && !f.STTWarm.Required.Set},
 		{"llm warm models", f.LLMWarm.Mode.V == "models" && !f.LLMWarm.Mode.Set && f.LLMWarm.Mode.Pos == Pos{5, 12}},
 		{"tts warm load", f.TTSWarm.Mode.V == "load" && !f.TTSWarm.Mode.Set},
@@ -85,6 +88,8 @@ burst = 7
 over_capacity = true
 memory_limit = "1536MiB"
 gc_percent = 400
+admission = "measured"
+cpu_ceiling = 0.6
 `
 	toml = strings.Replace(toml, "[llm]\nprovider = \"openai\"\nmodel = \"m\"\n", "[llm]\nprovider = \"openai\"\nmodel = \"m\"\nwarm = \"request\"\nwarm_required = true\n", 1)
 	yaml := `prompt: p
@@ -99,7 +104,7 @@ transports:
     allowed_origins: [https://App.example.com, "http://localhost:8080", "https://[::1]:8443"]
   twilio: {auth_token_env: MY_TWILIO, public_url: "wss://voice.example.com/twilio"}
   sip: {public: true, udp: "127.0.0.1:5060", allow: [127.0.0.0/8], codecs: [opus]}
-serve: {rate_limit: 2.5, burst: 7, over_capacity: true, memory_limit: 1536MiB, gc_percent: 400}
+serve: {rate_limit: 2.5, burst: 7, over_capacity: true, memory_limit: 1536MiB, gc_percent: 400, admission: measured, cpu_ceiling: 0.6}
 `
 	env := envWith("DEEPGRAM_API_KEY", "OPENAI_API_KEY", "PCM_TOKEN", "PCM_SECRET", "MY_TWILIO")
 	for _, c := range []struct {
@@ -126,6 +131,7 @@ serve: {rate_limit: 2.5, burst: 7, over_capacity: true, memory_limit: 1536MiB, g
 				{"twilio", tr.Twilio.AuthTokenEnv.V == "MY_TWILIO" && tr.Twilio.AuthTokenEnv.Set && tr.Twilio.PublicURL.V == "wss://voice.example.com/twilio"},
 				{"sip public", tr.SIP.Public.V && tr.SIP.Public.Set},
 				{"serve", s.RateLimit.V == 2.5 && s.Burst.V == 7 && s.OverCapacity.V && s.MemoryLimit.V == 1536<<20 && s.MemoryLimit.Set && s.GCPercent.V == 400 && s.GCPercent.Set},
+				{"serve admission", s.Admission.V == "measured" && s.Admission.Set && s.CPUCeiling.V == 0.6 && s.CPUCeiling.Set},
 				{"llm warm", f.LLMWarm.Mode.V == "request" && f.LLMWarm.Mode.Set && f.LLMWarm.Required.V},
 				{"tts warm", f.TTSWarm.Mode.V == "none" && f.TTSWarm.Mode.Set && !f.TTSWarm.Required.V},
 				{"stt warm", f.STTWarm.Mode.V == "connect" && !f.STTWarm.Mode.Set},
@@ -146,7 +152,7 @@ serve: {rate_limit: 2.5, burst: 7, over_capacity: true, memory_limit: 1536MiB, g
 // Mutation caught: "*" accepted as an origin, an origin with a path
 // accepted, a size without a unit accepted, a warm mode of another
 // provider accepted, a token variable not looked up, public and a token
-// together let through.
+// together let through, cpu_ceiling's (0, 1] check dropped.
 func TestSettingDiagnostics(t *testing.T) {
 	cases := []struct {
 		name, add, want, hint string
@@ -167,6 +173,10 @@ func TestSettingDiagnostics(t *testing.T) {
 		{"size small", "[transports.webrtc]\n[serve]\nmemory_limit = \"1MiB\"\n", "11:16 serve.memory_limit: 1048576 bytes is out of range", "memory_limit = "},
 		{"gc low", "[transports.webrtc]\n[serve]\ngc_percent = 5\n", "11:14 serve.gc_percent: 5 is under 10", "gc_percent = -1"},
 		{"gc high", "[transports.webrtc]\n[serve]\ngc_percent = 5000\n", "11:14 serve.gc_percent: 5000 is out of range -1..1000", "gc_percent = 1000"},
+		{"admission mode", "[transports.webrtc]\n[serve]\nadmission = \"measure\"\n", `11:13 serve.admission: "measure" is not one of fixed, measured`, `did you mean "measured"`},
+		{"ceiling over 1", "[transports.webrtc]\n[serve]\ncpu_ceiling = 1.5\n", "11:15 serve.cpu_ceiling: 1.5 is out of range: want a share of the cores", "cpu_ceiling = 0.75"},
+		{"ceiling 0", "[transports.webrtc]\n[serve]\ncpu_ceiling = 0\n", "11:15 serve.cpu_ceiling: 0 is out of range", "75% of the cores"},
+		{"ceiling percent", "[transports.webrtc]\n[serve]\ncpu_ceiling = \"75%\"\n", "11:15 serve.cpu_ceiling: want a number, got a string", "cpu_ceiling = 0.75"},
 		{"serve unknown", "[transports.webrtc]\n[serve]\nbursts = 1\n", `11:1 serve.bursts: unknown key "bursts"`, `did you mean "burst"`},
 		{"warm of another provider", "[transports.webrtc]\n[tts]\n", "", ""},
 	}
