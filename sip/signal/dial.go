@@ -582,15 +582,16 @@ func (s *Server) answered(o Outbound, req *sip.Request, res *sip.Response, d *Di
 	d.peerUpdate = hasToken(res, "Allow", "", "UPDATE")
 	d.peerTimer = hasToken(res, "Supported", "k", "timer")
 	d.retransT, d.ackT, d.refreshT, d.expiryT, d.retryT = stoppedTimer(), stoppedTimer(), stoppedTimer(), stoppedTimer(), stoppedTimer()
+	// RFC 4028 7.2: the 2xx's Session-Expires sets the session; its
+	// refresher names the INVITE's roles (uac: us), and a UAS that named
+	// none leaves the refreshes to us, who asked and support timer. No
+	// Session-Expires: no session timer.
 	se, ref := time.Duration(0), refresherNone
 	if v, ok := header(res, "Session-Expires", "x"); ok {
 		if secs, r, err := parseSessionExpires(v); err == nil {
-			se = time.Duration(secs) * time.Second
-			// The loop's refresherUAS means "we refresh": in our
-			// dialog we are the UAC of the INVITE.
-			ref = refresherUAC
-			if r != refresherUAS {
-				ref = refresherUAS
+			se, ref = time.Duration(secs)*time.Second, r
+			if ref == refresherNone {
+				ref = refresherUAC
 			}
 		}
 	}

@@ -3,6 +3,8 @@ package signal
 import (
 	"context"
 	"errors"
+	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -260,5 +262,109 @@ func TestDialInvalid(t *testing.T) {
 		if _, err := s.Dial(context.Background(), o); !errors.Is(err, ErrInvalidDial) {
 			t.Errorf("err %v", err)
 		}
+	}
+}
+
+// TestDialSessionTimer pins RFC 4028 on a call we placed: the refresher is
+// the one the 200 names (uac is us), uac when its Session-Expires names
+// none; we refresh at half the interval (UPDATE, refresher=uac: we stay
+// the refresher) only when we are the refresher; when the callee is, its
+// refresh (refresher=uac in its own request: itself) moves the expiry,
+// and without one BYE at the interval less a third.
+// Mutations caught (seen failing): the 200's refresher flipped as before
+// (refresher=uac taken as the callee's: no refresh, BYE at 60 s), a peer's
+// refresh taken in its transaction's roles (we start refreshing: UPDATEs
+// every 45 s and the dialog never ends).
+func TestDialSessionTimer(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		se          string          // the 200's Session-Expires, "" none
+		peerRefresh []time.Duration // UPDATEs from the callee at these times
+		run         time.Duration   // then Hangup (0: wait for the end)
+		refresher   string
+		wantReqs    []string
+		wantAt      []time.Duration
+	}{
+		{name: "200 names us", se: "90;refresher=uac", run: 100 * time.Second, refresher: "uac",
+			wantReqs: []string{"UPDATE", "UPDATE", "BYE"}, wantAt: secs(45, 90, 100)},
+		{name: "200 names none", se: "90", run: 100 * time.Second, refresher: "uac",
+			wantReqs: []string{"UPDATE", "UPDATE", "BYE"}, wantAt: secs(45, 90, 100)},
+		{name: "200 names the callee", se: "90;refresher=uas", refresher: "uas",
+			wantReqs: []string{"BYE"}, wantAt: secs(60)},
+		{name: "the callee refreshes once", se: "90;refresher=uas", peerRefresh: secs(40), refresher: "uas",
+			wantReqs: []string{"BYE"}, wantAt: secs(100)},
+		{name: "no session timer", run: time.Hour, wantReqs: []string{"BYE"}, wantAt: secs(3600)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s, w, _ := dialServer(t, func(_ int, tx *fakeInviteTx) {
+					res := tx.reply(200, "a", []byte(testSDP))
+					res.AppendHeader(sip.NewHeader("Allow", "INVITE, ACK, BYE, UPDATE"))
+					res.AppendHeader(sip.NewHeader("Supported", "timer"))
+					if tc.se != "" {
+						res.AppendHeader(sip.NewHeader("Session-Expires", tc.se))
+					}
+					tx.res <- res
+				})
+				t0 := time.Now()
+				m := &fakeMedia{}
+				d, err := s.Dial(context.Background(), outbound(m))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := d.Describe().Refresher; got != tc.refresher {
+					t.Errorf("refresher %q, want %q", got, tc.refresher)
+				}
+				for i, at := range tc.peerRefresh {
+					time.Sleep(at - time.Since(t0))
+					upd := msg(t, "", "UPDATE sip:bot@127.0.0.1:5060 SIP/2.0",
+						"Via: SIP/2.0/UDP 127.0.0.9:5099;branch=z9hG4bK-upd"+strconv.Itoa(i),
+						"From: <sip:+15551234@127.0.0.9>;tag=a",
+						"To: <sip:+15559876@127.0.0.1>;tag="+d.localTag,
+						"Call-ID: "+d.callID,
+						"CSeq: "+strconv.Itoa(i+1)+" UPDATE",
+						"Contact: <sip:127.0.0.9:5099>",
+						"Max-Forwards: 70",
+						"Supported: timer",
+						"Session-Expires: 90;refresher=uac")
+					ftx := &fakeTx{}
+					s.serveRequest(upd, ftx, nil)
+					if got := ftx.codes(); !slices.Equal(got, []int{200}) {
+						t.Fatalf("refresh answered %v", got)
+					}
+					if v, _ := header(ftx.last(), "Session-Expires", ""); v != "90;refresher=uac" {
+						t.Errorf("our 200 to the refresh: Session-Expires %q", v)
+					}
+				}
+				if tc.run > 0 {
+					time.Sleep(tc.run - time.Since(t0))
+					d.Hangup(nil)
+				}
+				select {
+				case <-d.Done():
+				case <-time.After(10 * time.Minute):
+					t.Error("the dialog did not end in 10 min")
+					d.Hangup(nil)
+					<-d.Done()
+				}
+				synctest.Wait()
+				if got := w.methods(); !slices.Equal(got, tc.wantReqs) {
+					t.Fatalf("requests %v, want %v", got, tc.wantReqs)
+				}
+				if at := offsets(t0, w.sent("request")); !slices.Equal(at, tc.wantAt) {
+					t.Fatalf("requests at %v, want %v", at, tc.wantAt)
+				}
+				for _, r := range w.sent("request") {
+					req := r.msg.(*sip.Request)
+					if req.Method != sip.UPDATE {
+						continue
+					}
+					if v, _ := header(req, "Session-Expires", ""); v != "90;refresher=uac" {
+						t.Errorf("our UPDATE: Session-Expires %q, want 90;refresher=uac", v)
+					}
+				}
+				s.Close()
+			})
+		})
 	}
 }

@@ -131,7 +131,11 @@ type Dialog struct {
 	// refer is our pending (or last) REFER's subscription.
 	refer *referState
 
-	se         time.Duration
+	se time.Duration
+	// refresher is who refreshes, named by the roles of the dialog's
+	// first INVITE (uac: the caller); we refresh when it is our role
+	// (weRefresh). A refresh transaction's refresher parameter names
+	// that transaction's roles: refresherIn turns it into ours.
 	refresher  refresher
 	peerUpdate bool // the peer allows UPDATE
 	peerTimer  bool // the peer supports timer
@@ -484,7 +488,7 @@ func (d *Dialog) onReinvite(req *sip.Request, tx serverTx) {
 		d.remoteTarget = *c
 	}
 	d.localSDP = sdp
-	d.setSession(se, ref)
+	d.setSession(se, d.refresherIn(ref, false))
 	res := d.reply(tx, req, 200, "OK", sdp, d.okHeaders(se, ref, req)...)
 	d.countRefresh()
 	if res != nil {
@@ -529,7 +533,7 @@ func (d *Dialog) onUpdate(req *sip.Request, tx serverTx) {
 	if c := contactURIOr(req); c != nil {
 		d.remoteTarget = *c
 	}
-	d.setSession(se, ref)
+	d.setSession(se, d.refresherIn(ref, false))
 	d.reply(tx, req, 200, "OK", sdp, d.okHeaders(se, ref, req)...)
 	d.countRefresh()
 }
@@ -540,9 +544,41 @@ func (d *Dialog) countRefresh() {
 	}
 }
 
+// ourRole is our role in the dialog's first INVITE: uac when we placed
+// the call.
+func (d *Dialog) ourRole() refresher {
+	if d.uac {
+		return refresherUAC
+	}
+	return refresherUAS
+}
+
+// weRefresh says the session refresher is us.
+func (d *Dialog) weRefresh() bool { return d.refresher == d.ourRole() }
+
+// refresherIn is the refresher r of a refresh transaction (relative to
+// its client and server) in the dialog's roles; ours says we sent the
+// request (we are its client).
+func (d *Dialog) refresherIn(r refresher, ours bool) refresher {
+	if r == refresherNone {
+		return r
+	}
+	us := refresherUAS
+	if ours {
+		us = refresherUAC
+	}
+	if r == us {
+		return d.ourRole()
+	}
+	if d.uac {
+		return refresherUAS
+	}
+	return refresherUAC
+}
+
 // setSession (re)arms the session timer: the refresh at half the interval
 // when we refresh, and in any case the expiry at the interval less
-// min(32 s, interval/3) (RFC 4028 10).
+// min(32 s, interval/3) (RFC 4028 10). r is in the dialog's roles.
 func (d *Dialog) setSession(se time.Duration, r refresher) {
 	d.se, d.refresher = se, r
 	d.refreshT.Stop()
@@ -551,7 +587,7 @@ func (d *Dialog) setSession(se time.Duration, r refresher) {
 	if se <= 0 {
 		return
 	}
-	if r == refresherUAS {
+	if d.weRefresh() {
 		d.refreshT.Reset(se / 2)
 	}
 	d.expiryT.Reset(se - min(32*time.Second, se/3))
@@ -585,11 +621,13 @@ func (d *Dialog) onRefreshDue() {
 	d.sendRefresh(method, d.se)
 }
 
+// sendRefresh sends our session refresh. Its refresher is uac, the
+// client of this request: we stay the refresher (RFC 4028 7.4).
 func (d *Dialog) sendRefresh(method sip.RequestMethod, se time.Duration) {
 	req := d.newRequest(method)
 	req.AppendHeader(d.contact)
 	req.AppendHeader(sip.NewHeader("Supported", "timer"))
-	req.AppendHeader(sip.NewHeader("Session-Expires", strconv.Itoa(int(se/time.Second))+";refresher=uas"))
+	req.AppendHeader(sip.NewHeader("Session-Expires", strconv.Itoa(int(se/time.Second))+";refresher=uac"))
 	req.AppendHeader(sip.NewHeader("Min-SE", strconv.Itoa(int(d.env.cfg.MinSE/time.Second))))
 	if method == sip.INVITE {
 		req.AppendHeader(sip.NewHeader("Content-Type", "application/sdp"))
@@ -626,12 +664,14 @@ func (d *Dialog) onRefreshResult(req *sip.Request, se time.Duration, res *sip.Re
 				return
 			}
 		}
-		nse, ref := se, refresherUAS
+		// The 2xx may name another refresher (in this transaction's
+		// roles: uac is us); without one we stay the refresher.
+		nse, ref := se, d.ourRole()
 		if v, ok := header(res, "Session-Expires", "x"); ok {
 			if s, r, err := parseSessionExpires(v); err == nil {
 				nse = time.Duration(s) * time.Second
 				if r != refresherNone {
-					ref = r
+					ref = d.refresherIn(r, true)
 				}
 			}
 		}

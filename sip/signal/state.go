@@ -38,7 +38,8 @@ type DialogInfo struct {
 	// Transport is "UDP", "TCP" or "TLS".
 	Transport string
 	// SessionExpires is the negotiated session interval (0: none) and
-	// Refresher who refreshes: "uac", "uas" or "".
+	// Refresher who refreshes, in the roles of the dialog's first INVITE:
+	// "uac" (the caller: us on a call we placed), "uas" or "".
 	SessionExpires time.Duration
 	Refresher      string
 	// Retransmits counts our 2xx retransmissions, Refreshes the session
