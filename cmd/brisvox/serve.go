@@ -269,6 +269,15 @@ func runServe(ctx context.Context, f serveFlags, ln net.Listener, stdout, stderr
 			return 1
 		}
 	}
+	if sipSrv != nil && len(sipSrv.Trunks()) > 0 {
+		// Outbound calls are placed through the operator API only.
+		if operatorToken == "" {
+			log.Warn().Msg("the agent file has SIP trunks but no operator API (--operator-token-env): no outbound calls can be placed")
+		} else if err := srv.EnableDial(operatorToken, sipDialer{srv: srv, sip: sipSrv}); err != nil {
+			fmt.Fprintf(stderr, "brisvox serve: outbound calls: %v; not serving\n", err)
+			return 1
+		}
+	}
 	fmt.Fprintf(stdout, "brisvox: serving agent %q on http://%s/ (Ctrl-C to stop)\n", a.Name(), ln.Addr())
 	if sipSrv != nil {
 		for _, addr := range sipSrv.Addrs() {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/netip"
 	"os"
@@ -8,7 +10,10 @@ import (
 
 	"github.com/brisvox/brisvox/cmd/internal/agentfile"
 	"github.com/brisvox/brisvox/cmd/internal/serve"
+	"github.com/brisvox/brisvox/media/conn"
+	"github.com/brisvox/brisvox/messages"
 	"github.com/brisvox/brisvox/sip"
+	"github.com/brisvox/brisvox/sip/register"
 	"github.com/brisvox/brisvox/sip/rtp"
 	"github.com/brisvox/brisvox/sip/sdp"
 	"github.com/brisvox/brisvox/sip/signal"
@@ -67,6 +72,11 @@ func sipConfig(t agentfile.SIP, log zerolog.Logger) (sip.Config, error) {
 	for _, s := range t.ScannerUserAgents {
 		cfg.Trunk.Scanners = append(cfg.Trunk.Scanners, s.V)
 	}
+	trunks, err := sipTrunks(t, os.LookupEnv)
+	if err != nil {
+		return sip.Config{}, err
+	}
+	cfg.Trunks = trunks
 	if t.AuthUser.V != "" {
 		pass, ok := os.LookupEnv(t.AuthPasswordEnv.V)
 		if !ok || pass == "" {
@@ -101,6 +111,9 @@ func mountSIP(srv *serve.Server, t agentfile.SIP, log zerolog.Logger) (*sip.Serv
 		return nil, err
 	}
 	srv.Attach("sip", s.Stats, s.Close)
+	if len(s.Registrations()) > 0 {
+		srv.AddReadiness("sip_registrations", func() any { return s.Registrations() })
+	}
 	return s, nil
 }
 
@@ -118,10 +131,12 @@ var (
 		"Key presses of SIP callers, by source (rfc4733, sip_info) and undelivered.", []string{"source"}, nil)
 	sipPanicsDesc = prometheus.NewDesc("brisvox_sip_panics_total", "Panics recovered while handling a SIP request.", nil, nil)
 	sipCallsDesc  = prometheus.NewDesc("brisvox_sip_calls", "Live SIP calls.", nil, nil)
+	sipRegDesc    = prometheus.NewDesc("brisvox_sip_registrations",
+		"Registrations with the trunks that want one: 1 for the state each is in (idle, registering, registered, retrying, failed, unregistered), 0 for the others.", []string{"trunk", "state"}, nil)
 )
 
 func (sipCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{sipRequestsDesc, sipDropsDesc, sipRTPDesc, sipDTMFDesc, sipPanicsDesc, sipCallsDesc} {
+	for _, d := range []*prometheus.Desc{sipRequestsDesc, sipDropsDesc, sipRTPDesc, sipDTMFDesc, sipPanicsDesc, sipCallsDesc, sipRegDesc} {
 		ch <- d
 	}
 }
@@ -142,4 +157,63 @@ func (c sipCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(sipPanicsDesc, prometheus.CounterValue, float64(snap.Panics))
 	ch <- prometheus.MustNewConstMetric(sipCallsDesc, prometheus.GaugeValue, float64(snap.Calls))
+	for _, r := range c.s.Registrations() {
+		for _, st := range register.States {
+			v := 0.0
+			if r.State == st {
+				v = 1
+			}
+			ch <- prometheus.MustNewConstMetric(sipRegDesc, prometheus.GaugeValue, v, r.Trunk, string(st))
+		}
+	}
+}
+
+// sipDialer places the operator API's outbound calls through the SIP
+// transport's trunks (serve.Dialer): the answered call is started on the
+// server with its request.
+type sipDialer struct {
+	srv *serve.Server
+	sip *sip.Server
+}
+
+var _ serve.Dialer = sipDialer{}
+
+func (d sipDialer) Trunks() []string { return d.sip.Trunks() }
+
+func (d sipDialer) Dial(ctx context.Context, req serve.DialRequest) (messages.CallID, error) {
+	c, err := d.sip.Dial(ctx, sip.DialRequest{
+		Trunk: req.Trunk, To: req.To, From: req.From, RingTimeout: req.RingTimeout,
+		// The trunk's early_media setting decides.
+		EarlyMedia: true,
+	})
+	if err != nil {
+		return "", dialError(err)
+	}
+	if err := d.srv.StartDialed(c, req); err != nil {
+		return "", err
+	}
+	return messages.CallID(c.ID()), nil
+}
+
+// dialError maps the SIP transport's dial errors onto the operator API's
+// outcomes.
+func dialError(err error) error {
+	var (
+		de  *signal.DialError
+		ref *conn.Refusal
+	)
+	switch {
+	case errors.As(err, &de):
+		return &serve.DialError{Outcome: serve.DialOutcome(de.Outcome), Code: de.Code}
+	case errors.As(err, &ref):
+		return &serve.DialError{Outcome: serve.DialRefused}
+	case errors.Is(err, sip.ErrDialLimited):
+		return &serve.DialError{Outcome: serve.DialLimited}
+	case errors.Is(err, sip.ErrInvalidDial), errors.Is(err, sip.ErrUnknownTrunk):
+		return fmt.Errorf("%w: %w", serve.ErrBadDial, err)
+	case errors.Is(err, signal.ErrBadAnswer):
+		// Answered with an SDP we cannot take: ACK and BYE were sent.
+		return &serve.DialError{Outcome: serve.DialFailed, Code: 488}
+	}
+	return &serve.DialError{Outcome: serve.DialFailed}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -193,9 +194,13 @@ func (a *Agent) Session(env serve.CallEnv) (session.Config, error) {
 		return session.Config{}, err
 	}
 	f := a.file
+	prompt, greeting, greetAfter, err := a.opening(env.Dial)
+	if err != nil {
+		return session.Config{}, err
+	}
 	cfg := session.Config{
 		STT: stt, LLM: a.llm, TTS: a.tts, Tools: reg, Log: a.log,
-		Greeting: f.Greeting.V, EndLine: f.EndLine.V,
+		Greeting: greeting, GreetAfter: greetAfter, EndLine: f.EndLine.V,
 		Turn: turn.Config{
 			EndOfTurnDelay: f.Turn.EndOfTurnDelay.V, BargeInDelay: f.Turn.BargeInDelay.V,
 			Speculate: f.Turn.Speculate.V, DrainTimeout: f.Turn.DrainTimeout.V,
@@ -204,7 +209,7 @@ func (a *Agent) Session(env serve.CallEnv) (session.Config, error) {
 			},
 		},
 		LLMConfig: llm.Config{
-			System: f.Prompt.V, MaxRounds: f.Rounds.MaxRounds.V, RoundTimeout: f.Rounds.RoundTimeout.V,
+			System: prompt, MaxRounds: f.Rounds.MaxRounds.V, RoundTimeout: f.Rounds.RoundTimeout.V,
 			FallbackLine: f.Rounds.FallbackLine.V,
 			FillerAfter:  f.Fillers.After.V, FillerPerTool: f.Fillers.PerTool.V,
 		},
@@ -263,6 +268,51 @@ func (a *Agent) Session(env serve.CallEnv) (session.Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// CheckVariables refuses a dial whose variables lack a placeholder of
+// the prompt or the greetings (serve.VariableChecker): the error names
+// the missing ones, never a value.
+func (a *Agent) CheckVariables(vars map[string]string) error {
+	var missing []string
+	for _, name := range a.file.Variables() {
+		if _, ok := vars[name]; !ok {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%w: the agent file uses %s", agentfile.ErrMissingVariable, strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// opening is a call's prompt and greeting with its variables in, and how
+// long the greeting waits. A call that came in has no variables: its
+// placeholders read as empty text. One we placed greets with
+// [outbound]'s greeting, after the callee's first words unless the file
+// has it speak first (and the dial did not ask to wait).
+func (a *Agent) opening(dial *serve.DialRequest) (prompt, greeting string, after time.Duration, err error) {
+	f := a.file
+	vars := map[string]string{}
+	greeting = f.Greeting.V
+	if dial != nil {
+		vars = dial.Variables
+		greeting = f.Outbound.Greeting.V
+		if !f.Outbound.SpeakFirst.V || dial.WaitForCallee {
+			after = f.Outbound.FirstWordsWait.V
+		}
+	} else {
+		for _, name := range f.Variables() {
+			vars[name] = ""
+		}
+	}
+	if prompt, err = agentfile.Expand(f.Prompt.V, vars); err != nil {
+		return "", "", 0, fmt.Errorf("agentbuild: prompt: %w", err)
+	}
+	if greeting, err = agentfile.Expand(greeting, vars); err != nil {
+		return "", "", 0, fmt.Errorf("agentbuild: greeting: %w", err)
+	}
+	return prompt, greeting, after, nil
 }
 
 // VADPoolStats reads the Silero pools' counters by sample rate (none

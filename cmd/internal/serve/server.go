@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net"
 	"net/http"
 	"runtime/debug"
@@ -177,7 +178,9 @@ type Server struct {
 	changed chan struct{} // closed and replaced when live changes
 	stats   kit.Counters
 	sources map[string]func() map[string]uint64
-	closers []func()
+	// readiness are the transports' details on /readyz, by name.
+	readiness map[string]func() any
+	closers   []func()
 	// idle frees memory once the server is idle (IdleFree). Guarded
 	// by mu.
 	idle    *time.Timer
@@ -203,8 +206,9 @@ func New(cfg Config, agent Agent) (*Server, error) {
 	s := &Server{
 		cfg: cfg, agent: agent, log: cfg.Log, sys: sys, board: board, mux: http.NewServeMux(),
 		live: map[messages.CallID]Conn{}, changed: make(chan struct{}), stats: kit.Counters{},
-		skip:    [2]chan struct{}{make(chan struct{}), make(chan struct{})},
-		sources: map[string]func() map[string]uint64{},
+		skip:      [2]chan struct{}{make(chan struct{}), make(chan struct{})},
+		sources:   map[string]func() map[string]uint64{},
+		readiness: map[string]func() any{},
 	}
 	s.metrics = newMetrics(agent.Name(), func() int {
 		s.mu.Lock()
@@ -655,11 +659,30 @@ func (s *Server) waitCalls(d time.Duration, skip <-chan struct{}) bool {
 	}
 }
 
+// AddReadiness shows what detail returns under name in /readyz's
+// "details" (a transport's registrations with its carriers): facts for
+// the operator, not the readiness itself, which stays the node's
+// admission. detail is called at each probe and must not block.
+func (s *Server) AddReadiness(name string, detail func() any) {
+	s.mu.Lock()
+	s.readiness[name] = detail
+	s.mu.Unlock()
+}
+
 func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
 	draining, live := s.draining, len(s.live)
+	details := make(map[string]func() any, len(s.readiness))
+	maps.Copy(details, s.readiness)
 	s.mu.Unlock()
 	body := map[string]any{"ready": !draining, "live_calls": live, "max_calls": s.cfg.MaxCalls}
+	if len(details) > 0 {
+		out := make(map[string]any, len(details))
+		for name, f := range details {
+			out[name] = f()
+		}
+		body["details"] = out
+	}
 	if m := s.cfg.Meter; m != nil {
 		e := m.Estimate()
 		body["admission"] = admissionBody{Estimate: e, Load: e.Load(live)}
