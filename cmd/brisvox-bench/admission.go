@@ -202,6 +202,10 @@ type admissionReport struct {
 	// hold (this process, its children and anyone else), Steal the share
 	// the hypervisor gave to other guests; Load1 the load average at the
 	// hold's end. A shared machine shows here.
+	// BusyBefore is the machine's busy share over 2 s before the first
+	// call (other processes: this one is idle then). Well above 0, the
+	// cores GOMAXPROCS counts are not all this server's.
+	BusyBefore  float64         `json:"machine_busy_share_before"`
 	MachineBusy float64         `json:"machine_busy_share"`
 	Steal       float64         `json:"machine_steal_share"`
 	Load1       float64         `json:"loadavg_1m"`
@@ -274,6 +278,7 @@ func printAdmission(w io.Writer, r admissionReport) {
 	}
 	fmt.Fprintf(w, "  admitted %d, refused %d %v; server peak %d live calls; sipp %d successful, %d failed\n",
 		r.Admitted, sum(r.Refused), r.Refused, r.Peak, r.SippSuccessful, r.SippFailed)
+	fmt.Fprintf(w, "  machine %.0f%% busy before the calls (other processes)\n", 100*r.BusyBefore)
 	fmt.Fprintf(w, "  hold %.1fs: server CPU %.1f%% of a core; synthetic windows %d of %.0f due; machine %.0f%% busy, %.0f%% stolen, load average %.1f\n",
 		r.HoldS, r.CPUTotal, r.Windows, r.WindowsWant, 100*r.MachineBusy, 100*r.Steal, r.Load1)
 	if e := r.Estimate; e != nil {
@@ -411,6 +416,9 @@ func runAdmission(run admissionRun, stderr io.Writer) admissionReport {
 	if err != nil {
 		return fail("%v", err)
 	}
+	before := readMachineTimes()
+	time.Sleep(2 * time.Second)
+	rep.BusyBefore, _ = readMachineTimes().shares(before)
 	// One stream starts the media peer's clock: the hold is a window of
 	// time, whatever number of calls was admitted.
 	mediaCmd := exec.Command(self, "sip-media", "--addr", "127.0.0.3:"+strconv.Itoa(mediaPort), "--calls", "1",
