@@ -68,7 +68,7 @@ const (
 	DialBusy        DialOutcome = "busy"        // 486, 600
 	DialNoAnswer    DialOutcome = "no_answer"   // 408, 480, ring timeout (code 0)
 	DialDeclined    DialOutcome = "declined"    // 603
-	DialRejected    DialOutcome = "rejected"    // other 4xx
+	DialRejected    DialOutcome = "rejected"    // other 4xx; the callee's BYE before answering (code 0)
 	DialUnavailable DialOutcome = "unavailable" // 5xx
 	DialFailed      DialOutcome = "failed"      // other 6xx, 3xx
 	DialAuthFailed  DialOutcome = "auth_failed" // challenged without Credentials or past MaxAuthAttempts
@@ -158,6 +158,7 @@ type dialing struct {
 	d     *Dialog // the dialog of the first 2xx, nil before
 	tmpl  *Dialog // our side of the dialog (tags, Via, Contact)
 	ended bool
+	early []dialogKey // its early dialogs in Server.earlyOut
 }
 
 // Dial places a call and returns its confirmed dialog (200 received, ACK
@@ -187,6 +188,7 @@ func (s *Server) Dial(ctx context.Context, o Outbound) (*Dialog, error) {
 	defer stop()
 
 	dlg, outcome, code, err := s.runDial(ctx, o, req, d, rec)
+	s.dropEarlyLegs(rec)
 	s.stats.dial(string(outcome))
 	if dlg == nil {
 		s.mu.Lock()
@@ -340,6 +342,8 @@ func (s *Server) runDial(ctx context.Context, o Outbound, req *sip.Request, d *D
 		ring = t.C
 	}
 	auths := 0
+	// The callee's BYE in an early dialog ends the dial.
+	earlyBye := make(chan struct{}, 1)
 	for {
 		tx, err := s.inviter.invite(context.WithoutCancel(ctx), req, s.onStrayResponse)
 		if err != nil {
@@ -385,6 +389,7 @@ func (s *Server) runDial(ctx context.Context, o Outbound, req *sip.Request, d *D
 						continue
 					}
 					provisional = true
+					s.addEarlyLeg(rec, res, earlyBye)
 					if cancelled != "" {
 						sendCancel()
 					}
@@ -405,6 +410,7 @@ func (s *Server) runDial(ctx context.Context, o Outbound, req *sip.Request, d *D
 					return s.answered(o, req, res, d, rec)
 				default:
 					tx.Terminate()
+					s.dropEarlyLegs(rec)
 					if cancelled != "" {
 						return nil, cancelled, 0, &DialError{Outcome: cancelled}
 					}
@@ -430,6 +436,8 @@ func (s *Server) runDial(ctx context.Context, o Outbound, req *sip.Request, d *D
 			case <-ring:
 				ring = nil
 				wantCancel(DialNoAnswer)
+			case <-earlyBye:
+				wantCancel(DialRejected)
 			case <-done:
 				done = nil
 				wantCancel(DialCancelled)

@@ -116,6 +116,8 @@ func (p *progressLog) add(code int, sdp []byte) {
 //   - 401 forever: the MaxAuthAttempts bound dropped (sipp saw 17552
 //     INVITEs before the ring timeout, not 3);
 //   - early media: Progress not called for an 18x with SDP;
+//   - bye in the early dialog: the early dialog not looked up (the BYE
+//     answered 481, the dial ends at the ring timeout: no_answer);
 //   - bad SDP: the BYE without its Reason (sipp's check_it fails the
 //     call: exit 1).
 func TestDialSipp(t *testing.T) {
@@ -174,6 +176,12 @@ func TestDialSipp(t *testing.T) {
 				defer p.mu.Unlock()
 				if len(p.codes) != 1 || p.codes[0] != 183 || p.sdps != 1 {
 					t.Errorf("Progress %v with %d SDPs, want [183] with 1", p.codes, p.sdps)
+				}
+			}},
+		{name: "bye in the early dialog", scenario: "uas_early_bye.xml", outcome: DialRejected,
+			check: func(t *testing.T, trace string, _ *progressLog) {
+				if n, c, a := received(trace, "SIP/2.0 200"), received(trace, "CANCEL"), received(trace, "ACK"); n != 1 || c != 1 || a != 1 {
+					t.Errorf("sipp saw %d 200s, %d CANCELs, %d ACKs, want 1 each", n, c, a)
 				}
 			}},
 		{name: "bad sdp", scenario: "uas_bad_sdp.xml", badAnswer: true, outcome: DialBadAnswer, code: 200,

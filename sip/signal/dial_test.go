@@ -368,3 +368,85 @@ func TestDialSessionTimer(t *testing.T) {
 		})
 	}
 }
+
+// TestDialEarlyDialog: the callee's requests in the early dialog of our
+// dial (after its 183 with a To tag, before a 200) get their answers, not
+// 481; another tag still gets 481; the callee's BYE ends the dial (our
+// CANCEL, DialRejected code 0), and then the early dialog is gone.
+// Mutations caught (seen failing): the early lookup dropped from inDialog
+// (every request 481), the dial not ending on the early BYE (no_answer at
+// the ring timeout, not rejected).
+func TestDialEarlyDialog(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, w, fi := dialServer(t, func(_ int, tx *fakeInviteTx) { tx.res <- tx.reply(183, "e", []byte(testSDP)) })
+		w.answer = func(req *sip.Request) (*sip.Response, error) {
+			if req.Method == sip.CANCEL {
+				fi.last().res <- fi.last().reply(487, "e", nil)
+			}
+			return sip.NewResponseFromRequest(req, 200, "OK", nil), nil
+		}
+		type result struct {
+			d   *Dialog
+			err error
+		}
+		done := make(chan result, 1)
+		go func() {
+			o := outbound(&fakeMedia{})
+			o.RingTimeout = time.Minute
+			d, err := s.Dial(context.Background(), o)
+			done <- result{d, err}
+		}()
+		synctest.Wait()
+		inv := fi.last().req
+		ours, _ := inv.From().Params.Get("tag")
+		cseq := 0
+		send := func(method, tag, body string) []int {
+			cseq++
+			lines := []string{method + " sip:+15559876@127.0.0.1:5060 SIP/2.0",
+				"Via: SIP/2.0/UDP 127.0.0.9:5099;branch=z9hG4bK-early" + strconv.Itoa(cseq),
+				"From: <sip:+15551234@127.0.0.9>;tag=" + tag,
+				"To: <sip:+15559876@127.0.0.1>;tag=" + ours,
+				"Call-ID: " + inv.CallID().Value(),
+				"CSeq: " + strconv.Itoa(cseq) + " " + method,
+				"Max-Forwards: 70"}
+			if method == "INFO" {
+				lines = append(lines, "Content-Type: application/dtmf-relay")
+			}
+			tx := &fakeTx{}
+			s.serveRequest(msg(t, body, lines...), tx, nil)
+			return tx.codes()
+		}
+		for _, tc := range []struct {
+			method, tag, body string
+			want              int
+		}{
+			{"OPTIONS", "e", "", 200},
+			{"UPDATE", "e", "", 200},
+			{"UPDATE", "e", testSDP, 491},
+			{"INFO", "e", "", 200},
+			{"REFER", "e", "", 403},
+			{"NOTIFY", "e", "", 481},
+			{"OPTIONS", "fork", "", 481},
+		} {
+			if got := send(tc.method, tc.tag, tc.body); !slices.Equal(got, []int{tc.want}) {
+				t.Errorf("%s with tag %s in the early dialog answered %v, want %d", tc.method, tc.tag, got, tc.want)
+			}
+		}
+		if got := send("BYE", "e", ""); !slices.Equal(got, []int{200}) {
+			t.Errorf("BYE in the early dialog answered %v, want 200", got)
+		}
+		r := <-done
+		var de *DialError
+		if r.d != nil || !errors.As(r.err, &de) || de.Outcome != DialRejected || de.Code != 0 {
+			t.Fatalf("Dial = %v, %v; want rejected 0", r.d, r.err)
+		}
+		synctest.Wait()
+		if got := w.methods(); !slices.Equal(got, []string{"CANCEL"}) {
+			t.Errorf("requests %v, want [CANCEL]", got)
+		}
+		if got := send("OPTIONS", "e", ""); !slices.Equal(got, []int{481}) {
+			t.Errorf("OPTIONS after the dial answered %v, want 481", got)
+		}
+		s.Close()
+	})
+}

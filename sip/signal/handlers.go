@@ -133,6 +133,10 @@ func (s *Server) lookup(req *sip.Request) *Dialog {
 func (s *Server) inDialog(req *sip.Request, tx serverTx) {
 	d := s.lookup(req)
 	if d == nil {
+		if e := s.lookupEarly(req); e != nil {
+			s.earlyLegRequest(e, req, tx)
+			return
+		}
 		s.respond(tx, req, 481, "", "", nil)
 		return
 	}

@@ -75,6 +75,9 @@ type Server struct {
 	// flight and their answered dialogs, by Call-ID.
 	inviter  inviter
 	outbound map[string]*dialing
+	// earlyOut are the early dialogs of the dials in flight (a 18x with
+	// the callee's tag), which answer the callee's requests.
+	earlyOut map[dialogKey]*earlyLeg
 	dialing  sync.WaitGroup // Dial calls in flight
 
 	handlers sync.WaitGroup // requests being handled
@@ -99,6 +102,7 @@ func New(cfg Config, app Application, opts ...Option) (*Server, error) {
 		invites: make(map[inviteKey]*Dialog),
 
 		outbound: make(map[string]*dialing),
+		earlyOut: make(map[dialogKey]*earlyLeg),
 	}
 	for _, o := range opts {
 		o(&s.opts)
