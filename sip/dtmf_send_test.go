@@ -2,6 +2,7 @@ package sip_test
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/netip"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/brisvox/brisvox/media"
 	"github.com/brisvox/brisvox/media/conn"
+	"github.com/brisvox/brisvox/sip"
 	"github.com/brisvox/brisvox/sip/dtmf"
 )
 
@@ -139,4 +141,51 @@ func decodeEvents(t *testing.T, pkts []media.RTPPacket, pt uint8) (string, int) 
 		at = at.Add(20 * time.Millisecond)
 	}
 	return digits.String(), ends
+}
+
+// TestSippSendDTMFTrunkModes: on calls we placed to a sipp callee, the
+// trunk's dtmf mode decides. info: INFO although the answer has
+// telephone-event (dtmf_uas_info.xml checks the three bodies of "15#").
+// rfc4733: an answer without telephone-event makes SendDTMF fail at once
+// with conn.ErrNotSupported and send no INFO (sipp would fail on one).
+// Both end with our BYE, which sipp waits for. Mutations caught (seen
+// failing): the trunk's mode ignored (auto: the info row sends events
+// and sipp, waiting for an INFO, fails on our BYE; the rfc4733 row falls
+// back to INFO, sipp fails on the unexpected message).
+func TestSippSendDTMFTrunkModes(t *testing.T) {
+	tests := []struct {
+		name     string
+		mode     string
+		scenario string
+		wantErr  error
+	}{
+		{"info with telephone-event", sip.DTMFInfo, "testdata/sipp/dtmf_uas_info.xml", nil},
+		{"rfc4733 without telephone-event", sip.DTMFRFC4733, "testdata/sipp/dtmf_uas_no_events.xml", conn.ErrNotSupported},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			port := freePort(t, "127.0.0.2")
+			r := newRig(t, func(c *sip.Config) {
+				c.Trunks = map[string]sip.TrunkConfig{"far": {
+					Address: "127.0.0.2:" + strconv.Itoa(port), From: "+15550000", DTMF: tt.mode,
+				}}
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+			defer cancel()
+			far := startFarEnd(t, ctx, r.dir, tt.scenario, port)
+			c, err := r.srv.Dial(ctx, sip.DialRequest{Trunk: "far", To: "+15551234", RingTimeout: 20 * time.Second})
+			if err != nil {
+				far.wait(t)
+				t.Fatalf("dial: %v\n%s", err, far.out.String())
+			}
+			if err := c.SendDTMF(ctx, "15#"); !errors.Is(err, tt.wantErr) || (tt.wantErr == nil) != (err == nil) {
+				t.Errorf("SendDTMF: %v, want %v", err, tt.wantErr)
+			}
+			_ = c.Close()
+			far.wait(t)
+			if far.err != nil {
+				t.Fatalf("sipp: %v\n%s", far.err, far.out.String())
+			}
+		})
+	}
 }
