@@ -1,10 +1,16 @@
-// Package signal is the SIP user agent server of an inbound call, on
-// sipgo (signalling only: the SDP and the RTP are the media side's,
-// behind Media). It is where a trunk's INVITE becomes a dialog: the
+// Package signal is the SIP user agent of our calls, on sipgo
+// (signalling only: the SDP and the RTP are the media side's, behind
+// Media): the server of an inbound call and the client of one we place
+// (Server.Dial). It is where a trunk's INVITE becomes a dialog: the
 // listeners (UDP, TCP, TLS), every request checked before any logic, the
 // dialog table, the INVITE/100/180/200/ACK exchange, CANCEL, BYE from
 // either side, re-INVITE and UPDATE, session timers, and our own 2xx
 // retransmissions.
+//
+// Start returns once sipgo serves every listener (a UDP listener joins
+// sipgo's connection pool in the goroutine that reads it, and until then
+// a request from its port is not sent): a Request or Dial right after
+// Start needs no wait.
 //
 // # A request's way in
 //
@@ -53,11 +59,17 @@
 // otherwise open a new socket when the Contact is not the source), on a
 // stream over the connection the INVITE came on.
 //
-// Session timers (RFC 4028): the interval is the peer's Session-Expires
-// capped at ours, the refresher the peer's choice when it supports
-// timers, else us. We refresh at half the interval (UPDATE when the
-// peer's Allow has it, else a re-INVITE with our unchanged SDP); when the
-// peer refreshes, a missing refresh ends the call at the interval less
+// Session timers (RFC 4028): on an inbound call the interval is the
+// peer's Session-Expires capped at ours, the refresher the peer's choice
+// when it supports timers, else us; on a call we place, the interval and
+// refresher are the 200's (refresher=uac is us; none named: us; no
+// Session-Expires: no timer). A dialog names its refresher in the roles
+// of its first INVITE (DialogInfo.Refresher); a refresh transaction's
+// refresher parameter names that transaction's roles and is turned into
+// the dialog's. We refresh at half the interval (UPDATE when the peer's
+// Allow has it, else a re-INVITE with our unchanged SDP), with
+// refresher=uac (we stay the refresher, RFC 4028 7.4); when the peer
+// refreshes, a missing refresh ends the call at the interval less
 // min(32 s, interval/3) with BYE (ErrSessionExpired).
 //
 // re-INVITE and UPDATE: a new offer goes to Media.Reoffer (hold, resume,
@@ -67,6 +79,32 @@
 // our open offer); a request in the early dialog gets 500 with
 // Retry-After (RFC 3311 5.2), except BYE (200, the INVITE 487) and
 // OPTIONS.
+//
+// # A call we place
+//
+// Server.Dial (dial.go) sends the INVITE from our listener of its
+// transport (our Contact, a new Call-ID and From tag, Supported timer,
+// Session-Expires), through the outbound proxy and pre-loaded Route set.
+// A 401/407 is answered with digest credentials in a new INVITE (new
+// branch, next CSeq), at most MaxAuthAttempts times: then DialAuthFailed.
+// Each 18x goes to Outbound.Progress (with its SDP, nil when none), and
+// one with a To tag makes an early dialog (dial_early.go: one per callee
+// tag, at most 8, gone at a final response or the dial's end). The
+// callee's requests in it are answered there, not 481: BYE 200 and the
+// dial ends (CANCEL, DialRejected with code 0: RFC 3261 15 forbids the
+// callee that BYE, gateways send it); UPDATE 200, or 491 with an offer
+// (ours is still open: an unreliable 18x's SDP is no answer); OPTIONS and
+// INFO 200 (no Media exists yet to take an INFO); REFER 403, NOTIFY 481,
+// a re-INVITE 500 with Retry-After. The ring timeout or ctx's end sends
+// CANCEL (after a provisional, RFC 3261 9.1) and ends the dial with
+// DialNoAnswer or DialCancelled when the 487 comes (or 64*T1 later). The
+// first 200 is acknowledged, its SDP goes to Outbound.Answered, and the
+// dialog (route set the 200's Record-Route reversed, target its Contact)
+// runs the same loop as an inbound one; Answered refusing the SDP gets
+// ACK then BYE with Reason 488 and an error wrapping ErrBadAnswer. A 200
+// racing our CANCEL, a fork's 200 and a late one get ACK and BYE; a
+// retransmitted 200 gets its ACK again. Every end is a *DialError with a
+// typed DialOutcome (counted in Stats.Dials).
 //
 // # Privacy
 //
