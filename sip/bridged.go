@@ -4,7 +4,6 @@ import (
 	"errors"
 	"sync"
 
-	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/sip/bridge"
 	"github.com/brisvox/brisvox/sip/rtp"
 	"github.com/brisvox/brisvox/sip/signal"
@@ -67,9 +66,11 @@ func dialWords(err error) string {
 	return "the second call failed"
 }
 
-// bridgeEnd is one leg as its bridge ends it (*Call).
+// bridgeEnd is one leg as its bridge ends it (*Call): endBridged hangs
+// it up (a BYE if its dialog is still up) and closes it. Nothing else
+// hangs up a bridged call: the serve layer's Hangup and Close at the end
+// of the agent's session leave it alone.
 type bridgeEnd interface {
-	Hangup(kind conn.EndKind, reason string)
 	endBridged()
 }
 
@@ -99,12 +100,9 @@ func (b *bridged) run() {
 	b.end()
 }
 
-// end stops the relay, hangs up both legs (a BYE on a dialog that is
-// still up) and closes them.
+// end stops the relay, then hangs up and closes both legs.
 func (b *bridged) end() {
 	b.relay.Stop()
-	b.a.Hangup(conn.EndNormal, "bridge ended")
-	b.b.Hangup(conn.EndNormal, "bridge ended")
 	b.a.endBridged()
 	b.b.endBridged()
 }
