@@ -1,6 +1,7 @@
 package agentfile
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -104,12 +105,14 @@ func Expand(text string, vars map[string]string) (string, error) {
 		return text, nil
 	}
 	var missing []string
+	seen := map[string]bool{}
 	var b strings.Builder
 	last := 0
 	for _, p := range ps {
 		v, ok := vars[p.name]
 		if !ok {
-			if !slices.Contains(missing, p.name) {
+			if !seen[p.name] {
+				seen[p.name] = true
 				missing = append(missing, p.name)
 			}
 			continue
@@ -141,51 +144,85 @@ func (f *File) Variables() []string {
 	return slices.Compact(out)
 }
 
-// placeholders reports the malformed placeholders of a text setting, each
-// at its "{{" in the source.
+// maxPlaceholderReports bounds the malformed placeholders reported of
+// one text: the first few say what to fix.
+const maxPlaceholderReports = 10
+
+// placeholders reports the malformed placeholders of a text setting (the
+// first maxPlaceholderReports), each at its "{{" in the source.
 func (w *walker) placeholders(v Value[string], path string) {
 	if !v.Set {
 		return
 	}
 	_, bad := scanTemplate(v.V)
-	for _, b := range bad {
-		w.at(w.inText(v, b.at), path, b.msg, b.hint)
+	loc := w.locate(v)
+	for i, b := range bad {
+		if i == maxPlaceholderReports {
+			break
+		}
+		w.at(loc.at(b.at), path, b.msg, b.hint)
 	}
 }
 
-// inText is the position in the source of byte at of a string value's
-// text, where at starts a "{{": the same "{{" counted from the value's
-// own position. When the source there does not read as the text does (an
-// escape or a YAML fold wrote it otherwise), it is the value's position.
-func (w *walker) inText(v Value[string], at int) Pos {
-	start, ok := w.offsetOf(v.Pos)
-	if !ok {
-		return v.Pos
+// textLocator finds the "{{" of a string value's text in the source:
+// the same "{{" counted from the value's own position, where the source
+// reads as the text does. Asked in increasing order, it reads the text
+// and the source once.
+type textLocator struct {
+	w *walker
+	v Value[string]
+	// src is the source from the value's position (nil: not found).
+	src []byte
+	// seenText "{{" of the text are before byte text of it, and seenSrc
+	// of the source before src[off:]; exhausted: src has no more.
+	text, seenText int
+	off, seenSrc   int
+	exhausted      bool
+}
+
+// locate starts a textLocator for v.
+func (w *walker) locate(v Value[string]) *textLocator {
+	l := &textLocator{w: w, v: v}
+	if start, ok := w.offsetOf(v.Pos); ok {
+		l.src = w.data[start:]
 	}
-	k := strings.Count(v.V[:at], "{{")
-	src := w.data[start:]
-	off := 0
-	for n := 0; ; n++ {
-		j := strings.Index(string(src[off:]), "{{")
+	return l
+}
+
+// at is the position of the "{{" at byte at of the text (at not below
+// the previous call's), or the value's position when the source does
+// not read as the text there (an escape or a YAML fold wrote it
+// otherwise).
+func (l *textLocator) at(at int) Pos {
+	if l.src == nil || l.exhausted || at < l.text {
+		return l.v.Pos
+	}
+	l.seenText += strings.Count(l.v.V[l.text:at], "{{")
+	l.text = at
+	// The source's next "{{" until as many were passed as in the text.
+	for {
+		j := bytes.Index(l.src[l.off:], []byte("{{"))
 		if j < 0 {
-			return v.Pos
+			l.exhausted = true
+			return l.v.Pos
 		}
-		if n == k {
-			off += j
+		if l.seenSrc == l.seenText {
+			l.off += j
 			break
 		}
-		off += j + 2
+		l.off += j + 2
+		l.seenSrc++
 	}
 	// The source must read as the text: "{{" and the name's characters.
-	want := v.V[at:]
+	want := l.v.V[at:]
 	n := 2
 	for n < len(want) && n < 2+maxVariableName+2 && (want[n] == '_' || want[n] == '}' || want[n] >= '0' && want[n] <= '9' || want[n] >= 'a' && want[n] <= 'z' || want[n] >= 'A' && want[n] <= 'Z') {
 		n++
 	}
-	if !strings.HasPrefix(string(src[off:]), want[:n]) {
-		return v.Pos
+	if !bytes.HasPrefix(l.src[l.off:], []byte(want[:n])) {
+		return l.v.Pos
 	}
-	return w.posOf(start + off)
+	return l.w.posOf(len(l.w.data) - len(l.src) + l.off)
 }
 
 // offsetOf is the byte offset of a position (columns count bytes in

@@ -183,3 +183,27 @@ func TestOutbound(t *testing.T) {
 		})
 	}
 }
+
+// TestPlaceholderReportsBounded: a text of thousands of malformed
+// placeholders gets the first maxPlaceholderReports reported, each at
+// its own "{{".
+// Mutation caught (seen failing): the bound dropped. Before it, each
+// position was searched from the value's start, and `check` of a prompt
+// of 2000 "{{}}" took 18 s.
+func TestPlaceholderReportsBounded(t *testing.T) {
+	src := "prompt = \"" + strings.Repeat("{{}}", 5000) + "\"\n" + placeholderBase
+	_, ds := Parse("a.toml", []byte(src), TOML, Options{LookupEnv: envWith()})
+	var cols []int
+	for _, d := range ds {
+		if d.Path == "prompt" {
+			cols = append(cols, d.Col)
+		}
+	}
+	want := make([]int, maxPlaceholderReports)
+	for i := range want {
+		want[i] = 11 + 4*i
+	}
+	if !slices.Equal(cols, want) {
+		t.Errorf("prompt diagnostics at columns %v, want %v", cols, want)
+	}
+}
