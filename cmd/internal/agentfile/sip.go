@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -68,7 +69,11 @@ type SIP struct {
 	// Trunks are the [transports.sip.trunks.NAME] tables (trunks.go),
 	// sorted by name: the carriers outbound calls go through.
 	Trunks []Trunk
-	Pos    Pos
+	// TransferTrunk names the trunk whose transfer mode (and second leg,
+	// for "bridge") the calls that came in use; "": they are handed on
+	// by REFER.
+	TransferTrunk Value[string]
+	Pos           Pos
 	// codecsWritten: the file has a codecs list (perhaps all refused).
 	codecsWritten bool
 }
@@ -192,6 +197,19 @@ func (w *walker) sip(t *tbl) SIP {
 	s.AuthPasswordEnv = t.str("auth_password_env", "")
 	s.AuthRealm = t.str("auth_realm", "brisvox")
 	s.Trunks = w.trunks(t.sub("trunks"))
+	s.TransferTrunk = t.str("transfer_trunk", "")
+	if tt := s.TransferTrunk; tt.Set && !slices.ContainsFunc(s.Trunks, func(tr Trunk) bool { return tr.Name == tt.V }) {
+		names := make([]string, len(s.Trunks))
+		for i, tr := range s.Trunks {
+			names[i] = tr.Name
+		}
+		hint := "name a trunk of the file, e.g. " + w.format.Table("transports.sip.trunks.carrier") + " and " + w.format.Setting("transfer_trunk", "carrier") + ", or remove transfer_trunk"
+		if len(names) > 0 {
+			hint = closestHint(tt.V, names)
+		}
+		w.at(tt.Pos, join(t.path, "transfer_trunk"), showValue(tt.V)+" is not a trunk of this file", hint)
+		s.TransferTrunk.V, s.TransferTrunk.Set = "", false
+	}
 	t.done("key", "", nil)
 	if !s.Enabled.V {
 		return s

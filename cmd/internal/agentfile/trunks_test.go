@@ -181,3 +181,30 @@ func TestTrunkLimit(t *testing.T) {
 		t.Errorf("%d trunks kept, want %d", n, maxTrunks)
 	}
 }
+
+// TestTransferTrunk: transports.sip.transfer_trunk names one of the
+// file's trunks. Mutation caught: a name of no trunk accepted (serve
+// would refuse the file at sip.Config.Validate, without a position).
+func TestTransferTrunk(t *testing.T) {
+	for _, c := range []struct{ name, value, want, hint string }{
+		{"a trunk", "carrier", "", ""},
+		{"a typo", "carier", `12:18 transports.sip.transfer_trunk: "carier" is not a trunk of this file`, `did you mean "carrier"?`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := trunkBase + "transfer_trunk = \"" + c.value + "\"\n[transports.sip.trunks.carrier]\naddress = \"carrier.example\"\n"
+			f, ds := Parse("a.toml", []byte(src), TOML, Options{LookupEnv: envWith()})
+			if c.want == "" {
+				if len(ds) > 0 || f.Transports.SIP.TransferTrunk.V != c.value {
+					t.Fatalf("%+v %s", f.Transports.SIP.TransferTrunk, ds)
+				}
+				return
+			}
+			if have := got(ds); !match(have, []string{c.want}) || !strings.Contains(ds[0].Hint, c.hint) {
+				t.Fatalf("diagnostics:\n%s (hint %q)\nwant %s", strings.Join(have, "\n"), ds[0].Hint, c.want)
+			}
+			if f.Transports.SIP.TransferTrunk.V != "" {
+				t.Errorf("a refused transfer_trunk kept: %+v", f.Transports.SIP.TransferTrunk)
+			}
+		})
+	}
+}
