@@ -77,6 +77,7 @@ func sipConfig(t agentfile.SIP, log zerolog.Logger) (sip.Config, error) {
 		return sip.Config{}, err
 	}
 	cfg.Trunks = trunks
+	cfg.TransferTrunk = t.TransferTrunk.V
 	if t.AuthUser.V != "" {
 		pass, ok := os.LookupEnv(t.AuthPasswordEnv.V)
 		if !ok || pass == "" {
