@@ -42,8 +42,8 @@ import (
 // set-up (the SIP transport and serve in this process, sipp placing G.711
 // calls from 127.0.0.2, the media peer child on 127.0.0.3 recording the
 // kernel arrival time of every RTP packet of the bot's audio), with every
-// call's VAD a synthetic model that burns --cost cores of CPU work per
-// 20 ms window. sipp offers --calls at --rate; each call is held past the
+// call's VAD a synthetic model that burns --cost cores of CPU work every
+// 20 ms of the call (admission_cost.go). sipp offers --calls at --rate; each call is held past the
 // measured hold, which starts --settle after the last offer (so it sees
 // the calls admitted, not the ramp), and a refused call (503) is ACKed
 // and ends. It reports per run the calls offered, admitted and refused
@@ -177,9 +177,9 @@ type admissionReport struct {
 	Rate       float64 `json:"calls_per_second"`
 	CostCores  float64 `json:"synthetic_cost_cores_per_call"`
 	// SpinNS is the calibrated cost of one iteration of the synthetic
-	// loop; Iters the iterations of a 20 ms window.
+	// loop; Iters the iterations of a 20 ms tick.
 	SpinNS   float64 `json:"spin_ns_per_iteration"`
-	Iters    int     `json:"spin_iterations_per_window"`
+	Iters    int     `json:"spin_iterations_per_tick"`
 	Ceiling  float64 `json:"ceiling,omitempty"`
 	MaxCalls int     `json:"max_calls"`
 	// Admitted and Refused are the server's admission answers; Refused
@@ -193,11 +193,10 @@ type admissionReport struct {
 	SippFailed     int     `json:"sipp_failed_calls"`
 	HoldS          float64 `json:"hold_s"`
 	CPUTotal       float64 `json:"cpu_total_pct_of_core"`
-	// Windows is the synthetic windows scored over the hold; WindowsWant
-	// those the live calls would have scored (20 ms each) had the cores
-	// kept up.
-	Windows     uint64  `json:"synthetic_windows_hold"`
-	WindowsWant float64 `json:"synthetic_windows_due_hold"`
+	// Windows is the synthetic ticks burned over the hold; WindowsWant
+	// those the live calls owed (one each 20 ms) had the cores kept up.
+	Windows     uint64  `json:"synthetic_ticks_hold"`
+	WindowsWant float64 `json:"synthetic_ticks_due_hold"`
 	// MachineBusy is the share of all the machine's cores busy over the
 	// hold (this process, its children and anyone else), Steal the share
 	// the hypervisor gave to other guests; Load1 the load average at the
@@ -222,7 +221,7 @@ func admission(args []string, stdout, stderr io.Writer) int {
 	mode := fs.String("admission", "both", "fixed (--max-calls only), measured (the meter, --cpu-ceiling) or both (fixed, then measured)")
 	calls := fs.Int("calls", 40, "calls offered")
 	rate := fs.Float64("rate", 2, "calls offered per second")
-	cost := fs.Float64("cost", 0.1, "synthetic CPU per call, in cores (0.1: 2 ms of work per 20 ms window)")
+	cost := fs.Float64("cost", 0.1, "synthetic CPU per call, in cores (0.1: 2 ms of work every 20 ms)")
 	ceiling := fs.Float64("cpu-ceiling", admit.DefaultCeiling, "measured: the share of the cores the estimate stays under")
 	maxCalls := fs.Int("max-calls", 1000, "the call limit of both modes (fixed: set past --calls, so it admits them all)")
 	settle := fs.Duration("settle", 5*time.Second, "time after the last offer before the hold")
@@ -271,7 +270,7 @@ func printAdmission(w io.Writer, r admissionReport) {
 	if r.Mode == "measured" {
 		limit = fmt.Sprintf("ceiling %.2f of %d cores, max calls %d", r.Ceiling, r.GOMAXPROCS, r.MaxCalls)
 	}
-	fmt.Fprintf(w, "admission %s (%s): %d calls offered at %g/s, %.3f cores of synthetic work each (%d iterations of %.2f ns per 20 ms window), %d cores, GOMAXPROCS %d\n",
+	fmt.Fprintf(w, "admission %s (%s): %d calls offered at %g/s, %.3f cores of synthetic work each (%d iterations of %.2f ns every 20 ms), %d cores, GOMAXPROCS %d\n",
 		r.Mode, limit, r.Offered, r.Rate, r.CostCores, r.Iters, r.SpinNS, r.Cores, r.GOMAXPROCS)
 	if r.Error != "" {
 		fmt.Fprintf(w, "  failed: %s\n", r.Error)
@@ -279,7 +278,7 @@ func printAdmission(w io.Writer, r admissionReport) {
 	fmt.Fprintf(w, "  admitted %d, refused %d %v; server peak %d live calls; sipp %d successful, %d failed\n",
 		r.Admitted, sum(r.Refused), r.Refused, r.Peak, r.SippSuccessful, r.SippFailed)
 	fmt.Fprintf(w, "  machine %.0f%% busy before the calls (other processes)\n", 100*r.BusyBefore)
-	fmt.Fprintf(w, "  hold %.1fs: server CPU %.1f%% of a core; synthetic windows %d of %.0f due; machine %.0f%% busy, %.0f%% stolen, load average %.1f\n",
+	fmt.Fprintf(w, "  hold %.1fs: server CPU %.1f%% of a core; synthetic ticks %d of %.0f due; machine %.0f%% busy, %.0f%% stolen, load average %.1f\n",
 		r.HoldS, r.CPUTotal, r.Windows, r.WindowsWant, 100*r.MachineBusy, 100*r.Steal, r.Load1)
 	if e := r.Estimate; e != nil {
 		fmt.Fprintf(w, "  meter: %.4f cores per call (measured %.4f over %d samples), baseline %.3f cores\n", e.PerCall, e.Measured, e.Samples, e.Baseline)
@@ -347,7 +346,7 @@ func runAdmission(run admissionRun, stderr io.Writer) admissionReport {
 	plan := planAdmission(run.Calls, run.Rate, run.Settle, run.Hold)
 	rep.SpinNS = calibrateSpin()
 	const rate = 8000
-	model := &costModel{window: rate / 50, iters: spinIters(run.Cost, 20*time.Millisecond, rep.SpinNS)}
+	model := &costModel{window: rate / 50, every: 20 * time.Millisecond, iters: spinIters(run.Cost, 20*time.Millisecond, rep.SpinNS)}
 	rep.Iters = model.iters
 	words := int(plan.Length/(200*time.Millisecond)) + 10
 	agent := talker{greeting: strings.TrimSpace(strings.Repeat("load ", words)),
@@ -469,15 +468,15 @@ func runAdmission(run admissionRun, stderr io.Writer) admissionReport {
 	var t0, t1 time.Time
 	var w0, w1 uint64
 	var m0, m1 machineTimes
-	var liveSum, liveN float64 // the live count over the hold, for the windows due
+	var liveSum, liveN float64 // the live count over the hold, for the ticks due
 	sc := bufio.NewScanner(pipe)
 	for sc.Scan() {
 		switch line := sc.Text(); {
 		case line == "hold-start":
-			cpu0, t0, w0, m0 = cpuTime(), time.Now(), model.scored.Load(), readMachineTimes()
+			cpu0, t0, w0, m0 = cpuTime(), time.Now(), model.burned.Load(), readMachineTimes()
 			liveSum, liveN = float64(len(srv.Live())), 1
 		case line == "hold-end":
-			cpu1, t1, w1, m1 = cpuTime(), time.Now(), model.scored.Load(), readMachineTimes()
+			cpu1, t1, w1, m1 = cpuTime(), time.Now(), model.burned.Load(), readMachineTimes()
 			rep.Load1 = loadavg1()
 			liveSum, liveN = liveSum+float64(len(srv.Live())), liveN+1
 			if meter != nil {

@@ -17,10 +17,17 @@ import (
 )
 
 // The admission bench's synthetic cost: every call's VAD is a "model"
-// whose scorer burns a fixed amount of CPU work per 20 ms window (a
-// xorshift loop of a calibrated number of iterations) and scores silence.
-// Fixed work, not a fixed wall time: a call preempted in its loop still
-// owes all its iterations, as a real model's inference does.
+// whose scorer burns a fixed amount of CPU work every 20 ms of the
+// call's life (a xorshift loop of a calibrated number of iterations, on
+// a ticker of its own) and scores every window silence at once. Fixed
+// work, not a fixed wall time: a call preempted in its loop still owes
+// all its iterations, as a real model's inference does. On a clock, not
+// per window received: a carrier's 50 packets a second do not slow down
+// when this machine is busy, but the media peer that stands in for it
+// here does (it shares the cores, niced), and work driven by its packets
+// would shrink with the load it is meant to cause. A tick that comes
+// while the last one's work still runs is dropped (time.Ticker), so a
+// starved call owes at most one tick.
 
 // spin runs n xorshift steps from x; the result is kept (spinSink) so the
 // loop is not optimised away.
@@ -71,11 +78,12 @@ func spinIters(cores float64, frame time.Duration, nsPerIter float64) int {
 // never does that).
 var errScorerBusy = errors.New("admission: a window is in flight")
 
-// costModel hands every call a spinScorer and counts their windows.
+// costModel hands every call a spinScorer and counts the ticks burned.
 type costModel struct {
-	window int // samples of a window (20 ms at the call's rate)
+	window int           // samples of a window (20 ms at the call's rate)
+	every  time.Duration // the work's clock (20 ms)
 	iters  int
-	scored atomic.Uint64
+	burned atomic.Uint64
 }
 
 // vadModel is the vad.Model of the calls.
@@ -89,8 +97,8 @@ func (m *costModel) vadModel() *vad.Model {
 	}
 }
 
-// spinScorer burns the call's cost on its own goroutine, one window at a
-// time; Close stops and waits for it.
+// spinScorer burns the call's cost on its own goroutine every m.every
+// and answers windows from it; Close stops and waits for it.
 type spinScorer struct {
 	m    *costModel
 	work chan func(float32, error)
@@ -104,18 +112,21 @@ var _ vad.Scorer = (*spinScorer)(nil)
 func (m *costModel) newScorer() *spinScorer {
 	s := &spinScorer{m: m, work: make(chan func(float32, error), 1), stop: make(chan struct{})}
 	s.wg.Go(func() {
+		t := time.NewTicker(m.every)
+		defer t.Stop()
 		x := uint64(1)
 		for {
 			select {
 			case <-s.stop:
 				return
 			case done := <-s.work:
+				done(0, nil)
+			case <-t.C:
 				// The result is kept: a loop whose result nobody reads
-				// is compiled to an empty count (half the work).
+				// is compiled to an empty count.
 				x = spin(x|1, m.iters)
 				spinSink.Store(x)
-				m.scored.Add(1)
-				done(0, nil)
+				m.burned.Add(1)
 			}
 		}
 	})

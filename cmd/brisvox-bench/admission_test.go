@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/brisvox/brisvox/internal/leaktest"
@@ -131,24 +132,35 @@ func TestAdmissionCounter(t *testing.T) {
 	}
 }
 
-// TestSpinScorer: each window costs the configured work and is scored
-// silence, one at a time; Close stops the goroutine. Mutation caught:
-// dropping spinSink.Store lets the compiler empty the loop (it measured
-// 12-40% of the work's CPU time measured here); the CPU
-// check is a floor of 70% of it, in CPU time, which a machine busy with
-// other work does not shorten.
+// TestSpinScorer: each 20 ms tick costs the configured work, windows
+// are scored silence at once, one at a time; Close stops the goroutine.
+// In a synctest bubble: the ticks are virtual, the work is real CPU.
+// Mutation caught: dropping spinSink.Store lets the compiler empty the
+// loop (12-40% of the work's CPU time measured here); the CPU check is
+// a floor of 70% of it, in CPU time, which a machine busy with other
+// work does not shorten.
 func TestSpinScorer(t *testing.T) {
 	base := leaktest.Snapshot()
 	ns := calibrateSpin()
-	m := &costModel{window: 160, iters: spinIters(0.05, 20*time.Millisecond, ns)} // 1 ms a window
-	s := m.newScorer()
-	if s.WindowSamples() != 160 {
-		t.Errorf("window %d", s.WindowSamples())
-	}
-	done := make(chan float32, 1)
-	const windows = 50
-	c0 := cpuTime()
-	for range windows {
+	synctest.Test(t, func(t *testing.T) {
+		m := &costModel{window: 160, every: 20 * time.Millisecond, iters: spinIters(0.05, 20*time.Millisecond, ns)} // 1 ms a tick
+		s := m.newScorer()
+		if s.WindowSamples() != 160 {
+			t.Errorf("window %d", s.WindowSamples())
+		}
+		const ticks = 50
+		c0 := cpuTime()
+		time.Sleep(ticks*20*time.Millisecond + 10*time.Millisecond)
+		synctest.Wait()
+		used := cpuTime() - c0
+		if got := m.burned.Load(); got != ticks {
+			t.Errorf("burned %d ticks in %d × 20 ms, want %d", got, ticks, ticks)
+		}
+		want := time.Duration(float64(ticks*m.iters) * ns)
+		if used < want*7/10 {
+			t.Errorf("%d ticks took %v of CPU, want about %v (%d iterations of %.2f ns)", ticks, used, want, m.iters, ns)
+		}
+		done := make(chan float32, 1)
 		if err := s.Score(make([]int16, 160), func(p float32, err error) {
 			if err != nil {
 				t.Error(err)
@@ -160,31 +172,19 @@ func TestSpinScorer(t *testing.T) {
 		if p := <-done; p != 0 {
 			t.Errorf("probability %v, want silence", p)
 		}
-	}
-	used := cpuTime() - c0
-	want := time.Duration(float64(windows*m.iters) * ns)
-	if used < want*7/10 {
-		t.Errorf("%d windows took %v of CPU, want about %v (%d iterations of %.2f ns)", windows, used, want, m.iters, ns)
-	}
-	if m.scored.Load() != windows {
-		t.Errorf("scored %d, want %d", m.scored.Load(), windows)
-	}
-	// While the goroutine is busy, one window waits and the next is
-	// refused (the VAD actor never sends it; a scorer must not block).
-	block := make(chan struct{})
-	_ = s.Score(nil, func(float32, error) { <-block })
-	refused := false
-	for range 3 {
-		if errors.Is(s.Score(nil, func(float32, error) {}), errScorerBusy) {
-			refused = true
+		// While the goroutine is busy, one window waits and the next is
+		// refused (the VAD actor never sends it; a scorer must not block).
+		block := make(chan struct{})
+		_ = s.Score(nil, func(float32, error) { <-block })
+		synctest.Wait()
+		_ = s.Score(nil, func(float32, error) {})
+		if err := s.Score(nil, func(float32, error) {}); !errors.Is(err, errScorerBusy) {
+			t.Errorf("a third window while one is in flight and one waits: %v, want errScorerBusy", err)
 		}
-	}
-	if !refused {
-		t.Error("three windows while one is in flight were all taken")
-	}
-	close(block)
-	_ = s.Close()
-	_ = s.Close()
+		close(block)
+		_ = s.Close()
+		_ = s.Close()
+	})
 	if n := leaktest.Snapshot().NewSince(base); n != 0 {
 		t.Errorf("%d goroutines left after Close", n)
 	}
