@@ -48,6 +48,10 @@ type Call struct {
 	sess *rtp.Session
 	sdp  *sdp.Session
 
+	// bridged: a bridged transfer owns the call (bridged.go): ReadFrame
+	// ends, Hangup and Close leave the dialog and the media to the bridge.
+	bridged atomic.Bool
+
 	// mu guards what the dialog's goroutine (media), the RTP reader
 	// (onEvent) and the expiry timer share.
 	mu        sync.Mutex
@@ -113,6 +117,9 @@ func (c *Call) OutputRate() int { return c.sess.OutputRate() }
 // the caller is gone without a BYE: the media timeout (the RTP session
 // says so) or the session timer's expiry (RFC 4028: nobody refreshed).
 func (c *Call) ReadFrame(ctx context.Context, f *messages.AudioFrame) error {
+	if c.bridged.Load() {
+		return errBridged
+	}
 	err := c.sess.ReadFrame(ctx, f)
 	if err == nil || !errors.Is(err, conn.ErrClosed) || errors.Is(err, conn.ErrVanished) {
 		return err
@@ -175,8 +182,12 @@ func (c *Call) OnDTMF(fn func(messages.DTMF)) {
 }
 
 // Hangup ends the call from our side: a BYE (or, before the answer, a
-// final response), then the media stops.
+// final response), then the media stops. A call a bridged transfer took
+// is left to its bridge.
 func (c *Call) Hangup(_ conn.EndKind, reason string) {
+	if c.bridged.Load() {
+		return // the bridge hangs it up when it ends
+	}
 	c.dialog.Hangup(fmt.Errorf("%w: %s", ErrHangup, reason))
 }
 
@@ -184,6 +195,9 @@ func (c *Call) Hangup(_ conn.EndKind, reason string) {
 // the call owns. It is called once the call's tree stopped (or by the
 // server when the call could not start); later calls do nothing.
 func (c *Call) Close() error {
+	if c.bridged.Load() {
+		return nil // the bridge hangs it up and closes it when it ends
+	}
 	c.closeOnce.Do(func() {
 		c.adm.Release() // a no-op once the server started the call
 		if c.release != nil {

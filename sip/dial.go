@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/brisvox/brisvox/sip/sdp"
 )
 
 // Ring timeout bounds of a dial.
@@ -28,6 +30,10 @@ type DialRequest struct {
 	// EarlyMedia plays 18x audio to the call's input when the trunk
 	// allows early media too.
 	EarlyMedia bool
+	// codecs, when set, is the whole offer (a bridged transfer's second
+	// leg is offered the first leg's codec only: the relay never
+	// transcodes).
+	codecs []sdp.Codec
 }
 
 // dialPlan is a checked DialRequest: what goes into the INVITE.

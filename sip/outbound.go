@@ -90,7 +90,11 @@ func (s *Server) dial(ctx context.Context, req DialRequest, adm conn.Admission) 
 		return nil, fmt.Errorf("sip: outbound call: %w", err)
 	}
 	c.sess = sess
-	if c.sdp, err = sdp.New(s.cfg.SDP, sdp.Local{Addr: sess.LocalRTP()}); err != nil {
+	sdpCfg := s.cfg.SDP
+	if len(req.codecs) > 0 {
+		sdpCfg.Codecs = req.codecs
+	}
+	if c.sdp, err = sdp.New(sdpCfg, sdp.Local{Addr: sess.LocalRTP()}); err != nil {
 		_ = sess.Close()
 		return nil, err
 	}

@@ -31,6 +31,8 @@ type Server struct {
 	limits map[string]*trunkLimits
 	// regs are the trunks' registrations (registration.go).
 	regs *registrations
+	// bridges are the bridged transfers in place (bridged.go).
+	bridges bridgeSet
 
 	mu     sync.Mutex
 	calls  map[string]*Call
@@ -138,12 +140,14 @@ func (s *Server) Start() error {
 // Addrs are the bound listen addresses.
 func (s *Server) Addrs() []signal.Addr { return s.sig.Addrs() }
 
-// Close ends every dialog (a BYE each), closes the listeners and waits.
-// Calls already handed to OnCall are closed by their owner; Close waits
-// for their dialogs only. The trunks' registrations are unregistered
+// Close ends the bridged transfers (a BYE on both legs of each), then
+// every dialog (a BYE each), closes the listeners and waits. Calls
+// already handed to OnCall are closed by their owner; Close waits for
+// their dialogs only. The trunks' registrations are unregistered
 // first (at most register's UnregisterTimeout), while the listeners
 // still send.
 func (s *Server) Close() {
+	s.bridges.close()
 	s.closeRegistrations()
 	s.sig.Close()
 }
@@ -328,7 +332,7 @@ func (s *Server) Snapshot() Snapshot {
 // server's own counters.
 func (s *Server) Stats() map[string]uint64 {
 	snap := s.Snapshot()
-	out := map[string]uint64{"calls_live": uint64(snap.Calls), "panics": snap.Panics}
+	out := map[string]uint64{"calls_live": uint64(snap.Calls), "panics": snap.Panics, "bridges_live": uint64(s.bridges.len())}
 	for k, v := range snap.Responses {
 		out["responses_"+k.Method+"_"+strconv.Itoa(k.Code)] = v
 	}
