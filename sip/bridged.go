@@ -1,11 +1,15 @@
 package sip
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"sync"
 
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/sip/bridge"
 	"github.com/brisvox/brisvox/sip/rtp"
+	"github.com/brisvox/brisvox/sip/sdp"
 	"github.com/brisvox/brisvox/sip/signal"
 )
 
@@ -15,16 +19,13 @@ import (
 // given to OnCall), offered the first leg's codec only, so the relay
 // (sip/bridge) never transcodes. Answered, the two legs' media are relayed
 // to each other and the agent lets go of its leg: ReadFrame ends, the
-// engine's audio waits, Close leaves the dialog and the media alone. From
+// engine's audio waits, Hangup and Close leave the call to the bridge. From
 // then the bridge owns both legs: when either ends (a BYE, the media
 // timeout, the session timer) or the server closes, it hangs up the other
 // and closes both.
-//
-// Here so far: which trunk decides (transferTrunk), the words of a failed
-// second leg (dialWords) and the bridges' lifetime (bridged, bridgeSet).
-// Transfer does not dial a second leg yet: that needs a Call that can be
-// taken from its agent and a Server that ends its bridges (asked of
-// call.go, dial.go and server.go's owner).
+
+// errBridged ends the agent's ReadFrame on a call a bridge took over.
+var errBridged = fmt.Errorf("%w: the call went on in a bridged transfer", conn.ErrClosed)
 
 // transferTrunk is the trunk whose transfer mode a call follows: its own
 // (a call we placed) or Config.TransferTrunk (one that came in); ok is
@@ -39,6 +40,82 @@ func (c *Call) transferTrunk() (name string, cfg TrunkConfig, ok bool) {
 	}
 	cfg, ok = c.srv.cfg.Trunks[name]
 	return name, cfg, ok
+}
+
+// bridgeTo is Transfer in bridge mode: target (a number, as Dial takes)
+// is dialled through trunk and, once it answered, bridged to c. A failed
+// dial or a leg that cannot be bridged returns an error wrapping
+// conn.ErrTransferFailed in fixed words (dialWords), counted
+// bridge_failures, and c goes on with its agent as it was; ctx's end
+// returns ctx's error.
+func (c *Call) bridgeTo(ctx context.Context, trunk, target string) error {
+	s := c.srv
+	fail := func(words string) error {
+		s.count("bridge_failures")
+		err := fmt.Errorf("%w: %s", conn.ErrTransferFailed, words)
+		s.log.Info().Err(err).Str("call_id", c.id).Msg("bridged transfer failed")
+		return err
+	}
+	codec, ok := c.codec()
+	if !ok {
+		return fail("the call's media is not up")
+	}
+	leg, err := s.dialLeg(ctx, DialRequest{Trunk: trunk, To: target, codecs: []sdp.Codec{codec}})
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			s.count("bridge_failures")
+			return ctxErr
+		}
+		return fail(dialWords(err))
+	}
+	drop := func(words string) error {
+		leg.Hangup(conn.EndNormal, "not bridged")
+		_ = leg.Close()
+		return fail(words)
+	}
+	br, err := bridge.New(c.sess, leg.sess, bridge.Config{})
+	switch {
+	case errors.Is(err, bridge.ErrCodecMismatch):
+		return drop("the target answered with another codec")
+	case err != nil:
+		return drop("the legs cannot be bridged")
+	}
+	select {
+	case <-c.sess.Done():
+		return drop("the caller hung up")
+	default:
+	}
+	b := &bridged{a: c, b: leg, relay: br, stop: make(chan struct{})}
+	c.bridged.Store(true)
+	leg.bridged.Store(true)
+	if err := br.Start(); err != nil {
+		c.bridged.Store(false)
+		leg.bridged.Store(false)
+		return drop("the legs cannot be bridged")
+	}
+	if !s.bridges.start(b) {
+		b.end()
+		return fail("the server is closing")
+	}
+	s.count("bridges")
+	s.log.Info().Str("call_id", c.id).Str("leg_id", leg.id).Msg("bridged transfer: the call is relayed to a second leg")
+	return nil
+}
+
+// codec is the audio codec the call negotiated; ok is false before its
+// media started.
+func (c *Call) codec() (sdp.Codec, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.negotiate.Codec, c.started
+}
+
+// endBridged ends a call its bridge let go of: a BYE if its dialog is
+// still up, then what Close does for a call never bridged.
+func (c *Call) endBridged() {
+	c.bridged.Store(false)
+	c.Hangup(conn.EndNormal, "the bridge ended")
+	_ = c.Close()
 }
 
 // dialWords says why the second leg was not answered, in fixed words the
@@ -80,7 +157,10 @@ type bridgeRelay interface {
 	Done() <-chan struct{}
 }
 
-var _ bridgeRelay = (*bridge.Bridge)(nil)
+var (
+	_ bridgeEnd   = (*Call)(nil)
+	_ bridgeRelay = (*bridge.Bridge)(nil)
+)
 
 // bridged is one bridged transfer in place: the agent's call a and the
 // second leg b, their media relayed.

@@ -20,17 +20,27 @@ var (
 	_ conn.DTMFSender  = (*Call)(nil)
 )
 
-// Transfer hands the caller to target by a blind transfer (RFC 3515
-// REFER, signal.Dialog.Refer): on the far end's sipfrag 2xx the call is
-// hung up (BYE) and Transfer returns nil; a refusal, a failed sipfrag or
-// no NOTIFY in time returns an error wrapping conn.ErrTransferFailed that
-// says the stage and the code, and the call goes on. A number
-// ("+33123456789") is referred as a tel: URI. The bridged transfer (a
-// second leg, for trunks that refuse REFER) needs the trunk settings and
-// is not done here yet.
+// Transfer hands the caller to target the way the call's trunk wants
+// (TrunkConfig.Transfer; a call that came in follows
+// Config.TransferTrunk's, none: REFER).
+//
+// By REFER, a blind transfer (RFC 3515, signal.Dialog.Refer): on the far
+// end's sipfrag 2xx the call is hung up (BYE) and Transfer returns nil; a
+// refusal, a failed sipfrag or no NOTIFY in time returns an error
+// wrapping conn.ErrTransferFailed that says the stage and the code, and
+// the call goes on. A number ("+33123456789") is referred as a tel: URI.
+//
+// Bridged (bridged.go): target, a number, is dialled through the trunk
+// and, once answered, the two calls' media are relayed; Transfer returns
+// nil and the call is the bridge's (its ReadFrame ends, Close does not
+// hang it up). A failed dial wraps conn.ErrTransferFailed in the same
+// kind of words and the call goes on.
 func (c *Call) Transfer(ctx context.Context, target string) error {
 	if target == "" || strings.ContainsAny(target, "\r\n\x00") {
 		return fmt.Errorf("%w: a forbidden character in the target", conn.ErrTransferFailed)
+	}
+	if trunk, t, ok := c.transferTrunk(); ok && t.Transfer == TransferBridge {
+		return c.bridgeTo(ctx, trunk, target)
 	}
 	uri := target
 	if strings.HasPrefix(target, "+") {
