@@ -46,9 +46,19 @@ func probeTable(cfg Config, path string) error {
 	cfg.Tables[path] = keys
 	for _, k := range keys {
 		sub := join(path, k)
-		if ok, err := isTable(sub); err != nil {
+		ok, err := isTable(sub)
+		if err != nil {
 			return err
-		} else if ok {
+		}
+		if !ok {
+			// A table of named tables ([transports.sip.trunks.NAME]):
+			// its entries are names, each a table of the same keys.
+			if ok, err = isTable(join(sub, named)); err != nil {
+				return err
+			}
+			sub = join(sub, named)
+		}
+		if ok {
 			if err := probeTable(cfg, sub); err != nil {
 				return err
 			}
@@ -56,6 +66,9 @@ func probeTable(cfg Config, path string) error {
 	}
 	return nil
 }
+
+// named is the name probed for a table of named tables.
+const named = "NAME"
 
 func join(path, k string) string {
 	if path == "" {
