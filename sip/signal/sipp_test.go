@@ -193,9 +193,7 @@ func TestSipp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loopback with sipp: skipped under -short")
 	}
-	if _, err := exec.LookPath("sipp"); err != nil {
-		t.Skip("sipp not installed")
-	}
+	needSipp(t)
 	cases := []struct {
 		name      string
 		scenario  string
