@@ -146,6 +146,7 @@ type admissionRun struct {
 	Settle   time.Duration
 	Hold     time.Duration
 	Nice     int
+	Quiet    float64 // wait for the machine's busy share to be at most this (0: no wait)
 }
 
 // admissionPlan is a run's timeline: sipp offers the calls over Offer;
@@ -205,6 +206,7 @@ type admissionReport struct {
 	// call (other processes: this one is idle then). Well above 0, the
 	// cores GOMAXPROCS counts are not all this server's.
 	BusyBefore  float64         `json:"machine_busy_share_before"`
+	WaitedS     float64         `json:"waited_for_quiet_s"`
 	MachineBusy float64         `json:"machine_busy_share"`
 	Steal       float64         `json:"machine_steal_share"`
 	Load1       float64         `json:"loadavg_1m"`
@@ -228,6 +230,7 @@ func admission(args []string, stdout, stderr io.Writer) int {
 	hold := fs.Duration("hold", 30*time.Second, "the measured time")
 	bound := fs.Duration("bound", 20*time.Millisecond, "the p99 jitter bound the report checks")
 	nice := fs.Int("nice", 10, "nice value of sipp and the media peer (0: same priority as the server)")
+	quiet := fs.Float64("wait-quiet", 0, "before each run, wait (at most 3 min) until the machine's busy share over 2 s is at most this (0: no wait)")
 	asJSON := fs.Bool("json", false, "print the reports as JSON, one a line")
 	if err := fs.Parse(args); err != nil || *calls <= 0 || !(*rate > 0) || !(*cost > 0) || *hold <= 0 {
 		return 2
@@ -249,7 +252,7 @@ func admission(args []string, stdout, stderr io.Writer) int {
 	code := 0
 	for _, m := range modes {
 		rep := runAdmission(admissionRun{Mode: m, Calls: *calls, Rate: *rate, Cost: *cost, Ceiling: *ceiling,
-			MaxCalls: *maxCalls, Settle: *settle, Hold: *hold, Nice: *nice}, stderr)
+			MaxCalls: *maxCalls, Settle: *settle, Hold: *hold, Nice: *nice, Quiet: *quiet}, stderr)
 		rep.BoundMS = float64(bound.Microseconds()) / 1000
 		rep.Held = rep.Error == "" && rep.Media.P99MS <= rep.BoundMS
 		if rep.Error != "" {
@@ -277,7 +280,7 @@ func printAdmission(w io.Writer, r admissionReport) {
 	}
 	fmt.Fprintf(w, "  admitted %d, refused %d %v; server peak %d live calls; sipp %d successful, %d failed\n",
 		r.Admitted, sum(r.Refused), r.Refused, r.Peak, r.SippSuccessful, r.SippFailed)
-	fmt.Fprintf(w, "  machine %.0f%% busy before the calls (other processes)\n", 100*r.BusyBefore)
+	fmt.Fprintf(w, "  machine %.0f%% busy before the calls (other processes; waited %.0fs)\n", 100*r.BusyBefore, r.WaitedS)
 	fmt.Fprintf(w, "  hold %.1fs: server CPU %.1f%% of a core; synthetic ticks %d of %.0f due; machine %.0f%% busy, %.0f%% stolen, load average %.1f\n",
 		r.HoldS, r.CPUTotal, r.Windows, r.WindowsWant, 100*r.MachineBusy, 100*r.Steal, r.Load1)
 	if e := r.Estimate; e != nil {
@@ -415,9 +418,19 @@ func runAdmission(run admissionRun, stderr io.Writer) admissionReport {
 	if err != nil {
 		return fail("%v", err)
 	}
-	before := readMachineTimes()
-	time.Sleep(2 * time.Second)
-	rep.BusyBefore, _ = readMachineTimes().shares(before)
+	// The machine's load before the first call, over 2 s; with
+	// --wait-quiet, sampled again until it is at most that share (for at
+	// most 3 minutes), so both modes start on a machine of their own.
+	waitFrom := time.Now()
+	for {
+		before := readMachineTimes()
+		time.Sleep(2 * time.Second)
+		rep.BusyBefore, _ = readMachineTimes().shares(before)
+		if run.Quiet <= 0 || rep.BusyBefore <= run.Quiet || time.Since(waitFrom) > 3*time.Minute {
+			break
+		}
+	}
+	rep.WaitedS = time.Since(waitFrom).Seconds()
 	// One stream starts the media peer's clock: the hold is a window of
 	// time, whatever number of calls was admitted.
 	mediaCmd := exec.Command(self, "sip-media", "--addr", "127.0.0.3:"+strconv.Itoa(mediaPort), "--calls", "1",
