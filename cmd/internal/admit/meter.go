@@ -90,11 +90,28 @@ type Estimate struct {
 	// Cores and Ceiling are the config's.
 	Cores   float64 `json:"cores"`
 	Ceiling float64 `json:"ceiling"`
+	// Machine is the smoothed busy share of the machine's CPUs, every
+	// process's (SampleMachine; 0 while none was read): the node's free
+	// capacity is what the others leave.
+	Machine float64 `json:"machine_busy"`
+	// Starved counts the intervals with calls not learnt from: the
+	// machine had no idle time, so the calls got less CPU than they
+	// needed and would look cheaper than they are.
+	Starved int `json:"starved_samples"`
 }
 
-// Load is the estimated share of the cores with calls live.
+// Load is the estimated share of the cores with calls live: the node's
+// own estimate, or the machine's busy share when that is higher (other
+// processes take cores too).
 func (e Estimate) Load(calls int) float64 {
-	return (e.Baseline + e.PerCall*float64(calls)) / e.Cores
+	return max((e.Baseline+e.PerCall*float64(calls))/e.Cores, e.Machine)
+}
+
+// After is the estimated share of the cores once one more call joins
+// calls: the node's estimate with calls+1, or the machine's busy share
+// plus one call's, whichever is higher.
+func (e Estimate) After(calls int) float64 {
+	return max((e.Baseline+e.PerCall*float64(calls+1))/e.Cores, e.Machine+e.PerCall/e.Cores)
 }
 
 // Meter learns the node's cost per call; safe for concurrent use.
@@ -110,6 +127,36 @@ type Meter struct {
 	baseSeen bool
 	measured float64
 	samples  int
+	// machine is the smoothed busy share of the machine (SampleMachine),
+	// machineSeen once read; starved counts the intervals not learnt.
+	machine     float64
+	machineSeen bool
+	starved     int
+	lastBusy    float64 // the newest busy share, unsmoothed
+}
+
+// starvedBusy is the machine's busy share at which an interval is not
+// learnt from: with no idle CPU the calls were starved.
+const starvedBusy = 0.95
+
+// SampleMachine takes the machine's busy share of its CPUs over the
+// last period (every process's, 0..1), smoothed like the cost per call.
+// It is read before Sample in each period, so a starved interval is
+// known when the process's reading comes.
+func (m *Meter) SampleMachine(busy float64) {
+	if math.IsNaN(busy) {
+		return
+	}
+	busy = min(max(busy, 0), 1)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.machineSeen {
+		m.machine, m.machineSeen = busy, true
+		m.lastBusy = busy
+		return
+	}
+	m.lastBusy = busy
+	m.machine += m.cfg.Alpha * (busy - m.machine)
 }
 
 // New makes a Meter.
@@ -156,6 +203,12 @@ func (m *Meter) Sample(now time.Time, cpu time.Duration, live int) {
 		}
 		return
 	}
+	if m.machineSeen && m.lastBusy >= starvedBusy {
+		// No idle CPU on the machine: what the calls got is not what
+		// they need. Learning it would lower the cost as they starve.
+		m.starved++
+		return
+	}
 	per := max(0, used-m.baseline) / calls
 	if m.samples == 0 {
 		m.measured = per
@@ -178,13 +231,13 @@ func (m *Meter) estimateLocked() Estimate {
 		per = max(per, m.cfg.Prior)
 	}
 	return Estimate{Baseline: m.baseline, PerCall: per, Measured: m.measured, Samples: m.samples,
-		Cores: m.cfg.Cores, Ceiling: m.cfg.Ceiling}
+		Cores: m.cfg.Cores, Ceiling: m.cfg.Ceiling, Machine: m.machine, Starved: m.starved}
 }
 
 // Decide says whether one more call may come in while calls are live or
 // reserved, and the estimated load (a share of the cores) after it.
 func (m *Meter) Decide(calls int) (ok bool, load float64) {
 	e := m.Estimate()
-	load = e.Load(calls + 1)
+	load = e.After(calls)
 	return load <= e.Ceiling, load
 }

@@ -214,7 +214,7 @@ func TestSamplerFeedsTheMeter(t *testing.T) {
 			// 10 calls at 0.05 cores each since start.
 			return time.Duration(0.5 * float64(time.Since(start))), nil
 		}
-		s := NewSampler(m, cpu, func() int { return 10 })
+		s := NewSampler(m, cpu, func() int { return 10 }, nil)
 		s.Start()
 		time.Sleep(10*time.Second + time.Millisecond)
 		fail.Store(true)

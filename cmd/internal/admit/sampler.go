@@ -22,10 +22,16 @@ func ProcessCPU() (time.Duration, error) {
 // Sampler feeds a Meter every Period from cpu and live, in one goroutine
 // it owns: Stop ends it and waits.
 type Sampler struct {
-	m    *Meter
-	cpu  CPUTime
-	live func() int
-	now  func() time.Time
+	m       *Meter
+	cpu     CPUTime
+	live    func() int
+	now     func() time.Time
+	machine MachineTimes
+
+	// lastBusy and lastTotal are the machine's previous reading
+	// (machineRead once there is one).
+	lastBusy, lastTotal uint64
+	machineRead         bool
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -35,9 +41,10 @@ type Sampler struct {
 	errors uint64
 }
 
-// NewSampler makes a sampler of m; Start runs it.
-func NewSampler(m *Meter, cpu CPUTime, live func() int) *Sampler {
-	return &Sampler{m: m, cpu: cpu, live: live, now: time.Now, stop: make(chan struct{})}
+// NewSampler makes a sampler of m; Start runs it. machine, when set,
+// also feeds the machine's busy share (Meter.SampleMachine) each period.
+func NewSampler(m *Meter, cpu CPUTime, live func() int, machine MachineTimes) *Sampler {
+	return &Sampler{m: m, cpu: cpu, live: live, now: time.Now, machine: machine, stop: make(chan struct{})}
 }
 
 // Start takes the first sample and starts the ticker goroutine.
@@ -58,6 +65,7 @@ func (s *Sampler) Start() {
 }
 
 func (s *Sampler) sample() {
+	s.sampleMachine()
 	cpu, err := s.cpu()
 	if err != nil {
 		s.mu.Lock()
@@ -66,6 +74,25 @@ func (s *Sampler) sample() {
 		return
 	}
 	s.m.Sample(s.now(), cpu, s.live())
+}
+
+// sampleMachine gives the meter the machine's busy share since the
+// previous reading (none at the first, or when the counters went back).
+func (s *Sampler) sampleMachine() {
+	if s.machine == nil {
+		return
+	}
+	busy, total, err := s.machine()
+	if err != nil {
+		s.mu.Lock()
+		s.errors++
+		s.mu.Unlock()
+		return
+	}
+	if s.machineRead && total > s.lastTotal && busy >= s.lastBusy {
+		s.m.SampleMachine(float64(busy-s.lastBusy) / float64(total-s.lastTotal))
+	}
+	s.lastBusy, s.lastTotal, s.machineRead = busy, total, true
 }
 
 // Errors counts the readings that failed.

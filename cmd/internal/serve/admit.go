@@ -39,7 +39,7 @@ func (s *Server) startMeter() *admit.Sampler {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		return len(s.live)
-	})
+	}, s.cfg.MachineTimes)
 	sm.Start()
 	return sm
 }
@@ -58,7 +58,7 @@ func (s *Server) meterMetrics() error {
 	if m == nil {
 		return nil
 	}
-	// Each registered by name, so the docs' check sees the four.
+	// Each registered by name, so the docs' check sees the five.
 	load := func() float64 {
 		s.mu.Lock()
 		n := len(s.live)
@@ -70,7 +70,9 @@ func (s *Server) meterMetrics() error {
 			func() float64 { return m.Estimate().PerCall }),
 		s.GaugeFunc("brisvox_admission_baseline_cores", "Cores the process uses with no call live (smoothed).", nil,
 			func() float64 { return m.Estimate().Baseline }),
-		s.GaugeFunc("brisvox_admission_load", "Estimated share of the cores used by the live calls and the baseline.", nil, load),
+		s.GaugeFunc("brisvox_admission_load", "Estimated share of the cores used: the live calls and the baseline, or the machine's busy share when higher.", nil, load),
+		s.GaugeFunc("brisvox_admission_machine_busy", "Busy share of the machine's CPUs, every process's (smoothed, from /proc/stat).", nil,
+			func() float64 { return m.Estimate().Machine }),
 		s.GaugeFunc("brisvox_admission_ceiling", "Share of the cores admission keeps the estimate under.", nil,
 			func() float64 { return m.Config().Ceiling }),
 	)

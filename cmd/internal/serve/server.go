@@ -118,6 +118,10 @@ type Config struct {
 	// CPUTime reads the process's CPU time for the Meter (default
 	// admit.ProcessCPU).
 	CPUTime admit.CPUTime
+	// MachineTimes reads the machine's CPU times for the Meter, so what
+	// other processes take counts against the ceiling (default
+	// admit.ProcStat).
+	MachineTimes admit.MachineTimes
 }
 
 func (c Config) withDefaults() Config {
@@ -144,6 +148,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.CPUTime == nil {
 		c.CPUTime = admit.ProcessCPU
+	}
+	if c.MachineTimes == nil {
+		c.MachineTimes = admit.ProcStat
 	}
 	return c
 }
