@@ -222,12 +222,7 @@ func TestBaresipBridgedTransfer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real sockets and baresip")
 	}
-	if _, err := exec.LookPath("baresip"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("baresip is not installed (go tool task setup installs it)")
-		}
-		t.Skip("baresip is not installed: go tool task setup")
-	}
+	needProgram(t, "baresip")
 	tests := []struct {
 		name       string
 		end        string // who ends the bridged call: caller, target, server
