@@ -16,6 +16,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "       brisvox-bench sip-load [--calls 500] [--rate 50] [--hold 60s] [--churn --call-length 2s] [--json]")
 		fmt.Fprintln(stderr, "       brisvox-bench latency --brisvox PATH [--agent examples/agents/local.toml] [--turns 20] [--voice slt] [--json]")
 		fmt.Fprintln(stderr, "       brisvox-bench asr [--voices slt,rms,awb,espeak] [--paths 16k,mulaw8k] [--models general,domain] [--json]")
+		fmt.Fprintln(stderr, "       brisvox-bench admission [--admission fixed|measured|both] [--calls 30] [--rate 2] [--cost 0.1] [--cpu-ceiling 0.75] [--wait-quiet 0] [--json]")
+		fmt.Fprintln(stderr, "       brisvox-bench dial [--rate 20] [--duration 60s] [--trunk-addr HOST:PORT] [--answer-hold 2s] [--json]")
 		return 2
 	}
 	switch args[0] {
@@ -38,7 +40,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "dial":
 		return dial(args[1:], stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "brisvox-bench: unknown command %q (want webrtc-load, sip-load, burst or asr)\n", args[0])
+		fmt.Fprintf(stderr, "brisvox-bench: unknown command %q (want webrtc-load, sip-load, burst, latency, asr, admission or dial)\n", args[0])
 		return 2
 	}
 }
