@@ -51,7 +51,7 @@ type Config struct {
 	// the calls that came in use (a bridged transfer dials through it);
 	// "" hands them on by REFER.
 	TransferTrunk string
-	Log    zerolog.Logger
+	Log           zerolog.Logger
 }
 
 func (c Config) withDefaults() Config {
