@@ -66,6 +66,10 @@ type CallEvent struct {
 	// Stages split an EventLatency's Latency by the stage that took it, in
 	// turn order; their durations sum to Latency (see TurnStages).
 	Stages []TurnStage
+	// Marks are an EventLatency's turn timeline as the session had it at
+	// the first audio out (a copy, the receiver's to keep): for in-process
+	// observers (load tests, records). The call's page does not get it.
+	Marks map[MarkKind]time.Time
 	// Call is an EventTool's call id (ToolCall.ID).
 	Call string
 	// Outcome is what an EventTool's call did, for the caller's page: one

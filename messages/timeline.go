@@ -19,9 +19,15 @@ const (
 	// answered (after the first token, before the answer's audio). Last
 	// in the list, so adding it moved no kind's number.
 	MarkToolsDone
+	// MarkVADDetected: when the VAD decided the stop of MarkVADStop (the
+	// audio time of the end of the frame or model window whose score made
+	// the decision: MarkVADStop plus the hangover, to the frame or window).
+	// Load tests measure the engine's own share of a turn from it; it is
+	// not a stage boundary of TurnStages.
+	MarkVADDetected
 )
 
-var markNames = [...]string{"", "vad_stop", "stt_final", "turn_end", "llm_request", "llm_first_token", "tts_first_audio", "first_audio_out", "interrupt", "tools_done"}
+var markNames = [...]string{"", "vad_stop", "stt_final", "turn_end", "llm_request", "llm_first_token", "tts_first_audio", "first_audio_out", "interrupt", "tools_done", "vad_detected"}
 
 func (k MarkKind) String() string {
 	if int(k) < len(markNames) {

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"maps"
 	"strings"
 	"time"
 
@@ -60,7 +61,7 @@ func (a *Actor) markEvent(t *Timeline, m *messages.TurnMark) {
 		a.setState(messages.StateThinking, m.Epoch)
 	case messages.MarkFirstAudioOut:
 		if end, ok := t.Marks[messages.MarkVADStop]; ok {
-			a.cfg.OnEvent(messages.CallEvent{Kind: messages.EventLatency, Epoch: m.Epoch, Latency: m.At.Sub(end), Stages: messages.TurnStages(t.Marks), At: m.At})
+			a.cfg.OnEvent(messages.CallEvent{Kind: messages.EventLatency, Epoch: m.Epoch, Latency: m.At.Sub(end), Stages: messages.TurnStages(t.Marks), Marks: maps.Clone(t.Marks), At: m.At})
 		}
 		a.setState(messages.StateSpeaking, m.Epoch)
 	}

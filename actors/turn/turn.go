@@ -98,12 +98,15 @@ type Actor struct {
 	// utteranceStart is when the speech of the turn being heard began.
 	utteranceStart time.Time
 	speechEnd      time.Time
-	stopped        bool // a VAD stop is waiting to become a turn end
-	owed           int  // finals owed for finalizes
-	finals         []string
-	lastInterim    string
-	finalAt        time.Time
-	gen            int
+	// speechDecided is when the VAD decided speechEnd (its DetectedAt:
+	// the end of the frame or window that made the decision).
+	speechDecided time.Time
+	stopped       bool // a VAD stop is waiting to become a turn end
+	owed          int  // finals owed for finalizes
+	finals        []string
+	lastInterim   string
+	finalAt       time.Time
+	gen           int
 
 	// keys are the caller's key presses of the turn being heard.
 	keys keys
@@ -178,7 +181,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.speaking = false
 		a.stopped = true
 		a.owed++
-		a.speechEnd = m.At
+		a.speechEnd, a.speechDecided = m.At, m.DetectedAt
 		a.tryEnd(ctx)
 	case *messages.Transcript:
 		a.transcript(ctx, m)
@@ -409,14 +412,14 @@ func (a *Actor) endTurn(ctx actor.Context) {
 	}
 	text := a.turnText()
 	a.finals, a.lastInterim = a.finals[:0], ""
-	start, end, finalAt := a.utteranceStart, a.speechEnd, a.finalAt
+	start, end, finalAt, decided := a.utteranceStart, a.speechEnd, a.finalAt, a.speechDecided
 	keys := len(a.keys.digits)
 	if k := &a.keys; k.pending() {
 		// The caller's input ran from the first sound or key to the last:
 		// a turn of keys alone has its last key as its end of speech (the
 		// base of its latency, as the VAD stop is for speech).
 		if start.IsZero() {
-			end, finalAt = k.last, time.Time{}
+			end, finalAt, decided = k.last, time.Time{}, time.Time{}
 		}
 		if start.IsZero() || k.first.Before(start) {
 			start = k.first
@@ -445,6 +448,9 @@ func (a *Actor) endTurn(ctx actor.Context) {
 	a.stats.Inc("turns")
 	now := time.Now()
 	a.peers.Mark(ctx, e, messages.MarkVADStop, end)
+	if !decided.IsZero() {
+		a.peers.Mark(ctx, e, messages.MarkVADDetected, decided)
+	}
 	if !finalAt.IsZero() {
 		a.peers.Mark(ctx, e, messages.MarkSTTFinal, finalAt)
 	}

@@ -122,6 +122,15 @@ type Config struct {
 	// other processes take counts against the ceiling (default
 	// admit.ProcStat).
 	MachineTimes admit.MachineTimes
+	// Observe, when set, receives every call's live events after the
+	// server's own handling (metrics, the call's page), on the session's
+	// goroutine: it must only hand them on and never block. The events
+	// carry transcripts and EventLatency's timeline marks: for in-process
+	// observers (load and chaos runs, call records), never for logs.
+	Observe func(messages.CallID, messages.CallEvent)
+	// ObserveEnd, when set, receives every call's end after the server
+	// recorded it (same rules as Observe).
+	ObserveEnd func(messages.CallEnded)
 }
 
 func (c Config) withDefaults() Config {
@@ -437,12 +446,20 @@ func (s *Server) startCall(id messages.CallID, c Conn, dial *DialRequest) error 
 	cfg.Call, cfg.Conn = id, c
 	cfg.LogContent = cfg.LogContent || s.cfg.LogContent
 	cfg.Log = s.log
-	m := s.metrics
-	cfg.OnEvent = m.event
-	if p, ok := c.(publisher); ok {
+	m, observe := s.metrics, s.cfg.Observe
+	p, publishes := c.(publisher)
+	switch {
+	case !publishes && observe == nil:
+		cfg.OnEvent = m.event
+	default:
 		cfg.OnEvent = func(e messages.CallEvent) {
 			m.event(e)
-			_ = p.Publish(EventOf(e))
+			if publishes {
+				_ = p.Publish(EventOf(e))
+			}
+			if observe != nil {
+				observe(id, e)
+			}
 		}
 	}
 	cfg.OnEnd = func(e messages.CallEnded) { s.ended(e) }
@@ -479,6 +496,9 @@ func (s *Server) ended(e messages.CallEnded) {
 			kind = conn.EndGoingAway
 		}
 		c.Hangup(kind, e.Reason)
+	}
+	if s.cfg.ObserveEnd != nil {
+		s.cfg.ObserveEnd(e)
 	}
 	ev := s.log.Info().Str("call_id", string(e.Call)).Str("reason", e.Reason)
 	if e.Err != nil {
