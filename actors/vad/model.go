@@ -187,7 +187,10 @@ func (a *Actor) modelScored(ctx actor.Context, m *scored) {
 	} else {
 		dur := time.Duration(len(w.buf)) * time.Second / time.Duration(w.rate)
 		ev, at := w.gate.Process(m.p, w.flyAt, dur)
-		a.emit(ctx, ev, at, time.Now())
+		// Detected in audio time, as the frame path does: the end of the
+		// window that decided, not when its score came back (the
+		// inference's own time is the engine's, counted after it).
+		a.emit(ctx, ev, at, w.flyAt.Add(dur))
 		a.quietWindow(m.p, dur)
 	}
 	if len(w.ready) > 0 {
