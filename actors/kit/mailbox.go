@@ -28,12 +28,21 @@ const throughput = 300
 // mailbox allocates a method value every time it schedules itself).
 //
 // System messages (start, stop, restart, failure) go to their own queue and
-// always run first; they are rare, so that queue is a plain slice.
+// always run first; they are rare, so that queue is a plain slice whose
+// first slots live in the mailbox.
+//
+// Its props' dispatcher SystemWorkers stands for the Workers of the actor's
+// System (see SystemWorkers).
 type Mailbox struct {
-	mu        sync.Mutex
-	ring      []any
-	head, n   int
+	mu      sync.Mutex
+	ring    []any
+	head, n int
+	// system is the system queue from sysHead on; it starts on sysBuf and
+	// is emptied in place, so the start, stop and terminate messages of a
+	// life cost no allocation.
 	system    []any
+	sysHead   int
+	sysBuf    [4]any
 	suspended bool
 
 	scheduled atomic.Bool
@@ -51,6 +60,7 @@ var _ actor.Mailbox = (*Mailbox)(nil)
 // NewMailbox makes an empty mailbox.
 func NewMailbox() *Mailbox {
 	m := &Mailbox{ring: make([]any, DefaultMailboxSize)}
+	m.system = m.sysBuf[:0]
 	m.run = m.process
 	return m
 }
@@ -130,9 +140,10 @@ func (m *Mailbox) PostSystemMessage(msg any) {
 	m.schedule()
 }
 
-// RegisterHandlers binds the mailbox to its actor.
+// RegisterHandlers binds the mailbox to its actor, and SystemWorkers to the
+// workers of the actor's system.
 func (m *Mailbox) RegisterHandlers(invoker actor.MessageInvoker, dispatcher actor.Dispatcher) {
-	m.invoker, m.dispatcher = invoker, dispatcher
+	m.invoker, m.dispatcher = invoker, resolve(dispatcher, invoker)
 }
 
 // Start is called once when the actor is spawned.
@@ -156,7 +167,7 @@ func (m *Mailbox) process() {
 		m.drain()
 		m.scheduled.Store(false)
 		m.mu.Lock()
-		more := len(m.system) > 0 || (!m.suspended && m.n > 0)
+		more := m.sysHead < len(m.system) || (!m.suspended && m.n > 0)
 		m.mu.Unlock()
 		if !more || !m.scheduled.CompareAndSwap(false, true) {
 			return
@@ -180,12 +191,12 @@ func (m *Mailbox) drain() {
 			runtime.Gosched()
 		}
 		m.mu.Lock()
-		if len(m.system) > 0 {
-			msg = m.system[0]
-			m.system[0] = nil
-			m.system = m.system[1:]
-			if len(m.system) == 0 {
-				m.system = m.system[:0:0]
+		if m.sysHead < len(m.system) {
+			msg = m.system[m.sysHead]
+			m.system[m.sysHead] = nil
+			m.sysHead++
+			if m.sysHead == len(m.system) {
+				m.system, m.sysHead = m.system[:0], 0
 			}
 			m.mu.Unlock()
 			m.sysCount.Add(-1)

@@ -264,3 +264,36 @@ func BenchmarkMailboxSend(b *testing.B) { benchmarkSend(b, NewMailboxProducer())
 // BenchmarkProtoactorBoundedSend is protoactor's own bounded mailbox, for
 // comparison with BenchmarkMailboxSend.
 func BenchmarkProtoactorBoundedSend(b *testing.B) { benchmarkSend(b, actor.Bounded(1024)) }
+
+// A life's system messages (started, stop, terminated, ...) reuse the
+// mailbox's own slots. Mutation caught: emptying the system queue with a
+// fresh slice (m.system[:0:0]) makes each post allocate again.
+func TestMailboxSystemMessagesAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts differ under the race detector")
+	}
+	inv := &countingInvoker{}
+	m := NewMailbox()
+	m.RegisterHandlers(inv, actor.NewSynchronizedDispatcher(throughput))
+	stop, started := &actor.Stop{}, &actor.Started{}
+	allocs := testing.AllocsPerRun(100, func() {
+		m.PostSystemMessage(&actor.SuspendMailbox{})
+		m.PostSystemMessage(stop)
+		m.PostSystemMessage(started)
+		m.PostSystemMessage(&actor.ResumeMailbox{})
+	})
+	if inv.system != 2*101 {
+		t.Errorf("%d system messages invoked, want %d", inv.system, 2*101)
+	}
+	// SuspendMailbox and ResumeMailbox are empty structs: no allocation.
+	if allocs != 0 {
+		t.Errorf("four system messages: %v allocs, want 0", allocs)
+	}
+}
+
+// countingInvoker counts what it is given, without allocating.
+type countingInvoker struct{ system, user int }
+
+func (c *countingInvoker) InvokeSystemMessage(any)  { c.system++ }
+func (c *countingInvoker) InvokeUserMessage(any)    { c.user++ }
+func (c *countingInvoker) EscalateFailure(any, any) {}

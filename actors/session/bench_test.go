@@ -80,10 +80,27 @@ func (s *countingSTT) Close() error {
 	return nil
 }
 
+// dispatchers are the two ways a call tree's mailboxes run: on the
+// system's long-lived workers (kit.WithWorkers, the server's) and on a
+// goroutine per schedule (protoactor's default, a system without workers).
+var dispatchers = []struct {
+	name string
+	opts []kit.SystemOption
+}{
+	{"workers", []kit.SystemOption{kit.WithWorkers(0)}},
+	{"goroutines", nil},
+}
+
 // BenchmarkInputFrame is the cost of one 20 ms frame from the transport's
 // reader through vad to the STT provider, frames back to back.
 func BenchmarkInputFrame(b *testing.B) {
-	sys := kit.NewSystem(zerolog.Nop())
+	for _, d := range dispatchers {
+		b.Run(d.name, func(b *testing.B) { benchInputFrame(b, kit.NewSystem(zerolog.Nop(), d.opts...)) })
+	}
+}
+
+func benchInputFrame(b *testing.B, sys *kit.System) {
+	defer sys.Shutdown()
 	// Eight frames may be in flight: the first ones wait in the stt actor
 	// until its provider session is connected.
 	credit := make(chan struct{}, 8)
@@ -120,7 +137,13 @@ func BenchmarkInputFrame(b *testing.B) {
 // the switchboard, connected to its (mock) providers, hung up and gone.
 // B/op is everything the call allocated, an upper bound of its memory.
 func BenchmarkCallSpawnStop(b *testing.B) {
-	sys := kit.NewSystem(zerolog.Nop())
+	for _, d := range dispatchers {
+		b.Run(d.name, func(b *testing.B) { benchCallSpawnStop(b, kit.NewSystem(zerolog.Nop(), d.opts...)) })
+	}
+}
+
+func benchCallSpawnStop(b *testing.B, sys *kit.System) {
+	defer sys.Shutdown()
 	board := sys.Root.Spawn(switchboard.Props())
 	ended := make(chan messages.CallEnded, 1)
 	llm, tts := providertest.NewMockLLM(providertest.LLMConfig{}), providertest.NewMockTTS(providertest.TTSConfig{})
@@ -145,7 +168,11 @@ func BenchmarkCallSpawnStop(b *testing.B) {
 		<-ended
 	}
 	b.StopTimer()
-	once.Do(func() { sys.Root.Stop(board) })
+	once.Do(func() {
+		if err := sys.Root.StopFuture(board).Wait(); err != nil {
+			b.Error(err)
+		}
+	})
 }
 
 func itoa(i int) string {

@@ -71,7 +71,7 @@ type gather struct {
 type stage struct {
 	name     messages.Stage
 	pid      *actor.PID
-	mailbox  *kit.MailboxRef
+	mailbox  kit.MailboxRef
 	failures []time.Time
 	restarts int
 	panics   int
@@ -123,11 +123,11 @@ func Props(cfg Config) (*actor.Props, error) {
 	}
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &Actor{
-			cfg: cfg, stages: map[messages.Stage]*stage{}, byEpoch: map[messages.Epoch]*Timeline{}, gathers: map[uint64]*gather{},
+			cfg: cfg, stages: make(map[messages.Stage]*stage, len(spawnOrder)), byEpoch: map[messages.Epoch]*Timeline{}, gathers: map[uint64]*gather{},
 			backoff: kit.NewBackoff(cfg.Supervision.Backoff, cfg.Supervision.MaxBackoff, cfg.Supervision.Jitter, cfg.Supervision.Seed),
 			stats:   kit.Counters{},
 		}
-	}, actor.WithMailbox(kit.NewMailboxProducer())), nil
+	}, actor.WithMailbox(kit.NewMailboxProducer()), onWorkers), nil
 }
 
 // Receive handles the session's messages.
@@ -214,52 +214,73 @@ func (a *Actor) start(ctx actor.Context) {
 	a.peers = kit.NewPeers(a.cfg.Call, ctx.Self())
 	a.peers.Events = a.cfg.OnEvent != nil || a.cfg.LogContent
 	a.root = ctx.ActorSystem().Root
-	cfg, p := a.cfg, a.peers
+	cfg, p := &a.cfg, a.peers
 	newDet := cfg.NewDetector
 	if newDet == nil {
+		vc := cfg.VAD
 		newDet = func() vad.Detector {
-			d, _ := media.NewEnergyVAD(cfg.VAD) // validated in Validate
+			d, _ := media.NewEnergyVAD(vc) // validated in Validate
 			return d
 		}
 	}
-	// Downstream first, so every message finds its receiver.
-	type spec struct {
-		name  messages.Stage
-		props func(opts ...actor.PropsOption) *actor.Props
-	}
-	specs := []spec{
-		{messages.StagePacer, func(o ...actor.PropsOption) *actor.Props { return pacer.Props(cfg.Pacer, p, o...) }},
-		{messages.StageTTS, func(o ...actor.PropsOption) *actor.Props { return tts.Props(cfg.TTS, p, cfg.FillerClips, o...) }},
-		{messages.StageTools, func(o ...actor.PropsOption) *actor.Props {
-			return tools.PropsWith(cfg.Tools, p, cfg.Log, tools.Options{LogArguments: cfg.LogContent}, o...)
-		}},
-		{messages.StageLLM, func(o ...actor.PropsOption) *actor.Props { return llm.Props(cfg.LLMConfig, cfg.LLM, p, cfg.Log, o...) }},
-		{messages.StageTurn, func(o ...actor.PropsOption) *actor.Props { return turn.Props(cfg.Turn, p, o...) }},
-		{messages.StageSTT, func(o ...actor.PropsOption) *actor.Props { return stt.Props(cfg.STT, p, o...) }},
-		{messages.StageVAD, func(o ...actor.PropsOption) *actor.Props {
-			return vad.Props(vad.Config{NewDetector: newDet, Model: cfg.VADModel, TurnModel: cfg.TurnModel}, p, cfg.Log, o...)
-		}},
-		{messages.StageTransport, func(o ...actor.PropsOption) *actor.Props { return transport.Props(cfg.Conn, p, cfg.Log, o...) }},
-	}
-	for _, s := range specs {
-		ref := &kit.MailboxRef{}
-		opts := []actor.PropsOption{actor.WithMailbox(ref.Producer())}
-		if tap := cfg.Taps[s.name]; tap != nil {
+	a.order = make([]*stage, 0, len(spawnOrder))
+	// Downstream first, so every message finds its receiver. The stages
+	// run on the system's workers when it has them (kit.SystemWorkers).
+	// Each stage's Props hands its options to PropsFromProducer, which
+	// applies them at once, so one buffer serves every stage.
+	var optBuf [3]actor.PropsOption
+	for _, name := range spawnOrder {
+		st := &stage{name: name}
+		opts := append(optBuf[:0], actor.WithMailbox(st.mailbox.Producer()), onWorkers)
+		if tap := cfg.Taps[name]; tap != nil {
 			opts = append(opts, actor.WithReceiverMiddleware(tap))
 		}
-		pid, err := ctx.SpawnNamed(s.props(opts...), string(s.name))
+		pid, err := ctx.SpawnNamed(stageProps(name, cfg, p, newDet, opts), string(name))
 		if err != nil {
-			a.end(ctx, "spawn failed", fmt.Errorf("spawn %s: %w", s.name, err))
+			a.end(ctx, "spawn failed", fmt.Errorf("spawn %s: %w", name, err))
 			return
 		}
-		st := &stage{name: s.name, pid: pid, mailbox: ref}
-		a.stages[s.name] = st
+		st.pid = pid
+		a.stages[name] = st
 		a.order = append(a.order, st)
 	}
 	a.setState(messages.StateListening, 0)
 	if cfg.Greeting != "" {
 		ctx.Send(p.Turn, &messages.Greet{Line: cfg.Greeting, After: cfg.GreetAfter})
 	}
+}
+
+// spawnOrder is the order the session spawns its stages in: downstream
+// first.
+var spawnOrder = [...]messages.Stage{
+	messages.StagePacer, messages.StageTTS, messages.StageTools, messages.StageLLM,
+	messages.StageTurn, messages.StageSTT, messages.StageVAD, messages.StageTransport,
+}
+
+// onWorkers puts an actor's mailbox on the system's workers.
+var onWorkers = actor.WithDispatcher(kit.SystemWorkers)
+
+// stageProps makes the props of one stage of the call.
+func stageProps(name messages.Stage, cfg *Config, p kit.Peers, newDet func() vad.Detector, o []actor.PropsOption) *actor.Props {
+	switch name {
+	case messages.StagePacer:
+		return pacer.Props(cfg.Pacer, p, o...)
+	case messages.StageTTS:
+		return tts.Props(cfg.TTS, p, cfg.FillerClips, o...)
+	case messages.StageTools:
+		return tools.PropsWith(cfg.Tools, p, cfg.Log, tools.Options{LogArguments: cfg.LogContent}, o...)
+	case messages.StageLLM:
+		return llm.Props(cfg.LLMConfig, cfg.LLM, p, cfg.Log, o...)
+	case messages.StageTurn:
+		return turn.Props(cfg.Turn, p, o...)
+	case messages.StageSTT:
+		return stt.Props(cfg.STT, p, o...)
+	case messages.StageVAD:
+		return vad.Props(vad.Config{NewDetector: newDet, Model: cfg.VADModel, TurnModel: cfg.TurnModel}, p, cfg.Log, o...)
+	case messages.StageTransport:
+		return transport.Props(cfg.Conn, p, cfg.Log, o...)
+	}
+	panic("session: no stage " + string(name))
 }
 
 // stageOf maps a child's PID to its stage.

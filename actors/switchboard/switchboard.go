@@ -55,7 +55,7 @@ func Props() *actor.Props {
 	stats := kit.Counters{}
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &Actor{calls: map[messages.CallID]*actor.PID{}, stats: stats}
-	}, actor.WithMailbox(kit.NewMailboxProducer()),
+	}, actor.WithMailbox(kit.NewMailboxProducer()), actor.WithDispatcher(kit.SystemWorkers),
 		// A session that panics outside its stages is stopped, never
 		// restarted with half of a call's state.
 		actor.WithSupervisor(actor.NewOneForOneStrategy(0, 0, func(any) actor.Directive { return actor.StopDirective })))

@@ -11,6 +11,7 @@ import (
 	"github.com/brisvox/brisvox/actors/kit"
 	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/actors/switchboard"
+	"github.com/brisvox/brisvox/internal/leaktest"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
@@ -23,11 +24,32 @@ type harness struct {
 	sys   *kit.System
 	board *actor.PID
 	ended chan messages.CallEnded
+	base  leaktest.Set
 }
 
-func newHarness(t *testing.T) *harness {
-	sys := kit.NewSystem(zerolog.Nop())
-	return &harness{t: t, sys: sys, board: sys.Root.Spawn(switchboard.Props()), ended: make(chan messages.CallEnded, 16)}
+// dispatchers are the systems the tests run on: with the long-lived
+// workers the server uses, and with protoactor's goroutine per schedule.
+var dispatchers = []struct {
+	name string
+	opts []kit.SystemOption
+}{
+	{"workers", []kit.SystemOption{kit.WithWorkers(0)}},
+	{"goroutines", nil},
+}
+
+// eachDispatcher runs test in a synctest bubble once per dispatcher.
+func eachDispatcher(t *testing.T, test func(t *testing.T, h *harness)) {
+	for _, d := range dispatchers {
+		t.Run(d.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				base := leaktest.Snapshot()
+				sys := kit.NewSystem(zerolog.Nop(), d.opts...)
+				h := &harness{t: t, sys: sys, board: sys.Root.Spawn(switchboard.Props()), ended: make(chan messages.CallEnded, 16), base: base}
+				test(t, h)
+				h.stop()
+			})
+		})
+	}
 }
 
 func (h *harness) ask(msg any) any {
@@ -57,21 +79,25 @@ func (h *harness) calls() []messages.CallID {
 	return h.ask(&messages.ListCalls{}).(*messages.CallList).Calls
 }
 
-// stop ends the calls and the switchboard, then lets protoactor's
-// dead-letter throttle run out so no goroutine outlives the bubble.
+// stop ends the calls and the switchboard and shuts the system down (which
+// also lets protoactor's dead-letter throttle run out), and checks that no
+// goroutine is left.
 func (h *harness) stop() {
 	if err := h.sys.Root.StopFuture(h.board).Wait(); err != nil {
 		h.t.Fatal(err)
 	}
-	time.Sleep(2 * time.Second)
+	h.sys.Shutdown()
+	synctest.Wait() // a goroutine per schedule may be on its way out
+	if n := leaktest.Snapshot().NewSince(h.base); n != 0 {
+		h.t.Errorf("%d goroutines left after Shutdown", n)
+	}
 }
 
 // TestAdmission: calls are admitted up to the limit, a live id is refused,
 // the list is sorted, and a hung-up call frees its place. (Mutations seen
 // failing: the limit check off by one; Terminated not forgetting the call.)
 func TestAdmission(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t)
+	eachDispatcher(t, func(t *testing.T, h *harness) {
 		if r := h.start("b"); r.Err != nil || r.PID == nil {
 			t.Fatalf("first call: %+v", r)
 		}
@@ -95,7 +121,6 @@ func TestAdmission(t *testing.T) {
 		if r := h.start("c"); r.Err != nil {
 			t.Fatalf("a call after one ended: %v", r.Err)
 		}
-		h.stop()
 	})
 }
 
@@ -103,8 +128,7 @@ func TestAdmission(t *testing.T) {
 // switchboard and are answered to the asker; an unknown call is answered
 // with ErrUnknownCall instead of a timeout.
 func TestRouting(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t)
+	eachDispatcher(t, func(t *testing.T, h *harness) {
 		h.start("x")
 		d, ok := h.ask(&switchboard.ToCall{Call: "x", Msg: &messages.Describe{}}).(*messages.Description)
 		if !ok || len(d.Children) != len(messages.Stages()) {
@@ -118,6 +142,5 @@ func TestRouting(t *testing.T) {
 		if !ok || !errors.Is(unk.Err, switchboard.ErrUnknownCall) {
 			t.Fatalf("unknown call: %+v", unk)
 		}
-		h.stop()
 	})
 }
