@@ -24,6 +24,9 @@ type LLMConfig struct {
 	FirstToken time.Duration
 	// TokenInterval is the time between later events (default 30ms).
 	TokenInterval time.Duration
+	// Unrecorded keeps no copy of the requests (Requests is empty): for
+	// load runs, where each request holds the whole conversation so far.
+	Unrecorded bool
 }
 
 // withDefaults fills the zero fields.
@@ -214,7 +217,7 @@ func copyRequest(req *providers.Request) providers.Request {
 func (m *MockLLM) Stream(ctx context.Context, req *providers.Request) (providers.LLMStream, error) {
 	m.mu.Lock()
 	f := m.connectLocked()
-	if req != nil {
+	if req != nil && !m.cfg.Unrecorded {
 		m.requests = append(m.requests, copyRequest(req))
 	}
 	cfg, cfgErr := m.cfg, m.cfgErr

@@ -362,3 +362,23 @@ func TestMockLLMRequestsAreDeepCopies(t *testing.T) {
 		check(m.Requests()[0])
 	})
 }
+
+// TestMockLLMUnrecorded: an Unrecorded mock answers as usual and keeps no
+// request. (Mutation caught: the request copied despite the flag.)
+func TestMockLLMUnrecorded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := NewMockLLM(LLMConfig{Unrecorded: true}, Response{Text: "ok"})
+		st, err := m.Stream(context.Background(), &providers.Request{Messages: []agent.Message{agent.System("be brief")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		ev, err := st.Recv()
+		if err != nil || ev.Text != "ok" {
+			t.Fatalf("Recv = %+v, %v; want the scripted text", ev, err)
+		}
+		if n := len(m.Requests()); n != 0 {
+			t.Fatalf("Requests() has %d requests, want none", n)
+		}
+	})
+}

@@ -41,6 +41,10 @@ type TTSConfig struct {
 	// of the words available comes at once, as from a fast synthesizer,
 	// with Flushed right after it.
 	Paced bool
+	// Unrecorded keeps no record of what was said: Texts, ContextWords,
+	// WordLog and ContextOf find nothing. For load runs, where the record
+	// grows with every answer and keeps every audio chunk alive.
+	Unrecorded bool
 }
 
 // defaultWordDuration is the default of TTSConfig.WordDuration.
@@ -247,7 +251,9 @@ func (s *ttsSession) Push(contextID, text string) error {
 	if s.closed[contextID] {
 		return fmt.Errorf("%w: push to %q", ErrContextClosed, contextID)
 	}
-	s.m.texts = append(s.m.texts, text)
+	if !s.cfg.Unrecorded {
+		s.m.texts = append(s.m.texts, text)
+	}
 	c := s.contextLocked(contextID)
 	now := time.Now()
 	if !c.pushed {
@@ -403,17 +409,19 @@ func (s *ttsSession) popLocked(due time.Time) providers.TTSEvent {
 	case ttsStepWord:
 		c.chunk = 0
 		c.cursor = due
-		if s.m.words == nil {
-			s.m.words = map[string][]Word{}
+		if !s.cfg.Unrecorded {
+			if s.m.words == nil {
+				s.m.words = map[string][]Word{}
+			}
+			s.m.words[c.id] = append(s.m.words[c.id], Word{Text: c.words[c.wi].text, Offset: c.offset})
 		}
-		s.m.words[c.id] = append(s.m.words[c.id], Word{Text: c.words[c.wi].text, Offset: c.offset})
 		return providers.TTSEvent{Kind: providers.TTSWord, ContextID: c.id, Word: c.words[c.wi].text, Offset: c.offset}
 	case ttsStepAudio:
 		w := c.words[c.wi]
 		from := time.Duration(c.chunk) * s.cfg.Chunk
 		d := min(s.cfg.Chunk, w.dur-from)
 		ev := providers.TTSEvent{Kind: providers.TTSAudio, ContextID: c.id, Rate: s.cfg.Rate, PCM: s.tone(c.offset, d)}
-		if len(ev.PCM) > 0 {
+		if len(ev.PCM) > 0 && !s.cfg.Unrecorded {
 			if s.m.chunks == nil {
 				s.m.chunks = map[*int16]string{}
 			}

@@ -471,3 +471,39 @@ func TestMockTTSWordLog(t *testing.T) {
 		}
 	})
 }
+
+// TestMockTTSUnrecorded: an Unrecorded mock delivers the same events and
+// keeps nothing of them. (Mutation caught: a record kept despite the
+// flag, e.g. the chunk map still filled, which keeps every chunk alive.)
+func TestMockTTSUnrecorded(t *testing.T) {
+	actions := []ttsAction{{at: 0, op: "push", ctx: "a", text: "Hello there"}, {at: 0, op: "flush", ctx: "a"}}
+	synctest.Test(t, func(t *testing.T) {
+		kept := NewMockTTS(TTSConfig{Paced: true})
+		bare := NewMockTTS(TTSConfig{Paced: true, Unrecorded: true})
+		want, got := runTTS(t, kept, actions, time.Second), runTTS(t, bare, actions, time.Second)
+		if !slices.Equal(summaries(got), summaries(want)) {
+			t.Fatalf("unrecorded events %v, recorded %v", summaries(got), summaries(want))
+		}
+		if len(kept.Texts()) == 0 || len(kept.ContextWords()) == 0 {
+			t.Fatal("the recorded mock kept nothing: the check below proves nothing")
+		}
+		if n, w := len(bare.Texts()), len(bare.ContextWords()); n != 0 || w != 0 {
+			t.Errorf("unrecorded mock kept %d texts and %d contexts' words", n, w)
+		}
+		for _, e := range got {
+			if e.ev.Kind != providers.TTSAudio {
+				continue
+			}
+			if _, ok := bare.ContextOf(e.ev.PCM); ok {
+				t.Fatal("unrecorded mock names the context of a chunk")
+			}
+		}
+		for _, e := range want {
+			if e.ev.Kind == providers.TTSAudio {
+				if _, ok := kept.ContextOf(e.ev.PCM); !ok {
+					t.Fatal("recorded mock does not name the context of its chunk")
+				}
+			}
+		}
+	})
+}
