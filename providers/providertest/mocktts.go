@@ -41,6 +41,13 @@ type TTSConfig struct {
 	// of the words available comes at once, as from a fast synthesizer,
 	// with Flushed right after it.
 	Paced bool
+	// PacedLead, with Paced, runs the audio this far ahead of real time,
+	// as a streaming synthesizer keeps its client's buffer: the first
+	// PacedLead of a context's audio comes at once with its first chunk,
+	// then each chunk PacedLead before its time (Flushed too). Zero: each
+	// chunk comes at its time, and a client that plays as it receives has
+	// no margin for a late one.
+	PacedLead time.Duration
 	// Unrecorded keeps no record of what was said: Texts, ContextWords,
 	// WordLog and ContextOf find nothing. For load runs, where the record
 	// grows with every answer and keeps every audio chunk alive.
@@ -72,7 +79,7 @@ func (c TTSConfig) withDefaults() TTSConfig {
 // Validate rejects negative durations and rates below one sample per frame.
 func (c TTSConfig) Validate() error {
 	c = c.withDefaults()
-	if c.ConnectLatency < 0 || c.FirstByte < 0 || c.Chunk < 0 || c.Rate < 50 {
+	if c.ConnectLatency < 0 || c.FirstByte < 0 || c.Chunk < 0 || c.Rate < 50 || c.PacedLead < 0 {
 		return fmt.Errorf("%w: tts latency %v, first byte %v, chunk %v, rate %d",
 			ErrInvalidConfig, c.ConnectLatency, c.FirstByte, c.Chunk, c.Rate)
 	}
@@ -196,7 +203,10 @@ type ttsContext struct {
 	// offset is the context's audio sent so far.
 	offset time.Duration
 	// cursor is the earliest time of the context's next event.
-	cursor  time.Time
+	cursor time.Time
+	// paceStart is when the context's first audio chunk came (Paced
+	// with a lead: chunk offsets count from it).
+	paceStart time.Time
 	flushed bool
 	flushAt time.Time
 }
@@ -430,7 +440,13 @@ func (s *ttsSession) popLocked(due time.Time) providers.TTSEvent {
 		c.offset += d
 		c.chunk++
 		c.cursor = due
-		if s.cfg.Paced {
+		switch {
+		case s.cfg.Paced && s.cfg.PacedLead > 0:
+			if c.paceStart.IsZero() {
+				c.paceStart = due.Add(d - c.offset) // the time of the context's offset 0
+			}
+			c.cursor = latest(due, c.paceStart.Add(c.offset-s.cfg.PacedLead))
+		case s.cfg.Paced:
 			c.cursor = due.Add(d)
 		}
 		if from+d >= w.dur {

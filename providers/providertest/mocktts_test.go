@@ -164,6 +164,22 @@ func TestMockTTSEvents(t *testing.T) {
 			},
 		},
 		{
+			// Mutation: a lead counted per word (from each word's first
+			// chunk) gives the second word's chunks 40 ms later.
+			name: "paced audio with a lead runs that far ahead of its time",
+			cfg:  TTSConfig{Paced: true, FirstByte: 100 * ms, PacedLead: 80 * ms},
+			actions: []ttsAction{
+				{at: 0, op: "push", ctx: "a", text: "Hi Hi"},
+				{at: 0, op: "flush", ctx: "a"},
+			},
+			until: time.Second,
+			want: []string{
+				`100ms word a "Hi"@0s`, "100ms audio a 40ms", "100ms audio a 40ms", "100ms audio a 40ms", "140ms audio a 40ms",
+				`180ms word a "Hi"@160ms`, "180ms audio a 40ms", "220ms audio a 40ms", "260ms audio a 40ms", "300ms audio a 40ms",
+				"340ms flushed a",
+			},
+		},
+		{
 			name: "contexts are synthesized one at a time in order of opening",
 			cfg:  TTSConfig{Paced: true, FirstByte: 100 * ms},
 			actions: []ttsAction{
@@ -395,6 +411,7 @@ func TestMockTTSConnectFaults(t *testing.T) {
 		{name: "connect stall forever ends with the context", fault: Fault{Kind: FaultConnectStall},
 			timeout: 2 * time.Second, wantTook: 2 * time.Second, wantErr: context.DeadlineExceeded},
 		{name: "invalid config", cfg: TTSConfig{Chunk: -1}, wantErr: ErrInvalidConfig},
+		{name: "negative lead", cfg: TTSConfig{Paced: true, PacedLead: -ms}, wantErr: ErrInvalidConfig},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
