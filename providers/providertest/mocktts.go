@@ -207,8 +207,8 @@ type ttsContext struct {
 	// paceStart is when the context's first audio chunk came (Paced
 	// with a lead: chunk offsets count from it).
 	paceStart time.Time
-	flushed bool
-	flushAt time.Time
+	flushed   bool
+	flushAt   time.Time
 }
 
 // ttsAck is an owed Cancelled event.
