@@ -219,9 +219,15 @@ type chartSpec struct {
 	xLo, xHi, yLo, yHi float64
 	// yTicks fixed (for a CDF's 0 to 1); nil: nice steps.
 	yTicks []float64
-	series []seriesSpec
-	vLines []lineSpec // vertical, at x = v
-	hLines []lineSpec // horizontal, at y = v
+	// yFit: the y range from the data's least to its largest (a level's
+	// changes read), not from 0.
+	yFit bool
+	// yMinSpan: the least span of a fitted y range (so a change below a
+	// floor does not fill the chart).
+	yMinSpan float64
+	series   []seriesSpec
+	vLines   []lineSpec // vertical, at x = v
+	hLines   []lineSpec // horizontal, at y = v
 	// legend entries that draw nothing (a run with no turns).
 	notes []string
 }
@@ -298,6 +304,25 @@ func (c chartSpec) build() svgChart {
 			}
 		}
 		xHi = niceCeil(xHi)
+	}
+	if c.yFit {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, s := range c.series {
+			for _, y := range s.ys {
+				if finite(y) {
+					lo, hi = math.Min(lo, y), math.Max(hi, y)
+				}
+			}
+		}
+		if lo > hi {
+			lo, hi = 0, 1
+		}
+		if span := math.Max(c.yMinSpan, 1e-9*math.Max(1, math.Abs(hi))); hi-lo < span {
+			mid := (lo + hi) / 2
+			lo, hi = mid-span/2, mid+span/2
+		}
+		step := niceCeil((hi - lo) / 5)
+		yLo, yHi = math.Floor(lo/step)*step, math.Ceil(hi/step)*step
 	}
 	if yHi <= yLo {
 		yHi = yLo
