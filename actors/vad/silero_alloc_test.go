@@ -6,6 +6,7 @@
 package vad_test
 
 import (
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -55,7 +56,8 @@ func (q *quietSession) Receive(ctx actor.Context) {
 // window submitted to the pool and copied there, the batch run, the score
 // sent back to the actor as a message, the speech gate, the state reset
 // after a second of silence), while the caller speaks and while the line
-// is quiet (about -60 dBFS of noise, not digital zero). Each run of
+// is quiet (about -60 dBFS of noise, not digital zero), with the 16 kHz
+// model and with the 8 kHz one (the window decimated on the worker). Each run of
 // AllocsPerRun is 8 frames (160 ms: exactly 5 windows), so an allocation
 // per window shows as 5 per run, not as a fraction that AllocsPerRun's
 // integer division would drop; the count is over every goroutine of the
@@ -80,8 +82,14 @@ func TestSileroFramesAllocateNothing(t *testing.T) {
 		x ^= x << 5
 		audio = append(audio, int16(int32(x%65)-32))
 	}
+	for _, modelRate := range []int{silero.Rate16k, silero.Rate8k} {
+		t.Run(fmt.Sprintf("model %d Hz", modelRate), func(t *testing.T) { allocSilero(t, audio, len(truth), modelRate) })
+	}
+}
+
+func allocSilero(t *testing.T, audio []int16, utterances, modelRate int) {
 	synctest.Test(t, func(t *testing.T) {
-		pool, err := silero.NewPool(silero.PoolConfig{SampleRate: 16000, Workers: 1})
+		pool, err := silero.NewPool(silero.PoolConfig{SampleRate: 16000, ModelRate: modelRate, Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,8 +174,8 @@ func TestSileroFramesAllocateNothing(t *testing.T) {
 		}
 		// The windows measured saw the call they were meant for: a start
 		// and a stop per utterance, the model scored them and reset once.
-		if got := q.marks.Load(); got != int64(2*len(truth)) {
-			t.Errorf("%d speech marks, want %d", got, 2*len(truth))
+		if got := q.marks.Load(); got != int64(2*utterances) {
+			t.Errorf("%d speech marks, want %d", got, 2*utterances)
 		}
 		st := pool.Stats()
 		if want := uint64(n * 320 / 512); st.Completed+1 < want {

@@ -22,6 +22,11 @@ func TestPoolConfigValidate(t *testing.T) {
 	}{
 		{"zero takes defaults", PoolConfig{}, true},
 		{"8 kHz", PoolConfig{SampleRate: Rate8k}, true},
+		{"8 kHz model on 16 kHz windows", PoolConfig{SampleRate: Rate16k, ModelRate: Rate8k}, true},
+		{"8 kHz model, default rate", PoolConfig{ModelRate: Rate8k}, true},
+		{"16 kHz model on 16 kHz windows", PoolConfig{ModelRate: Rate16k}, true},
+		{"16 kHz model on 8 kHz windows", PoolConfig{SampleRate: Rate8k, ModelRate: Rate16k}, false},
+		{"model at 44.1 kHz", PoolConfig{ModelRate: 44100}, false},
 		{"44.1 kHz", PoolConfig{SampleRate: 44100}, false},
 		{"negative workers", PoolConfig{Workers: -1}, false},
 		{"too many workers", PoolConfig{Workers: 257}, false},
@@ -163,6 +168,100 @@ func TestPoolMatchesModel(t *testing.T) {
 		}
 	}
 	t.Logf("stats %+v, mean batch %.2f", p.Stats(), p.Stats().MeanBatch())
+}
+
+// TestPoolEightKModelOnSixteenKWindows: a 16 kHz pool running the 8 kHz
+// model takes 512-sample windows and gives, window for window, what the 8
+// kHz model gives alone on the audio decimated as one piece (the stream's
+// decimator keeps its history across windows, batches and the other
+// streams); speech and line noise are still told apart as at 8 kHz
+// (TestModelSpeechAndSilence's bounds). Streams of the wrong kind are
+// refused. (Mutations seen failing: the worker passing the 16 kHz samples'
+// first half instead of the decimated window — the first window differs
+// from the model's alone; Reset keeping the decimator's history — the stream after Reset differs
+// from a fresh one.)
+func TestPoolEightKModelOnSixteenKWindows(t *testing.T) {
+	m := newTestModel(t, Rate8k, 1)
+	p := newTestPool(t, PoolConfig{SampleRate: Rate16k, ModelRate: Rate8k, Workers: 2, MaxBatch: 8})
+	if w := p.WindowSize(); w != 512 {
+		t.Fatalf("window %d samples, want 512 at 16 kHz", w)
+	}
+	a, from, to := utterance(t, "Hello, I would like to change my delivery address please.", Rate16k, 1)
+	b, _, _ := utterance(t, "Is anybody there?", Rate16k, 80)
+	audio := [][]int16{a, b, noise(len(a), 90)}
+	w := p.WindowSize()
+	steps := len(b) / w
+	alone := make([][]float32, len(audio))
+	streams := make([]*Stream, len(audio))
+	for k, pcm := range audio {
+		low := make([]int16, steps*w/2)
+		if got := newDecimator().decimate(low, pcm[:steps*w]); len(got) != len(low) {
+			t.Fatalf("decimated %d samples, want %d", len(got), len(low))
+		}
+		alone[k] = runAlone(t, m, windows(low, w/2))
+		streams[k] = p.NewStream()
+	}
+	results := make(chan Result, len(audio))
+	done := func(r Result) { results <- r }
+	got := make([][]float32, len(audio))
+	for step := range steps {
+		for k := range audio {
+			if err := p.Submit(Job{Stream: streams[k], PCM: audio[k][step*w : (step+1)*w], Seq: uint64(k), Done: done}); err != nil {
+				t.Fatalf("step %d stream %d: %v", step, k, err)
+			}
+		}
+		for range audio {
+			r := <-results
+			if r.Err != nil {
+				t.Fatalf("step %d stream %d: %v", step, r.Seq, r.Err)
+			}
+			if d := math.Abs(float64(r.Prob - alone[r.Seq][step])); d > 1e-4 {
+				t.Fatalf("step %d stream %d: pool %.6f, 8 kHz model alone %.6f", step, r.Seq, r.Prob, alone[r.Seq][step])
+			}
+			got[r.Seq] = append(got[r.Seq], r.Prob)
+		}
+	}
+	var maxSpeech float32
+	var speechWindows, high int
+	for i, pr := range got[0] {
+		start, end := i*w, (i+1)*w
+		switch {
+		case end <= from, start >= to+Rate16k/2:
+			if pr >= 0.1 {
+				t.Errorf("window %d is line noise but has probability %.3f, want < 0.1", i, pr)
+			}
+		case start >= from && end <= to:
+			speechWindows++
+			maxSpeech = max(maxSpeech, pr)
+			if pr > 0.5 {
+				high++
+			}
+		}
+	}
+	if maxSpeech <= 0.8 || high < speechWindows*6/10 {
+		t.Errorf("speech: max %.3f, %d of %d windows above 0.5; want > 0.8 and at least 60%%", maxSpeech, high, speechWindows)
+	}
+	// After Reset the stream is a fresh one: the first window of b scores
+	// as on a new stream.
+	if err := streams[1].Reset(); err != nil {
+		t.Fatal(err)
+	}
+	for k, s := range []*Stream{streams[1], p.NewStream()} {
+		if err := p.Submit(Job{Stream: s, PCM: b[:w], Seq: uint64(k), Done: done}); err != nil {
+			t.Fatal(err)
+		}
+		if r := <-results; r.Err != nil || r.Prob != alone[1][0] {
+			t.Errorf("stream %d after reset: %v, %.6f; a fresh stream's first window %.6f", k, r.Err, r.Prob, alone[1][0])
+		}
+	}
+	// Streams of another kind are refused.
+	plain, _ := NewStream(Rate8k)
+	wide, _ := NewStream(Rate16k)
+	for _, s := range []*Stream{plain, wide} {
+		if err := p.Submit(Job{Stream: s, PCM: a[:w], Done: done}); !errors.Is(err, ErrInvalidInput) {
+			t.Errorf("a stream of NewStream(%d): %v, want ErrInvalidInput", s.Rate(), err)
+		}
+	}
 }
 
 // TestPoolAnswersEveryJobOnce hammers a small queue from many goroutines:

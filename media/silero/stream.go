@@ -66,7 +66,10 @@ func WindowDuration(rate int) time.Duration {
 // window or two around the gap; the speech gate's minimum speech and
 // hangover absorb that.
 type Stream struct {
-	rate int
+	// rate is the model's rate; inRate that of the windows a Pool takes
+	// for the stream (16 kHz with an 8 kHz model: down decimates them).
+	rate, inRate int
+	down         *decimator
 	// state is the recurrent state, layer 0 then layer 1.
 	state [2 * StateSize]float32
 	// context holds the last contextSize(rate) samples of the last window
@@ -83,6 +86,7 @@ type Stream struct {
 	// handed over through the queue. busy guards them.
 	busy     atomic.Bool
 	pcm      [maxWindow]int16
+	low      [maxWindow / 2]int16 // pcm decimated, for an 8 kHz model
 	seq      uint64
 	deadline time.Time
 	done     func(Result)
@@ -94,7 +98,7 @@ func NewStream(rate int) (*Stream, error) {
 	if WindowSize(rate) == 0 {
 		return nil, fmt.Errorf("%w: sample rate %d (want %d or %d)", ErrInvalidConfig, rate, Rate16k, Rate8k)
 	}
-	return &Stream{rate: rate}, nil
+	return &Stream{rate: rate, inRate: rate}, nil
 }
 
 // Rate is the sample rate the stream was made for.
@@ -102,6 +106,16 @@ func (s *Stream) Rate() int { return s.rate }
 
 // Windows is the number of windows of the stream the model ran.
 func (s *Stream) Windows() uint64 { return s.windows }
+
+// modelWindow is the window in flight as the model takes it: the n
+// samples submitted, or those decimated to the model's rate. Only the
+// worker that runs the window calls it.
+func (s *Stream) modelWindow(n int) []int16 {
+	if s.down == nil {
+		return s.pcm[:n]
+	}
+	return s.down.decimate(s.low[:n/2], s.pcm[:n])
+}
 
 // Reset returns the stream to silence, as at the start of a new call. It
 // fails with ErrStreamBusy while a window is in flight in a Pool.
@@ -112,5 +126,8 @@ func (s *Stream) Reset() error {
 	s.state = [2 * StateSize]float32{}
 	s.context = [maxContext]float32{}
 	s.windows = 0
+	if s.down != nil {
+		s.down.Reset()
+	}
 	return nil
 }
