@@ -468,6 +468,14 @@ func cdfChart(s callsSweep, tail bool) svgChart {
 			if y < c.yLo {
 				continue
 			}
+			if j > 0 && len(ss.xs) == 0 && y > c.yLo {
+				// The tail's line enters at its bottom edge, where the
+				// segment from the quantile below crosses it (x on the
+				// log scale).
+				y0 := float64(j-1) / float64(len(pts)-1)
+				ss.xs = append(ss.xs, logLerp(pts[j-1], v, (c.yLo-y0)/(y-y0), c.xLo))
+				ss.ys = append(ss.ys, c.yLo)
+			}
 			if v < c.xLo {
 				clamped = true
 			}
@@ -509,17 +517,30 @@ func perNChart(s callsSweep, title, yLabel, caption string, series []nSeries, go
 	c := chartSpec{title: title, caption: caption, xLabel: "N, concurrent calls", yLabel: yLabel, w: 590, h: 340, hLines: goals}
 	runs := slices.Clone(s.Runs)
 	slices.SortStableFunc(runs, func(a, b callsRun) int { return a.N - b.N })
+	for _, r := range runs {
+		// The x axis spans every run's N, drawn or not.
+		c.xHi = max(c.xHi, float64(r.N))
+		if r.Turns == 0 {
+			c.notes = append(c.notes, fmt.Sprintf("N=%d: no turns", r.N))
+		}
+	}
+	c.xHi = niceCeil(c.xHi)
 	for i, f := range series {
 		color, dash := seriesStyle(i)
 		ss := seriesSpec{label: f.label, color: color, dash: dash, tips: []string{}}
 		for _, r := range runs {
 			v, ok := f.value(r)
-			if !ok || !finite(v) {
+			// A run without turns held no conversation: its costs are
+			// not a conversation's (nor, often, measured at all).
+			if !ok || !finite(v) || r.Turns == 0 {
 				continue
 			}
 			ss.xs = append(ss.xs, float64(r.N))
 			ss.ys = append(ss.ys, v)
 			ss.tips = append(ss.tips, fmt.Sprintf("N=%d: %s %s", r.N, num(v), yLabel))
+		}
+		if len(ss.xs) == 0 {
+			ss.label += ": no data"
 		}
 		c.series = append(c.series, ss)
 	}
@@ -527,6 +548,15 @@ func perNChart(s callsSweep, title, yLabel, caption string, series []nSeries, go
 }
 
 // Axis helpers.
+
+// logLerp is the point the share f of the way from a to b on a log axis
+// (linearly when either is below the axis' least value lo).
+func logLerp(a, b, f, lo float64) float64 {
+	if a < lo || b < lo {
+		return a + f*(b-a)
+	}
+	return math.Exp(math.Log(a) + f*(math.Log(b)-math.Log(a)))
+}
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 

@@ -253,9 +253,11 @@ func TestCallsHTMLEscapes(t *testing.T) {
 // run with turns, in the runs' order, each from (its smallest, 0) to (its
 // largest, 1) with y never falling; the goal a vertical line at 5 ms on
 // the log axis, between the 2 and 10 ms ticks; a legend entry per N, the
-// run without turns named as such. Mutations caught: skipping a run's line
-// or the goal line, the y of a point inverted (SVG's y grows downwards),
-// the goal drawn at a linear instead of a log position.
+// run without turns named as such; the tail chart's lines from its bottom
+// edge to its top. Mutations caught: skipping a run's line or the goal
+// line, the y of a point inverted (SVG's y grows downwards), the goal
+// drawn at a linear instead of a log position, the tail's line starting at
+// the first quantile above p90 (a gap under it).
 func TestCallsHTMLCDFChart(t *testing.T) {
 	s := sampleSweep(50, 100, 200)
 	s.Runs = append(s.Runs, callsRun{N: 400})
@@ -296,6 +298,21 @@ func TestCallsHTMLCDFChart(t *testing.T) {
 			t.Errorf("line %d runs from y %s to %s, want %s to %s", i, first[1], last[1], px(bottom), px(top))
 		}
 	}
+	// The tail chart's lines enter at its bottom edge (p90, interpolated
+	// between the quantiles either side) and end at its top.
+	tail := chartTitled(t, doc, "The tail")
+	for _, r := range tail.all("rect") {
+		if r.hasClass("plot") {
+			top, bottom = f(r, "y"), f(r, "y")+f(r, "height")
+		}
+	}
+	for i, l := range tail.all("polyline") {
+		pts := strings.Fields(l.Attr["points"])
+		first, last := strings.Split(pts[0], ","), strings.Split(pts[len(pts)-1], ",")
+		if first[1] != px(bottom) || last[1] != px(top) {
+			t.Errorf("tail line %d runs from y %s to %s, want %s to %s", i, first[1], last[1], px(bottom), px(top))
+		}
+	}
 	tick := map[string]float64{}
 	for _, tx := range svg.all("text") {
 		if tx.hasClass("tick") && tx.Attr["text-anchor"] == "middle" {
@@ -325,14 +342,17 @@ func TestCallsHTMLCDFChart(t *testing.T) {
 	}
 }
 
-// TestCallsHTMLPerNCharts checks the charts against N: a point per run in
-// the order of N even when the sweep lists them out of order, markers
-// whose tooltips give the value, and the goal as a horizontal line at its
-// value. Mutations caught: the runs left unsorted (the line doubles back),
-// the goal line left out, a marker's tooltip naming another run.
+// TestCallsHTMLPerNCharts checks the charts against N: a point per run
+// with turns in the order of N even when the sweep lists them out of
+// order (the run without turns named in the legend, its N on the axis but
+// its zeros not drawn), markers whose tooltips give the value, and the
+// goal as a horizontal line at its value. Mutations caught: the runs left
+// unsorted (the line doubles back), a run without turns drawn at 0, the
+// goal line left out, a marker's tooltip naming another run.
 func TestCallsHTMLPerNCharts(t *testing.T) {
 	s := sampleSweep(200, 50, 100)
 	s.Runs[0].Jitter.P99 = 7
+	s.Runs = append(s.Runs, callsRun{N: 400, Why: []string{"no turns"}}) // nothing measured: not drawn
 	_, doc := render(t, s)
 	for _, tc := range []struct {
 		title string
@@ -370,6 +390,19 @@ func TestCallsHTMLPerNCharts(t *testing.T) {
 				if !strings.HasPrefix(tips[i], tc.tips[i]) {
 					t.Errorf("tooltip %d: %q, want %q...", i, tips[i], tc.tips[i])
 				}
+			}
+			if !strings.Contains(svg.text(), "N=400: no turns") {
+				t.Errorf("the run without turns is not named")
+			}
+			xMax := 0.0
+			for _, tx := range svg.all("text") {
+				if tx.hasClass("tick") && tx.Attr["text-anchor"] == "middle" {
+					v, _ := strconv.ParseFloat(tx.Text, 64)
+					xMax = max(xMax, v)
+				}
+			}
+			if xMax < 400 {
+				t.Errorf("the x axis ends at %v: N=400 is off it", xMax)
 			}
 			goals := 0
 			for _, l := range svg.all("line") {
