@@ -44,6 +44,9 @@ type Mailbox struct {
 	sysHead   int
 	sysBuf    [4]any
 	suspended bool
+	// ringBuf is the ring's first DefaultMailboxSize slots, in the
+	// mailbox's own allocation.
+	ringBuf [DefaultMailboxSize]any
 
 	scheduled atomic.Bool
 	userCount atomic.Int32
@@ -59,8 +62,8 @@ var _ actor.Mailbox = (*Mailbox)(nil)
 
 // NewMailbox makes an empty mailbox.
 func NewMailbox() *Mailbox {
-	m := &Mailbox{ring: make([]any, DefaultMailboxSize)}
-	m.system = m.sysBuf[:0]
+	m := &Mailbox{}
+	m.ring, m.system = m.ringBuf[:], m.sysBuf[:0]
 	m.run = m.process
 	return m
 }
@@ -128,6 +131,7 @@ func (m *Mailbox) growLocked() {
 	for i := 0; i < m.n; i++ {
 		next[i] = m.ring[(m.head+i)&(len(m.ring)-1)]
 	}
+	clear(m.ring) // ringBuf stays with the mailbox: let go of the messages
 	m.ring, m.head = next, 0
 }
 

@@ -297,3 +297,23 @@ type countingInvoker struct{ system, user int }
 func (c *countingInvoker) InvokeSystemMessage(any)  { c.system++ }
 func (c *countingInvoker) InvokeUserMessage(any)    { c.user++ }
 func (c *countingInvoker) EscalateFailure(any, any) {}
+
+// Mutation caught: growLocked without clear(m.ring) leaves the first
+// messages referenced from the mailbox's inline slots for its whole life.
+func TestMailboxGrowthLetsGoOfTheInlineSlots(t *testing.T) {
+	r := &recorder{}
+	m := newSyncMailbox(r)
+	m.PostSystemMessage(&actor.SuspendMailbox{})
+	for _, v := range ints(0, DefaultMailboxSize+1) {
+		m.PostUserMessage(v)
+	}
+	for i, v := range m.ringBuf {
+		if v != nil {
+			t.Fatalf("inline slot %d still holds %v after the ring grew", i, v)
+		}
+	}
+	m.PostSystemMessage(&actor.ResumeMailbox{})
+	if got := len(r.got); got != DefaultMailboxSize+1 {
+		t.Errorf("%d messages run, want %d", got, DefaultMailboxSize+1)
+	}
+}

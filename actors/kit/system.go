@@ -42,11 +42,11 @@ func WithWorkers(n int) SystemOption {
 	}
 }
 
-// DefaultWorkers is the pool size WithWorkers(0) gives: 32 per processor
+// DefaultWorkers is the pool size WithWorkers(0) gives: 64 per processor
 // (runtime.GOMAXPROCS). A parked worker costs its stack and nothing else;
 // the headroom is for Receives that wait on a cgo call or a write, and
 // past it a run gets a goroutine of its own (Workers.Overflow).
-func DefaultWorkers() int { return 32 * runtime.GOMAXPROCS(0) }
+func DefaultWorkers() int { return 64 * runtime.GOMAXPROCS(0) }
 
 // NewSystem makes an actor system whose own log lines go to log (at warn
 // level and above: protoactor logs every recovered panic at info) and that
