@@ -52,6 +52,7 @@ const (
 	cSendGaps
 	cTickLag
 	cSilenceCached
+	cInputDTX
 	cPionLinesDropped
 	nCounters
 )
@@ -101,6 +102,7 @@ var counterNames = [nCounters]string{
 	cSendGaps:              "send_underruns",
 	cTickLag:               "media_tick_lag_skips",
 	cSilenceCached:         "silence_cached_packets",
+	cInputDTX:              "input_dtx_frames",
 	cPionLinesDropped:      "pion_lines_dropped",
 }
 

@@ -42,6 +42,11 @@ type inputPath struct {
 	decoded []int16
 	fifo    []int16 // decoded audio not yet played (InputRate), len = held
 	frame   int     // samples of 20 ms at InputRate
+	// dtx: the last packet played was a DTX packet (a TOC byte and no
+	// audio: the caller's encoder stopped sending for silence). Until the
+	// next packet the missing frames are its pause, not losses: they play
+	// as silence without a decoder run.
+	dtx bool
 
 	// The frames waiting for ReadFrame, a ring guarded by rmu.
 	rmu    sync.Mutex
@@ -115,6 +120,15 @@ func (c *Call) inputTick(now time.Time) {
 	in.mu.Unlock()
 	switch st.Kind {
 	case media.PopFrame:
+		if n == 1 {
+			// A DTX packet (RFC 6716 3.1: a TOC byte, a frame of no
+			// bytes): libopus would conceal it, a whole decoder run for
+			// comfort noise; the engine hears silence.
+			in.dtx = true
+			c.inc(cInputDTX)
+			break
+		}
+		in.dtx = false
 		k, err := in.dec.Decode(in.payload[:n], in.decoded)
 		if err != nil {
 			c.inc(cRTPErrors)
@@ -125,6 +139,10 @@ func (c *Call) inputTick(now time.Time) {
 		}
 		in.push(in.decoded[:k])
 	case media.PopLost:
+		if in.dtx {
+			c.inc(cInputDTX)
+			break
+		}
 		if len(in.fifo) < in.frame {
 			if k, err := in.dec.Conceal(in.decoded); err == nil {
 				in.push(in.decoded[:k])

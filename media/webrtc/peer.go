@@ -21,6 +21,20 @@ var opusCodec = pion.RTPCodecCapability{
 	SDPFmtpLine: "minptime=10;useinbandfec=1",
 }
 
+// opusAnswer is the Opus the answer states (the transceiver's codec
+// preference; pion would state the offer's parameters): what opusCodec
+// says, and DTX asked of the caller (usedtx=1: a receiver states its
+// preference in its own description, RFC 7587 7). A browser then sends
+// about one packet in ten while its user is silent, and the input path
+// plays those pauses as silence without a decoder run. Payload type 0:
+// the offer's own.
+var opusAnswer = pion.RTPCodecParameters{RTPCodecCapability: pion.RTPCodecCapability{
+	MimeType:    opusCodec.MimeType,
+	ClockRate:   opusCodec.ClockRate,
+	Channels:    opusCodec.Channels,
+	SDPFmtpLine: opusCodec.SDPFmtpLine + ";usedtx=1",
+}}
+
 // newAPI builds the pion API of one call: a media engine with Opus only,
 // pion's default interceptors (NACK, RTCP reports, stats, TWCC), and the
 // ICE settings of the Config. One per call, so that pion's log lines carry

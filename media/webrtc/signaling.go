@@ -243,6 +243,11 @@ func (s *Server) newCall(ctx context.Context, offer Offer) (*Call, string, error
 	for _, t := range pc.GetTransceivers() {
 		if t.Sender() == c.sender {
 			c.receiver = t.Receiver()
+			// The offer's Opus matched the media engine's already, so
+			// the preference matches too.
+			if err := t.SetCodecPreferences([]pion.RTPCodecParameters{opusAnswer}); err != nil {
+				return fail(fmt.Errorf("webrtc: codec preference: %w", err))
+			}
 		}
 	}
 	answer, err := pc.CreateAnswer(nil)

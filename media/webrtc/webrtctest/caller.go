@@ -22,7 +22,6 @@ import (
 	"github.com/pion/ice/v4"
 	"github.com/pion/rtp"
 	pion "github.com/pion/webrtc/v4"
-	pionmedia "github.com/pion/webrtc/v4/pkg/media"
 	"github.com/rs/zerolog"
 )
 
@@ -78,7 +77,7 @@ type Caller struct {
 	gate   *gateConn
 	mux    ice.UDPMux
 	pc     *pion.PeerConnection
-	track  *pion.TrackLocalStaticSample
+	track  *pion.TrackLocalStaticRTP
 	ws     *websocket.Conn
 
 	ctx       context.Context
@@ -160,7 +159,7 @@ func (c *Caller) setup() error {
 	if c.pc, err = api.NewPeerConnection(pion.Configuration{}); err != nil {
 		return err
 	}
-	c.track, err = pion.NewTrackLocalStaticSample(pion.RTPCodecCapability{MimeType: pion.MimeTypeOpus, ClockRate: 48000, Channels: 2}, "audio", "caller")
+	c.track, err = pion.NewTrackLocalStaticRTP(pion.RTPCodecCapability{MimeType: pion.MimeTypeOpus, ClockRate: 48000, Channels: 2}, "audio", "caller")
 	if err != nil {
 		return err
 	}
@@ -457,9 +456,20 @@ func (c *Caller) sendLoop() {
 	if err != nil {
 		return
 	}
+	dtx := newDTX(usesDTX(c.answer), silence)
+	// The caller packetizes itself: a frame not sent (DTX) still moves the
+	// RTP timestamp on, not the sequence number.
+	// Fixed starting points (a test caller's runs repeat), the sequence
+	// one wrapping within seconds.
+	out := &rtp.Packet{Header: rtp.Header{Version: 2, PayloadType: 111, SequenceNumber: 65000, Timestamp: 1 << 20}}
+	send := func(payload []byte) {
+		out.Payload = payload
+		_ = c.track.WriteRTP(out)
+		out.SequenceNumber++
+	}
 	tick := time.NewTicker(frameLength)
 	defer tick.Stop()
-	for {
+	for ; ; out.Timestamp += frame {
 		select {
 		case <-tick.C:
 		case <-c.ctx.Done():
@@ -473,16 +483,72 @@ func (c *Caller) sendLoop() {
 		c.play = c.play[n:]
 		c.mu.Unlock()
 		if n == 0 {
-			_ = c.track.WriteSample(pionmedia.Sample{Data: silence, Duration: frameLength})
+			if data := dtx.silent(); data != nil {
+				send(data)
+			}
 			continue
 		}
+		dtx.speech()
 		clear(pcm[n:])
 		k, err := enc.Encode(pcm, packet)
 		if err != nil {
 			continue
 		}
-		_ = c.track.WriteSample(pionmedia.Sample{Data: packet[:k], Duration: frameLength})
+		send(packet[:k])
 	}
+}
+
+// DTX as a browser's Opus sender does it when the answer asks for it
+// (usedtx=1; libopus 1.3 with WebRTC's sending rule): after dtxHangover
+// frames of silence sent as usual the encoder goes into DTX, whose first
+// packet (the TOC byte alone) is sent and the next ones are not; every
+// dtxEvery frames a frame of comfort noise is sent, and the DTX packet
+// after it. The RTP timestamps go on over the pause, the sequence numbers
+// do not skip.
+const (
+	dtxHangover = 10
+	dtxEvery    = 20
+)
+
+// dtxState decides, frame by frame, what a silent caller sends.
+type dtxState struct {
+	on      bool
+	silence []byte // a frame of silence (the comfort noise update)
+	toc     []byte // the DTX packet: silence's TOC byte, code 0
+	quiet   int    // silent frames since the last speech
+}
+
+func newDTX(on bool, silence []byte) *dtxState {
+	return &dtxState{on: on, silence: silence, toc: []byte{silence[0] &^ 3}}
+}
+
+// usesDTX tells whether the answer asks the caller to send with DTX.
+func usesDTX(answer string) bool {
+	for line := range strings.SplitSeq(answer, "\n") {
+		if strings.HasPrefix(line, "a=fmtp:") && strings.Contains(line, "usedtx=1") {
+			return true
+		}
+	}
+	return false
+}
+
+// speech notes a frame of audio.
+func (d *dtxState) speech() { d.quiet = 0 }
+
+// silent returns the packet to send for a silent frame (nil: send
+// nothing this frame).
+func (d *dtxState) silent() []byte {
+	d.quiet++
+	if !d.on || d.quiet <= dtxHangover {
+		return d.silence
+	}
+	switch (d.quiet - dtxHangover - 1) % dtxEvery {
+	case 0:
+		return d.toc
+	case dtxEvery - 1:
+		return d.silence
+	}
+	return nil
 }
 
 // silencePacket encodes 20 ms of silence.

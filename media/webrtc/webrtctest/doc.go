@@ -1,7 +1,8 @@
 // Package webrtctest is a WebRTC caller for tests and load runs: Dial
 // sends an offer to a media/webrtc Server (HTTP, then trickle ICE over the
 // call's websocket), and the Caller streams Opus audio paced at 20 ms of
-// real time (silence when nothing is queued), decodes what the server
+// real time (silence when nothing is queued, with a browser's DTX when
+// the answer asks for it: usedtx=1), decodes what the server
 // sends back, records packet arrival times for jitter figures, and keeps
 // the live events of the websocket. It is pion on both sides plus the
 // project's cgo Opus; it uses real UDP sockets (127.0.0.1 by default).
