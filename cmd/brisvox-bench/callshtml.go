@@ -303,7 +303,7 @@ func (c chartSpec) build() svgChart {
 				xHi = maxFinite(xHi, x)
 			}
 		}
-		xHi = niceCeil(xHi)
+		xHi = niceTop(xHi)
 	}
 	if c.yFit {
 		lo, hi := math.Inf(1), math.Inf(-1)
@@ -317,9 +317,15 @@ func (c chartSpec) build() svgChart {
 		if lo > hi {
 			lo, hi = 0, 1
 		}
-		if span := math.Max(c.yMinSpan, 1e-9*math.Max(1, math.Abs(hi))); hi-lo < span {
-			mid := (lo + hi) / 2
+		// A flat series gets a fifth of its level (and at least 1) around
+		// it, so the ticks have room.
+		mid := (lo + hi) / 2
+		if span := max(c.yMinSpan, 0.2*math.Abs(mid), 1); hi-lo < span {
+			dataLo := lo
 			lo, hi = mid-span/2, mid+span/2
+			if lo < 0 && dataLo >= 0 {
+				lo, hi = 0, hi-lo // counts and sizes do not go below 0
+			}
 		}
 		step := niceCeil((hi - lo) / 5)
 		yLo, yHi = math.Floor(lo/step)*step, math.Ceil(hi/step)*step
@@ -334,7 +340,7 @@ func (c chartSpec) build() svgChart {
 		for _, l := range c.hLines {
 			yHi = maxFinite(yHi, l.v)
 		}
-		yHi = niceCeil(yHi * 1.08)
+		yHi = niceTop(yHi * 1.08)
 	}
 	if xHi <= xLo {
 		xHi = xLo + 1
@@ -524,7 +530,7 @@ func perNChart(s callsSweep, title, yLabel, caption string, series []nSeries, go
 			c.notes = append(c.notes, fmt.Sprintf("N=%d: no turns", r.N))
 		}
 	}
-	c.xHi = niceCeil(c.xHi)
+	c.xHi = niceTop(c.xHi * 1.04)
 	for i, f := range series {
 		color, dash := seriesStyle(i)
 		ss := seriesSpec{label: f.label, color: color, dash: dash, tips: []string{}}
@@ -578,6 +584,17 @@ func clampFinite(v, lo, hi float64) float64 {
 // out of every one).
 func px(v float64) string {
 	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+
+// niceTop is the end of an axis from 0 that holds v: v rounded up to a
+// round step of about an eighth of it (2.0001 ends at 2.5, not 5; 624 at
+// 700).
+func niceTop(v float64) float64 {
+	if !finite(v) || v <= 0 {
+		return 1
+	}
+	step := niceCeil(v / 8)
+	return step * math.Ceil(v/step-1e-9)
 }
 
 // niceCeil is the smallest of 1, 2, 5 times a power of ten that is ≥ v.

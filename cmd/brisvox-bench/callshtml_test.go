@@ -478,7 +478,8 @@ func TestVerdictWords(t *testing.T) {
 
 // TestAxisTicks checks the tick helpers. Mutations caught: a -0 tick (the
 // first of linTicks from 0), float noise in a label (0.30000000000000004),
-// a log tick outside the range.
+// a log tick outside the range, niceTop as niceCeil (a time axis of 2.0001
+// minutes drawn to 5).
 func TestAxisTicks(t *testing.T) {
 	var labels []string
 	for _, v := range linTicks(0, 0.5) {
@@ -500,6 +501,11 @@ func TestAxisTicks(t *testing.T) {
 	}
 	if want := []string{"0.2", "0.5", "1", "2", "5", "10", "20"}; !slices.Equal(labels, want) {
 		t.Errorf("logTicks(0.2, 30): %q, want %q", labels, want)
+	}
+	for _, tc := range []struct{ v, top float64 }{{2.0001, 2.5}, {1.0001, 1.2}, {624, 700}, {0.432, 0.5}, {0, 1}} {
+		if got := niceTop(tc.v); math.Abs(got-tc.top) > 1e-12 {
+			t.Errorf("niceTop(%v) = %v, want %v", tc.v, got, tc.top)
+		}
 	}
 	for _, tc := range []struct{ v, ceil, floor float64 }{{0.37, 0.5, 0.2}, {5, 5, 5}, {51, 100, 50}, {0, 1, 1}} {
 		if c, f := niceCeil(tc.v), niceFloor(tc.v); c != tc.ceil || f != tc.floor {

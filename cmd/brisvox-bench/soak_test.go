@@ -351,3 +351,39 @@ func TestWriteSoakHTML(t *testing.T) {
 	}
 	checkFinite(t, parseReport(t, b.Bytes()))
 }
+
+// TestSoakChartYRange checks the y axes of two shapes a real soak gives: a
+// constant series (the live calls a steady churn keeps) gets room around
+// it, and a series from 0 (the heap before the first GC) is not padded
+// below 0. Mutations caught: a flat series given a tiny span (its ticks
+// all read "50"), the padding left below 0.
+func TestSoakChartYRange(t *testing.T) {
+	samples := soakSeriesGen(12, "", nil)
+	for i := range samples {
+		samples[i].LiveCalls = 50
+		samples[i].HeapLiveBytes = 10 * mib
+	}
+	samples[0].HeapLiveBytes = 0
+	var b bytes.Buffer
+	if err := writeSoakHTML(&b, soakVerdict(samples)); err != nil {
+		t.Fatal(err)
+	}
+	doc := parseReport(t, b.Bytes())
+	yTicks := func(title string) []string {
+		var out []string
+		for _, tx := range chartTitled(t, doc, title).all("text") {
+			if tx.hasClass("tick") && tx.Attr["text-anchor"] == "end" {
+				out = append(out, tx.Text)
+			}
+		}
+		return out
+	}
+	live := yTicks("Live calls")
+	if len(live) < 3 || len(slices.Compact(slices.Clone(live))) != len(live) {
+		t.Errorf("live calls' y ticks %q: want three or more, all different", live)
+	}
+	heap := yTicks("Live heap")
+	if len(heap) == 0 || strings.HasPrefix(heap[0], "-") {
+		t.Errorf("heap's y ticks %q: want none below 0", heap)
+	}
+}
