@@ -225,8 +225,10 @@ type soakSampler struct {
 	err     error        // the first read that failed
 }
 
-// startSoakSampler takes a sample now and one at every tick of every;
-// live gives the live calls (called from the sampler's goroutine).
+// startSoakSampler takes a sample now and one at every tick of every
+// (which must be positive, as for time.NewTicker); live gives the live
+// calls and is called from the sampler's goroutine, so it must be safe to
+// call concurrently with the churn (an atomic counter).
 func startSoakSampler(every time.Duration, live func() int) *soakSampler {
 	s := &soakSampler{stop: make(chan struct{}), done: make(chan struct{})}
 	go s.run(every, live)
