@@ -57,7 +57,8 @@ func (q *quietSession) Receive(ctx actor.Context) {
 // sent back to the actor as a message, the speech gate, the state reset
 // after a second of silence), while the caller speaks and while the line
 // is quiet (about -60 dBFS of noise, not digital zero), with the 16 kHz
-// model and with the 8 kHz one (the window decimated on the worker). Each run of
+// model, with the 8 kHz one (the window decimated on the worker) and with a
+// batch interval (the worker's pacing timer). Each run of
 // AllocsPerRun is 8 frames (160 ms: exactly 5 windows), so an allocation
 // per window shows as 5 per run, not as a fraction that AllocsPerRun's
 // integer division would drop; the count is over every goroutine of the
@@ -82,14 +83,19 @@ func TestSileroFramesAllocateNothing(t *testing.T) {
 		x ^= x << 5
 		audio = append(audio, int16(int32(x%65)-32))
 	}
-	for _, modelRate := range []int{silero.Rate16k, silero.Rate8k} {
-		t.Run(fmt.Sprintf("model %d Hz", modelRate), func(t *testing.T) { allocSilero(t, audio, len(truth), modelRate) })
+	for _, cfg := range []silero.PoolConfig{
+		{ModelRate: silero.Rate16k},
+		{ModelRate: silero.Rate8k},
+		{ModelRate: silero.Rate8k, BatchInterval: 2 * time.Millisecond},
+	} {
+		cfg.SampleRate, cfg.Workers = silero.Rate16k, 1
+		t.Run(fmt.Sprintf("model %d Hz, interval %v", cfg.ModelRate, cfg.BatchInterval), func(t *testing.T) { allocSilero(t, audio, len(truth), cfg) })
 	}
 }
 
-func allocSilero(t *testing.T, audio []int16, utterances, modelRate int) {
+func allocSilero(t *testing.T, audio []int16, utterances int, cfg silero.PoolConfig) {
 	synctest.Test(t, func(t *testing.T) {
-		pool, err := silero.NewPool(silero.PoolConfig{SampleRate: 16000, ModelRate: modelRate, Workers: 1})
+		pool, err := silero.NewPool(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

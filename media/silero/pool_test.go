@@ -21,10 +21,10 @@ func TestPoolConfigValidate(t *testing.T) {
 		ok   bool
 	}{
 		{"zero takes defaults", PoolConfig{}, true},
+		{"16 kHz model", PoolConfig{ModelRate: Rate16k}, true},
 		{"8 kHz", PoolConfig{SampleRate: Rate8k}, true},
 		{"8 kHz model on 16 kHz windows", PoolConfig{SampleRate: Rate16k, ModelRate: Rate8k}, true},
 		{"8 kHz model, default rate", PoolConfig{ModelRate: Rate8k}, true},
-		{"16 kHz model on 16 kHz windows", PoolConfig{ModelRate: Rate16k}, true},
 		{"16 kHz model on 8 kHz windows", PoolConfig{SampleRate: Rate8k, ModelRate: Rate16k}, false},
 		{"model at 44.1 kHz", PoolConfig{ModelRate: 44100}, false},
 		{"44.1 kHz", PoolConfig{SampleRate: 44100}, false},
@@ -33,6 +33,9 @@ func TestPoolConfigValidate(t *testing.T) {
 		{"negative batch", PoolConfig{MaxBatch: -1}, false},
 		{"batch above max", PoolConfig{MaxBatch: MaxMaxBatch + 1}, false},
 		{"negative queue", PoolConfig{QueueSize: -1}, false},
+		{"batch interval", PoolConfig{BatchInterval: 2 * time.Millisecond}, true},
+		{"negative batch interval", PoolConfig{BatchInterval: -1}, false},
+		{"batch interval above max", PoolConfig{BatchInterval: MaxBatchInterval + 1}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -137,7 +140,7 @@ func TestPoolBatchesWaitingWindows(t *testing.T) {
 func TestPoolMatchesModel(t *testing.T) {
 	const rate = Rate16k
 	m := newTestModel(t, rate, 1)
-	p := newTestPool(t, PoolConfig{Workers: 2, MaxBatch: 8})
+	p := newTestPool(t, PoolConfig{ModelRate: Rate16k, Workers: 2, MaxBatch: 8})
 	a, _, _ := utterance(t, "I need to change my delivery address please.", rate, 70)
 	b, _, _ := utterance(t, "Is anybody there?", rate, 80)
 	audio := [][]int16{a, b, concat(noise(700, 1), a), noise(len(a), 90)}
@@ -346,6 +349,88 @@ func TestPoolAnswersEveryJobOnce(t *testing.T) {
 
 // TestPoolDeadline: a window whose deadline passes while it waits is
 // answered with ErrDeadline without running; the others of the batch run.
+// TestPoolBatchInterval (virtual time): with a batch interval a worker
+// runs a window that comes after a pause at once, holds those that come
+// sooner than the interval after its last batch began and runs them as one
+// batch at the interval's end, never later; Close while it holds one
+// answers it once with ErrPoolClosed. (Mutations seen failing: no pacing,
+// and the next start set only after a wait rather than after every batch:
+// both answer the windows of 1-3 ms before the interval's end.)
+func TestPoolBatchInterval(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const interval = 5 * time.Millisecond
+		p := newTestPool(t, PoolConfig{Workers: 1, MaxBatch: 8, BatchInterval: interval})
+		t0 := time.Now()
+		type answer struct {
+			r  Result
+			at time.Duration
+		}
+		answers := make(chan answer, 16)
+		done := func(r Result) { answers <- answer{r, time.Since(t0)} }
+		submit := func(seq uint64) {
+			t.Helper()
+			if err := p.Submit(Job{Stream: p.NewStream(), PCM: noise(p.WindowSize(), uint32(seq)), Seq: seq, Done: done}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// at submits seq at virtual time at.
+		at := func(d time.Duration, seq uint64) {
+			time.Sleep(d - time.Since(t0))
+			submit(seq)
+		}
+		expect := func(seq uint64, batch int, when time.Duration) {
+			t.Helper()
+			a := <-answers
+			if a.r.Seq != seq || a.r.Err != nil || a.r.Batch != batch || a.at != when {
+				t.Errorf("got window %d (batch %d, err %v) at %v; want window %d in a batch of %d at %v", a.r.Seq, a.r.Batch, a.r.Err, a.at, seq, batch, when)
+			}
+		}
+		at(0, 0)
+		expect(0, 1, 0) // the first runs at once
+		at(time.Millisecond, 1)
+		at(2*time.Millisecond, 2)
+		at(3*time.Millisecond, 3)
+		synctest.Wait()
+		if len(answers) != 0 {
+			t.Fatalf("%d windows answered before the interval's end", len(answers))
+		}
+		time.Sleep(interval - time.Since(t0))
+		synctest.Wait()
+		// The one taken at 1 ms, then the two that waited, all at 5 ms.
+		got := map[uint64]bool{}
+		for range 3 {
+			a := <-answers
+			got[a.r.Seq] = true
+			if a.r.Batch != 3 || a.at != interval {
+				t.Errorf("window %d: batch %d at %v, want a batch of 3 at %v", a.r.Seq, a.r.Batch, a.at, interval)
+			}
+		}
+		if len(got) != 3 {
+			t.Errorf("windows %v, want 1, 2 and 3", got)
+		}
+		// After a pause (the last batch began at 5 ms): at once.
+		at(21*time.Millisecond, 4)
+		expect(4, 1, 21*time.Millisecond)
+		// Sooner than the interval: held, then Close answers it once.
+		at(22*time.Millisecond, 5)
+		synctest.Wait()
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		a := <-answers
+		if a.r.Seq != 5 || !errors.Is(a.r.Err, ErrPoolClosed) {
+			t.Errorf("held window at Close: %+v", a.r)
+		}
+		synctest.Wait()
+		if len(answers) != 0 {
+			t.Errorf("%d more answers", len(answers))
+		}
+		if st := p.Stats(); st.Submitted != 6 || st.Completed != 5 || st.Cancelled != 1 || st.Batches != 3 {
+			t.Errorf("stats %+v", st)
+		}
+	})
+}
+
 func TestPoolDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := newTestPool(t, PoolConfig{Workers: 1, MaxBatch: 8})
