@@ -56,14 +56,31 @@ type callsRun struct {
 	ToolTurn int `json:"tool_turns"`
 	// EngineAdded is the per-turn engine-added latency: first audio at
 	// the caller minus the VAD's decision minus the turn policy's delays
-	// minus the providers' scripted latencies.
-	EngineAdded callsDist `json:"engine_added_ms"`
+	// minus the providers' scripted latencies. The VAD's decision is
+	// taken at the write (by the caller) of the frame that held the last
+	// sample it decided on, so neither the callers' lateness nor the
+	// audio-time mapping's error counts; EngineAddedAudio is the same
+	// from the decision's audio time (MarkVADDetected plus FramingWait),
+	// which counts both.
+	EngineAdded      callsDist `json:"engine_added_ms"`
+	EngineAddedAudio callsDist `json:"engine_added_from_audio_time_ms"`
+	// Unreferenced counts joined turns whose deciding frame was not in
+	// the caller's record: their EngineAdded is from the audio time.
+	Unreferenced int `json:"unreferenced_turns"`
 	// FirstAudio is the whole end of speech to first audio at the caller,
 	// for reference.
 	FirstAudio callsDist `json:"first_audio_ms"`
-	// BargeIn is the caller's speech start (the VAD's decision) to the
-	// last bot audio received at the caller.
-	BargeIn callsDist `json:"barge_in_to_silence_ms"`
+	// BargeIn is the interrupt (the server's mark, wall time, right
+	// after the VAD's start decision) to the end of the last bot audio
+	// received at the caller (its arrival plus 20 ms: the bot is quiet
+	// once that frame played). BargeInFromSpeech is from the caller's
+	// speech start plus the VAD's start delay (the write of the frame
+	// that completed it) instead: it also counts how late the VAD heard
+	// the start (the speech's onset, the model's inference).
+	BargeIn           callsDist `json:"barge_in_to_silence_ms"`
+	BargeInFromSpeech callsDist `json:"barge_in_from_speech_ms"`
+	// BargeUnjoined counts barge-ins whose interrupt mark was not found.
+	BargeUnjoined int `json:"barge_ins_unjoined"`
 	// Jitter is |arrival gap - 20 ms| of the bot's frames within a spurt,
 	// from kernel receive timestamps.
 	Jitter callsDist `json:"jitter_ms"`
@@ -79,6 +96,50 @@ type callsRun struct {
 	GCPauseP99MS      float64 `json:"gc_pause_p99_ms"`
 	SchedLatencyP99MS float64 `json:"sched_latency_p99_ms"`
 	GoroutinesPerCall float64 `json:"goroutines_per_call"`
+	// VAD is the calls' VAD: silero or energy.
+	VAD string `json:"vad"`
+	// BargeMissed counts barge-in turns that found no answer playing
+	// (it had ended, or never came): not barge-ins.
+	BargeMissed int `json:"barge_ins_missed"`
+	// Unjoined counts answered turns whose server record did not match
+	// (no latency event with the VAD's decision, or the server counted
+	// the turn under another ordinal); Misheard the joined turns whose
+	// transcript was not the utterance the caller said.
+	Unjoined int `json:"unjoined_turns"`
+	Misheard int `json:"misheard_turns"`
+	// FramingWait is what was subtracted from EngineAdded besides the
+	// scripted latencies: the rest of the 20 ms frame that held the VAD
+	// decision's last sample (a Silero window ends inside a frame).
+	FramingWait callsDist `json:"framing_wait_ms"`
+	// Frame0Offset is the server's frame 0 start (its arrival at the
+	// server's socket less 20 ms) minus the caller's: the error of the
+	// audio-time mapping the VAD's decision time rests on.
+	Frame0Offset callsDist `json:"frame0_offset_ms"`
+	// Frame0Read is the part of Frame0Offset after the caller's write of
+	// frame 0: to the server's read of it (the rest is the caller's
+	// lateness).
+	Frame0Read callsDist `json:"frame0_write_to_read_ms"`
+	// SendLate is, per joined turn, how late the caller wrote the frame
+	// that held the VAD decision's last sample (after the end of its
+	// capture): the callers' own lateness, which EngineAddedAudio counts
+	// and EngineAdded does not.
+	SendLate callsDist `json:"callers_send_late_ms"`
+	// UnstampedGaps counts the frame gaps left out of Jitter because a
+	// frame's kernel time was its successor's (TCP merged the segments
+	// while the niced callers were late to read: the frame came at that
+	// time or before); MergedFirst the answered turns whose first audio
+	// was such a frame (its time is an upper bound, kept in EngineAdded).
+	UnstampedGaps int `json:"unstamped_gaps"`
+	MergedFirst   int `json:"merged_first_audio"`
+	// GoroutinesLeft counts goroutines above the baseline after every
+	// call ended and the server stopped.
+	GoroutinesLeft int `json:"goroutines_left"`
+	// StaleFrames counts bot frames received within 200 ms after a
+	// clear; ToolRepeats tool calls run more than once.
+	StaleFrames int `json:"stale_frames"`
+	ToolRepeats int `json:"tool_repeats"`
+	// Error is why the run failed ("": it ran).
+	Error string `json:"error,omitempty"`
 	// Met says whether the run met every goal; Why lists the ones it
 	// missed.
 	Met bool     `json:"met_goals"`

@@ -18,6 +18,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "       brisvox-bench asr [--voices slt,rms,awb,espeak] [--paths 16k,mulaw8k] [--models general,domain] [--json]")
 		fmt.Fprintln(stderr, "       brisvox-bench admission [--admission fixed|measured|both] [--calls 30] [--rate 2] [--cost 0.1] [--cpu-ceiling 0.75] [--wait-quiet 0] [--json]")
 		fmt.Fprintln(stderr, "       brisvox-bench dial [--rate 20] [--duration 60s] [--trunk-addr HOST:PORT] [--answer-hold 2s] [--json]")
+		fmt.Fprintln(stderr, "       brisvox-bench calls [--calls 50 | --sweep 50,100,200,400,600] [--hold 60s] [--warmup 10s] [--seed 1] [--energy] [--soak 30m] [--report out.html] [--json]")
 		return 2
 	}
 	switch args[0] {
@@ -39,8 +40,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return admission(args[1:], stdout, stderr)
 	case "dial":
 		return dial(args[1:], stdout, stderr)
+	case "calls":
+		return calls(args[1:], stdout, stderr)
+	case "calls-callers":
+		return callsCallers(args[1:], stdout, stderr)
+	case "calls-soak-callers":
+		return callsSoakCallers(args[1:], stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "brisvox-bench: unknown command %q (want webrtc-load, sip-load, burst, latency, asr, admission or dial)\n", args[0])
+		fmt.Fprintf(stderr, "brisvox-bench: unknown command %q (want webrtc-load, sip-load, burst, latency, asr, admission, dial or calls)\n", args[0])
 		return 2
 	}
 }
