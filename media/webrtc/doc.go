@@ -76,9 +76,11 @@
 // WebRTC reports the browser's playout of a given packet back. The pacer's
 // LeadMargin covers it.
 //
-// RTCP: pion's default interceptors are registered (NACK generator and
-// responder, sender and receiver reports, stats, TWCC); the call reads
-// both RTCP directions so they run, and counts the packets.
+// RTCP: of pion's default interceptors the sender and receiver reports
+// are registered (NACK is negotiated for video only, GetStats is never
+// called, TWCC's per-packet stamps and 100 ms feedback buy a bandwidth
+// estimate a voice stream does not need); the call reads both RTCP
+// directions so they run, and counts the packets.
 //
 // # Where media is accepted from
 //

@@ -51,7 +51,6 @@ type outputPath struct {
 	marks   int
 	talking bool // the last tick sent a frame of a spurt
 	free    [][]int16
-	wake    chan struct{}
 	onEcho  func(string)
 
 	// Owned by the sender.
@@ -86,7 +85,6 @@ func (o *outputPath) init(cfg Config) error {
 		return fmt.Errorf("webrtc: opus silence: %w", err)
 	}
 	o.silencePkt = buf[:k:k]
-	o.wake = make(chan struct{}, 1)
 	return nil
 }
 
@@ -120,15 +118,7 @@ func (c *Call) WriteFrame(f *messages.OutputAudio) error {
 	o.frames++
 	o.mu.Unlock()
 	c.echo(echoes)
-	o.poke()
 	return nil
-}
-
-func (o *outputPath) poke() {
-	select {
-	case o.wake <- struct{}{}:
-	default:
-	}
 }
 
 // dropOldestLocked removes the oldest queued frame (marks stay in place).

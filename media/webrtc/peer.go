@@ -5,6 +5,7 @@ import (
 
 	"github.com/pion/ice/v4"
 	"github.com/pion/interceptor"
+	"github.com/pion/interceptor/pkg/report"
 	pion "github.com/pion/webrtc/v4"
 )
 
@@ -36,16 +37,25 @@ var opusAnswer = pion.RTPCodecParameters{RTPCodecCapability: pion.RTPCodecCapabi
 }}
 
 // newAPI builds the pion API of one call: a media engine with Opus only,
-// pion's default interceptors (NACK, RTCP reports, stats, TWCC), and the
-// ICE settings of the Config. One per call, so that pion's log lines carry
-// the call id.
+// the RTCP sender and receiver reports, and the ICE settings of the
+// Config. One per call, so that pion's log lines carry the call id.
+//
+// Of pion's default interceptors only the reports are kept: NACK is
+// negotiated for video only (its interceptors would only parse every
+// RTCP packet), the stats interceptor feeds GetStats, which the server
+// never calls (its own counters are Stats), and TWCC would have the
+// caller stamp every audio packet with a transport-wide sequence number
+// and the server send a feedback packet every 100 ms per call, for a
+// bandwidth estimate a 32 kbit/s voice stream does not need.
 func (s *Server) newAPI(logs pionLoggers) (*pion.API, error) {
 	me := &pion.MediaEngine{}
 	if err := me.RegisterCodec(pion.RTPCodecParameters{RTPCodecCapability: opusCodec, PayloadType: opusPT}, pion.RTPCodecTypeAudio); err != nil {
 		return nil, err
 	}
 	ir := &interceptor.Registry{}
-	if err := pion.RegisterDefaultInterceptorsWithOptions(me, ir, pion.WithInterceptorLoggerFactory(logs)); err != nil {
+	if err := pion.ConfigureRTCPReportsWithOptions(ir,
+		[]report.ReceiverOption{report.WithReceiverLoggerFactory(logs)},
+		report.WithSenderLoggerFactory(logs)); err != nil {
 		return nil, err
 	}
 	se := pion.SettingEngine{LoggerFactory: logs}
