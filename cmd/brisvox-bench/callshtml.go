@@ -31,8 +31,13 @@ type callsPageData struct {
 	Verdict string
 	Head    []string
 	Rows    [][]htmlCell
-	Charts  []svgChart // the CDF first, full width
-	Pairs   [][]svgChart
+	// The checks: what each run's calls did besides their latencies (the
+	// invariants a run must hold, and what was left out of its figures).
+	CheckHead []string
+	Checks    [][]htmlCell
+	VAD       string
+	Charts    []svgChart // the CDF first, full width
+	Pairs     [][]svgChart
 }
 
 // htmlCell is one cell of the runs table; Miss marks a goal missed.
@@ -80,6 +85,28 @@ func newCallsPage(s callsSweep) callsPageData {
 			{Text: verdict, Miss: !r.Met},
 		})
 	}
+	p.CheckHead = []string{"N", "VAD", "tool turns", "barge-ins missed", "unjoined turns", "misheard turns",
+		"stale frames", "tool repeats", "goroutines left", "sched latency p99 ms", "error"}
+	var vads []string
+	for _, r := range s.Runs {
+		if r.VAD != "" && !slices.Contains(vads, r.VAD) {
+			vads = append(vads, r.VAD)
+		}
+		p.Checks = append(p.Checks, []htmlCell{
+			{Text: strconv.Itoa(r.N)},
+			{Text: r.VAD},
+			{Text: strconv.Itoa(r.ToolTurn)},
+			{Text: strconv.Itoa(r.BargeMissed)},
+			{Text: strconv.Itoa(r.Unjoined)},
+			{Text: strconv.Itoa(r.Misheard), Miss: r.Misheard > 0},
+			{Text: strconv.Itoa(r.StaleFrames), Miss: r.StaleFrames > 0},
+			{Text: strconv.Itoa(r.ToolRepeats), Miss: r.ToolRepeats > 0},
+			{Text: strconv.Itoa(r.GoroutinesLeft), Miss: r.GoroutinesLeft > 0},
+			{Text: num(r.SchedLatencyP99MS)},
+			{Text: r.Error, Miss: r.Error != ""},
+		})
+	}
+	p.VAD = strings.Join(vads, ", ")
 	p.Charts = []svgChart{cdfChart(s, false), cdfChart(s, true)}
 	p.Pairs = [][]svgChart{
 		{perNChart(s, "CPU per call", "% of one core per call", "The server process's user+system CPU time over the hold, divided by N, in percent of one core. Flat means the cost per call does not grow with load.",
@@ -744,6 +771,9 @@ const callsPageTemplate = `<!DOCTYPE html>
 <dl class="meta">
 <dt>date</dt><dd>{{.S.Date}}</dd>
 <dt>machine</dt><dd>{{.S.Machine.Cores}} cores, GOMAXPROCS {{.S.Machine.GOMAXPROCS}}, {{.S.Machine.CPU}}, {{.S.Machine.Go}}</dd>
+{{- if .VAD}}
+<dt>VAD</dt><dd>{{.VAD}}</dd>
+{{- end}}
 <dt>command</dt><dd><code>{{.S.Command}}</code></dd>
 <dt>goals</dt><dd>{{range $i, $g := .Goals}}{{if $i}}; {{end}}{{$g}}{{end}}</dd>
 </dl>
@@ -759,6 +789,16 @@ const callsPageTemplate = `<!DOCTYPE html>
 </tbody>
 </table>
 <p>Cells on a red ground missed a goal. Latencies in ms, CPU in percent of one core, memory in KiB per live call; a dash: no samples.</p>
+<h2>Checks</h2>
+<table class="runs">
+<thead><tr>{{range .CheckHead}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{- range .Checks}}
+<tr>{{range $i, $c := .}}<td class="{{if eq $i 10}}why{{end}}{{if $c.Miss}} miss{{end}}">{{$c.Text}}</td>{{end}}</tr>
+{{- end}}
+</tbody>
+</table>
+<p>What the calls did besides their latencies. Stale frames (bot audio after a clear), tool calls run twice, goroutines left after the calls ended and a misheard turn break an invariant (red). Unjoined turns (no server record matched) and missed barge-ins (no answer was playing) are left out of the latencies above.</p>
 {{- else}}
 <p>No runs.</p>
 {{- end}}

@@ -211,12 +211,10 @@ func TestCallsHTMLShapes(t *testing.T) {
 			if n := len(doc.all("svg")); n != 6 {
 				t.Errorf("%d charts, want 6", n)
 			}
-			rows := 0
-			for _, tb := range doc.all("tbody") {
-				rows += len(tb.all("tr"))
-			}
-			if rows != len(tc.s.Runs) {
-				t.Errorf("%d table rows, want %d", rows, len(tc.s.Runs))
+			for _, tb := range doc.all("tbody") { // the runs and the checks
+				if rows := len(tb.all("tr")); rows != len(tc.s.Runs) {
+					t.Errorf("%d table rows, want %d", rows, len(tc.s.Runs))
+				}
 			}
 		})
 	}
@@ -451,6 +449,46 @@ func TestCallsHTMLTable(t *testing.T) {
 	}
 	if got := rows[1].all("td")[15].Text; got != "missed: engine-added p99 5.01 ms > 5 ms; 2 lost turns" {
 		t.Errorf("verdict cell %q", got)
+	}
+}
+
+// TestCallsHTMLChecks checks the checks table: a row per run, the
+// invariants broken marked (stale audio, a tool run twice, goroutines
+// left, a misheard turn, a run's error), the counts that are not
+// invariants not, and the VAD named in the header. Mutations caught: a
+// miss flag dropped, the checks' rows built from another run.
+func TestCallsHTMLChecks(t *testing.T) {
+	s := sampleSweep(50, 100, 200)
+	for i := range s.Runs {
+		s.Runs[i].VAD = "silero"
+		s.Runs[i].Unjoined, s.Runs[i].BargeMissed = 1, 2 // not invariants
+	}
+	s.Runs[1].StaleFrames, s.Runs[1].ToolRepeats = 3, 1
+	s.Runs[2].GoroutinesLeft, s.Runs[2].Misheard, s.Runs[2].Error = 12, 1, "the callers' process exited"
+	_, doc := render(t, s)
+	tables := doc.all("table")
+	if len(tables) != 2 {
+		t.Fatalf("%d tables, want the runs and the checks", len(tables))
+	}
+	head := tables[1].all("th")
+	want := [][]string{nil, {"stale frames", "tool repeats"}, {"misheard turns", "goroutines left", "error"}}
+	for i, r := range tables[1].all("tbody")[0].all("tr") {
+		cells := r.all("td")
+		if cells[0].Text != strconv.Itoa(s.Runs[i].N) {
+			t.Errorf("row %d is N=%s, want %d", i, cells[0].Text, s.Runs[i].N)
+		}
+		var missed []string
+		for j, c := range cells {
+			if c.hasClass("miss") {
+				missed = append(missed, head[j].Text)
+			}
+		}
+		if !slices.Equal(missed, want[i]) {
+			t.Errorf("row %d: marked %q, want %q", i, missed, want[i])
+		}
+	}
+	if !strings.Contains(doc.all("dl")[0].text(), "silero") {
+		t.Error("the header does not name the VAD")
 	}
 }
 
