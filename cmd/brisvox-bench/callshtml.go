@@ -652,9 +652,9 @@ func niceFloor(v float64) float64 {
 	return p
 }
 
-// linTicks are about five round ticks from lo to hi.
+// linTicks are about six round ticks from lo to hi.
 func linTicks(lo, hi float64) []float64 {
-	step := niceCeil((hi - lo) / 5)
+	step := niceCeil((hi - lo) / 6)
 	var out []float64
 	for i := math.Ceil(lo/step - 1e-9); ; i++ {
 		t := i * step
