@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -128,7 +129,7 @@ func chaosBench(args []string, stdout, stderr io.Writer) int {
 	}
 	slices.Sort(diffs)
 	rep.DiffP99MS = [3]float64{diffs[0], diffs[len(diffs)/2], diffs[len(diffs)-1]}
-	rep.GoalMet = rep.DiffP99MS[2] <= chaosGoalMS
+	rep.GoalMet = math.Abs(rep.DiffP99MS[0]) <= chaosGoalMS && math.Abs(rep.DiffP99MS[2]) <= chaosGoalMS
 	if *asJSON {
 		b, _ := json.MarshalIndent(rep, "", "  ")
 		fmt.Fprintln(stdout, string(b))

@@ -98,8 +98,24 @@ func bookedRecord() *callRecord {
 	return r
 }
 
+// slowRecord is a slow consumer cut by its next question: the engine cut
+// the first answer at the confirmed position (one word of five), the
+// caller went on to play all it had been sent (the clear came behind it).
+func slowRecord() *callRecord {
+	r := goodRecord()
+	r.Fault = FaultSlowConsumer
+	r.Words[1] = words("Of", "course", "Friday", "or", "Monday")
+	r.Wire = r.Wire[:0]
+	answer(r, 1, time.Second, 10)
+	answer(r, 2, 3*time.Second, 4)
+	answer(r, 3, 5*time.Second, 2)
+	r.Events[1].Cut = true
+	r.Requests[2].Messages[2] = agent.Assistant("Of", nil)
+	return r
+}
+
 func TestGoodRecordsPass(t *testing.T) {
-	for name, r := range map[string]*callRecord{"healthy": goodRecord(), "barge-in": bargedRecord(), "booked": bookedRecord()} {
+	for name, r := range map[string]*callRecord{"healthy": goodRecord(), "barge-in": bargedRecord(), "booked": bookedRecord(), "slow": slowRecord()} {
 		if err := checkCall(r); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
@@ -136,6 +152,9 @@ func TestCheckersFail(t *testing.T) {
 			r.Events[1].Cut = true
 			r.Requests[2].Messages[2] = agent.Assistant("", nil) // heard three words, kept none
 		}, "lacks heard words"},
+		{"a slow consumer's context holds a word it never heard", checkContextHeard, slowRecord, func(r *callRecord) {
+			r.Requests[2].Messages[2] = agent.Assistant("Of course Friday Goodbye", nil)
+		}, "the caller heard"},
 		{"the context's turns are not the caller's", checkContextHeard, goodRecord, func(r *callRecord) {
 			r.Requests[2].Messages[3] = agent.User("something else")
 		}, "not the turn reported"},

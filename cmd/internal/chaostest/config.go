@@ -25,8 +25,8 @@ type Config struct {
 }
 
 // Period is how far apart a caller's calls start: a conversation's
-// script (17-18 s) and its end.
-const Period = 20 * time.Second
+// script (19.5-20.5 s) and its end.
+const Period = 24 * time.Second
 
 func (c Config) withDefaults() Config {
 	if c.Calls == 0 {
