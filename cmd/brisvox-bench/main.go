@@ -19,6 +19,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "       brisvox-bench admission [--admission fixed|measured|both] [--calls 30] [--rate 2] [--cost 0.1] [--cpu-ceiling 0.75] [--wait-quiet 0] [--json]")
 		fmt.Fprintln(stderr, "       brisvox-bench dial [--rate 20] [--duration 60s] [--trunk-addr HOST:PORT] [--answer-hold 2s] [--json]")
 		fmt.Fprintln(stderr, "       brisvox-bench calls [--calls 50 | --sweep 50,100,200,400,600] [--hold 60s] [--warmup 10s] [--seed 1] [--energy] [--soak 30m] [--report out.html] [--json]")
+		fmt.Fprintln(stderr, "       brisvox-bench chaos [--calls 200] [--hold 60s] [--seed 1] [--pairs 1] [--json]")
 		return 2
 	}
 	switch args[0] {
@@ -44,10 +45,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return calls(args[1:], stdout, stderr)
 	case "calls-callers":
 		return callsCallers(args[1:], stdout, stderr)
+	case "chaos":
+		return chaosBench(args[1:], stdout, stderr)
 	case "calls-soak-callers":
 		return callsSoakCallers(args[1:], stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "brisvox-bench: unknown command %q (want webrtc-load, sip-load, burst, latency, asr, admission, dial or calls)\n", args[0])
+		fmt.Fprintf(stderr, "brisvox-bench: unknown command %q (want webrtc-load, sip-load, burst, latency, asr, admission, dial, calls or chaos)\n", args[0])
 		return 2
 	}
 }
