@@ -117,9 +117,9 @@ func BenchmarkPoolPaced(b *testing.B) {
 		streams, modelRate int
 		interval           time.Duration
 	}{
-		{100, Rate16k, 0}, {100, Rate16k, 2 * time.Millisecond}, {100, Rate8k, 0}, {100, Rate8k, 2 * time.Millisecond},
-		{200, Rate16k, 0}, {200, Rate16k, 2 * time.Millisecond}, {200, Rate8k, 0}, {200, Rate8k, 2 * time.Millisecond},
-		{600, Rate16k, 0}, {600, Rate16k, 2 * time.Millisecond}, {600, Rate8k, 0}, {600, Rate8k, 2 * time.Millisecond},
+		{100, Rate16k, 0}, {100, Rate8k, 0}, {100, Rate8k, time.Millisecond}, {100, Rate8k, 2 * time.Millisecond},
+		{300, Rate16k, 0}, {300, Rate8k, 0}, {300, Rate8k, time.Millisecond}, {300, Rate8k, 2 * time.Millisecond},
+		{600, Rate16k, 0}, {600, Rate8k, 0}, {600, Rate8k, time.Millisecond}, {600, Rate8k, 2 * time.Millisecond},
 	} {
 		name := fmt.Sprintf("streams=%d/model=%dk/interval=%v", c.streams, c.modelRate/1000, c.interval)
 		b.Run(name, func(b *testing.B) {
