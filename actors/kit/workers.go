@@ -110,11 +110,28 @@ func (p *Workers) Close() {
 	p.wg.Wait()
 }
 
+// loop runs fn, then whatever it is handed, until it is handed nil.
 func (p *Workers) loop(fn func()) {
-	defer p.wg.Done()
-	for fn != nil {
+	stopped := false
+	defer func() {
+		if !stopped {
+			// A run called runtime.Goexit (a test's FailNow in an actor)
+			// and took this goroutine along: another takes its place, so
+			// the workers Close stops are all there.
+			p.wg.Add(1)
+			go p.loop(nil)
+		}
+		p.wg.Done()
+	}()
+	if fn != nil {
 		fn()
-		fn = <-p.work
+	}
+	for fn = range p.work { // never closed: a nil run stops a worker
+		if fn == nil {
+			stopped = true
+			return
+		}
+		fn()
 	}
 }
 

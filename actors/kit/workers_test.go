@@ -1,6 +1,7 @@
 package kit
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -249,4 +250,27 @@ func BenchmarkWorkersSend(b *testing.B) {
 		sys.Root.Send(pid, msg)
 		<-done
 	}
+}
+
+// A run that ends its goroutine (runtime.Goexit, as t.FailNow does) does
+// not cost the pool a worker. Mutation caught: a loop that does not replace
+// itself leaves Started counting a dead worker: the next run overflows and
+// Close waits forever to hand it its stop.
+func TestWorkersSurviveAGoexit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		base := leaktest.Snapshot()
+		p := NewWorkers(1)
+		p.Schedule(runtime.Goexit)
+		synctest.Wait()
+		ran := make(chan struct{})
+		p.Schedule(func() { close(ran) })
+		<-ran
+		if s, o := p.Started(), p.Overflow(); s != 1 || o != 0 {
+			t.Errorf("after a Goexit: Started() = %d, Overflow() = %d, want 1 and 0", s, o)
+		}
+		p.Close()
+		if n := leaktest.Snapshot().NewSince(base); n != 0 {
+			t.Errorf("%d goroutines left after Close", n)
+		}
+	})
 }
