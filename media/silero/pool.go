@@ -36,7 +36,7 @@ type PoolConfig struct {
 	// with the 8 kHz model each window (512 samples) is decimated to 8 kHz
 	// (256 samples, the stream's own filter, see decimator) on the worker
 	// and the 8 kHz model scores it: 60 % of the 16 kHz model's instructions
-	// per window in batches of 64 (68 % with the decimation), the fixtures'
+	// per window in batches of 64 (66 % with the decimation), the fixtures'
 	// speech marked as well
 	// (actors/vad's TestSileroThroughTheVADActor runs both). The window's
 	// duration (32 ms) is the same at both rates.
