@@ -269,6 +269,9 @@ func judgeCallsRun(r *callsRun, g callsGoals) {
 	if r.HeapPerCallKiB > g.HeapPerCallKiB {
 		miss("heap %.0f KiB per call > %.0f KiB", r.HeapPerCallKiB, g.HeapPerCallKiB)
 	}
+	if r.EndedEarly > 0 {
+		miss("%d calls ended by the server before the hang-up (%v)", r.EndedEarly, r.EarlyReasons)
+	}
 	if r.GoroutinesLeft > 0 {
 		miss("%d goroutines left after the calls", r.GoroutinesLeft)
 	}
@@ -415,6 +418,10 @@ func runCalls(o callsOpts, n int, fx callFixture, model *vad.Model, last bool) (
 					_ = f.Close()
 				}
 			}
+		case line == "hangup":
+			obs.mu.Lock()
+			obs.hangups = time.Now()
+			obs.mu.Unlock()
 		case strings.HasPrefix(line, "{"):
 			if err := json.Unmarshal([]byte(line), &out); err != nil {
 				return r, fmt.Errorf("callers' report: %w", err)
@@ -422,6 +429,16 @@ func runCalls(o callsOpts, n int, fx callFixture, model *vad.Model, last bool) (
 		}
 	}
 	werr := child.Wait()
+	obs.mu.Lock()
+	for reason, k := range obs.early {
+		r.EndedEarly += k
+		if r.EarlyReasons == nil {
+			r.EarlyReasons = map[string]int{}
+		}
+		r.EarlyReasons[reason] += k
+	}
+	obs.mu.Unlock()
+	r.WriteErrors = out.WriteErrors
 	if out.Error != "" {
 		return r, fmt.Errorf("callers: %s", out.Error)
 	}

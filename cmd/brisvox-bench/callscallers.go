@@ -94,9 +94,12 @@ type callersOut struct {
 	Jitter callsDist `json:"jitter_ms"`
 	// Unstamped counts the gaps left out of Jitter: a frame's time was
 	// its successor's (merged).
-	Unstamped int         `json:"unstamped_gaps"`
-	Callers   []callerRec `json:"callers"`
-	Error     string      `json:"error,omitempty"`
+	Unstamped int `json:"unstamped_gaps"`
+	// WriteErrors counts frames that could not be written (the call was
+	// gone).
+	WriteErrors int         `json:"write_errors"`
+	Callers     []callerRec `json:"callers"`
+	Error       string      `json:"error,omitempty"`
 }
 
 // ctlRec is a control message of the server, in order with the frames:
@@ -636,6 +639,7 @@ func callsCallers(args []string, stdout, stderr io.Writer) int {
 		c.stopping.Store(true) // no turn starts; those under way end
 	}
 	time.Sleep(*tail)
+	fmt.Fprintln(stdout, "hangup")
 	finish()
 	out.CPU = 100 * float64(cpu1-cpu0) / float64(to.Sub(from))
 	out.HoldFromNS, out.HoldToNS = from.UnixNano(), to.UnixNano()
@@ -644,8 +648,6 @@ func callsCallers(args []string, stdout, stderr io.Writer) int {
 		out.Callers = append(out.Callers, c.analyse(out.HoldFromNS, out.HoldToNS, &jitter, &out.Unstamped))
 	}
 	out.Jitter = newCallsDist(jitter)
-	if n := sendErrs.Load(); n > 0 {
-		out.Error = fmt.Sprintf("%d frame writes failed", n)
-	}
+	out.WriteErrors = int(sendErrs.Load()) // calls the server ended early: the parent says why
 	return emit()
 }

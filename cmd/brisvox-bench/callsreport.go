@@ -131,6 +131,12 @@ type callsRun struct {
 	// was such a frame (its time is an upper bound, kept in EngineAdded).
 	UnstampedGaps int `json:"unstamped_gaps"`
 	MergedFirst   int `json:"merged_first_audio"`
+	// EndedEarly counts calls the server ended before the callers hung
+	// up, EarlyReasons by end reason; WriteErrors the callers' frames that
+	// could not be written after (their turns count as lost).
+	EndedEarly   int            `json:"calls_ended_early"`
+	EarlyReasons map[string]int `json:"early_end_reasons,omitempty"`
+	WriteErrors  int            `json:"write_errors"`
 	// GoroutinesLeft counts goroutines above the baseline after every
 	// call ended and the server stopped.
 	GoroutinesLeft int `json:"goroutines_left"`

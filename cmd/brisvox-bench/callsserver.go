@@ -59,6 +59,10 @@ type callsObserver struct {
 	calls    map[messages.CallID]*serverCall
 	byCaller map[int]*serverCall
 	ended    int
+	// early counts the ends before hangups (zero: none yet) by reason:
+	// calls the server ended on its own.
+	hangups time.Time
+	early   map[string]int
 	// forget drops a call's record at its end (the soak: records would
 	// grow with the churn).
 	forget bool
@@ -99,6 +103,12 @@ func (o *callsObserver) observeEnd(e messages.CallEnded) {
 	c := o.call(e.Call)
 	o.mu.Lock()
 	o.ended++
+	if o.hangups.IsZero() {
+		if o.early == nil {
+			o.early = map[string]int{}
+		}
+		o.early[e.Reason]++
+	}
 	if o.forget && c != nil {
 		delete(o.calls, e.Call)
 		delete(o.byCaller, c.caller)
