@@ -114,3 +114,59 @@ func BenchmarkOutputSilence(b *testing.B) {
 		c.sendFrame(nil)
 	}
 }
+
+// BenchmarkInputSilence is the input tick of a silent caller: "packets",
+// a silence packet every 20 ms decoded (a caller without DTX); "dtx", the
+// pause after a DTX packet, played as silence with no decoder run.
+func BenchmarkInputSilence(b *testing.B) {
+	enc, err := opus.NewEncoder(opus.EncoderConfig{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	buf := make([]byte, 1500)
+	k, err := enc.Encode(make([]int16, 960), buf)
+	if err != nil {
+		b.Fatal(err)
+	}
+	silence := buf[:k]
+	for _, mode := range []string{"packets", "dtx"} {
+		b.Run(mode, func(b *testing.B) {
+			c := bareCall(b, Config{})
+			t0 := time.Unix(0, 0)
+			i := 0
+			pkt := make([]byte, 0, 12+len(silence))
+			push := func(payload []byte) {
+				seq, ts := uint16(i), uint32(i*960)
+				pkt = append(append(pkt[:0], 0x80, opusPT, byte(seq>>8), byte(seq),
+					byte(ts>>24), byte(ts>>16), byte(ts>>8), byte(ts), 0, 0, 0, 7), payload...)
+				c.in.mu.Lock()
+				_ = c.in.jb.Push(pkt, t0.Add(time.Duration(i)*20*time.Millisecond))
+				c.in.mu.Unlock()
+			}
+			tick := func() {
+				c.inputTick(t0.Add(time.Duration(i) * 20 * time.Millisecond))
+				c.in.rmu.Lock()
+				c.in.head, c.in.count = 0, 0
+				c.in.rmu.Unlock()
+				i++
+			}
+			if mode == "dtx" {
+				for range 5 {
+					push(silence)
+					tick()
+				}
+				push(silence[:1])
+				for !c.in.dtx {
+					tick()
+				}
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if mode == "packets" {
+					push(silence)
+				}
+				tick()
+			}
+		})
+	}
+}
