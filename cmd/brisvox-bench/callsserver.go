@@ -17,6 +17,7 @@ import (
 	"github.com/brisvox/brisvox/cmd/internal/agentbuild"
 	"github.com/brisvox/brisvox/cmd/internal/serve"
 	"github.com/brisvox/brisvox/media/carrier/pcmws"
+	"github.com/brisvox/brisvox/media/conn"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/brisvox/brisvox/providers/providertest"
 )
@@ -103,7 +104,9 @@ func (o *callsObserver) observeEnd(e messages.CallEnded) {
 	c := o.call(e.Call)
 	o.mu.Lock()
 	o.ended++
-	if o.hangups.IsZero() {
+	// The callers hang up only at the end: a hang-up is never early (the
+	// "hangup" line may be read after the first of them ended).
+	if o.hangups.IsZero() && e.Reason != conn.ReasonHangup {
 		if o.early == nil {
 			o.early = map[string]int{}
 		}
