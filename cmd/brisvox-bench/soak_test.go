@@ -167,10 +167,10 @@ func TestSoakFit(t *testing.T) {
 // at every tick, the live calls from the caller, the process's figures
 // read for real (three sockets opened between two samples show as three
 // more sockets and three more descriptors), and Stop waiting for its
-// goroutine. Mutations caught: no sample at the start; Stop returning
-// before the goroutine ends (leaktest sees it; -race sees the samples
-// read while written); the directory's own descriptor counted; sockets
-// told by another prefix.
+// goroutine, none left once the bubble is quiet. Mutations caught: no
+// sample at the start; the directory's own descriptor counted; sockets
+// told by another prefix. Stop returning before the goroutine ends is
+// TestSoakStopWaits'.
 func TestSoakSampler(t *testing.T) {
 	runtime.GC() // /gc/heap/live:bytes is 0 until the first cycle
 	synctest.Test(t, func(t *testing.T) {
@@ -188,6 +188,10 @@ func TestSoakSampler(t *testing.T) {
 		}
 		time.Sleep(50 * time.Second)
 		r := s.Stop()
+		// The goroutine that closed done (and in TestSoakStopWaits the
+		// one that called Stop) may not have exited yet; once the bubble
+		// is quiet, a leaked one would still be there, blocked.
+		synctest.Wait()
 		if n := leaktest.Snapshot().NewSince(base); n != 0 {
 			t.Errorf("%d goroutines left after Stop", n)
 		}
@@ -250,10 +254,42 @@ func TestSoakStopWaits(t *testing.T) {
 		if len(r.Samples) != 3 || r.Samples[2].LiveCalls != 3 {
 			t.Errorf("%d samples, the last %+v: want the held one last", len(r.Samples), r.Samples[len(r.Samples)-1])
 		}
+		// The goroutine that closed done (and in TestSoakStopWaits the
+		// one that called Stop) may not have exited yet; once the bubble
+		// is quiet, a leaked one would still be there, blocked.
+		synctest.Wait()
 		if n := leaktest.Snapshot().NewSince(base); n != 0 {
 			t.Errorf("%d goroutines left after Stop", n)
 		}
 	})
+}
+
+// TestSoakSamplerFor: a sampler given 35 s samples at 0, 10, 20 and 30 s
+// and no more, however late Stop comes, and its goroutine has ended by
+// then. Mutations caught: the limit ignored (7 samples), a sample taken at
+// or after it (> for >=: with 30 s, the sample at 30 s).
+func TestSoakSamplerFor(t *testing.T) {
+	for _, tc := range []struct {
+		span time.Duration
+		want int
+	}{{35 * time.Second, 4}, {30 * time.Second, 3}, {0, 7}} {
+		synctest.Test(t, func(t *testing.T) {
+			base := leaktest.Snapshot()
+			s := startSoakSamplerFor(10*time.Second, tc.span, func() int { return 1 })
+			time.Sleep(65 * time.Second)
+			r := s.Stop()
+			if len(r.Samples) != tc.want {
+				t.Errorf("for %v: %d samples, want %d", tc.span, len(r.Samples), tc.want)
+			}
+			// The goroutine that closed done (and in TestSoakStopWaits the
+			// one that called Stop) may not have exited yet; once the bubble
+			// is quiet, a leaked one would still be there, blocked.
+			synctest.Wait()
+			if n := leaktest.Snapshot().NewSince(base); n != 0 {
+				t.Errorf("%d goroutines left after Stop", n)
+			}
+		})
+	}
 }
 
 // TestCountFDs checks the descriptor count against a file opened and
