@@ -29,6 +29,7 @@ type chaosRun struct {
 	ByFault    map[string]int   `json:"by_fault"`
 	Restarts   map[string]int   `json:"restarts"`
 	Violations []string         `json:"violations"`
+	Disturbed  []string         `json:"disturbed"`
 	Healthy    chaosLatency     `json:"healthy_engine_added"`
 	Goroutines [2]int           `json:"goroutines_before_after"`
 	Heap       [2]uint64        `json:"heap_bytes_before_after"`
@@ -148,7 +149,7 @@ func runChaos(ctx context.Context, cfg chaostest.Config) chaosRun {
 	r, err := chaostest.Run(ctx, cfg)
 	out := chaosRun{
 		Faults: !cfg.NoFaults, Placed: r.Placed, Ended: r.Ended, PeakLive: r.PeakLive,
-		ByFault: r.ByFault, Restarts: map[string]int{}, Violations: r.Violations,
+		ByFault: r.ByFault, Restarts: map[string]int{}, Violations: r.Violations, Disturbed: r.Disturbed,
 		Healthy:    latencyOf(r.HealthyLatencies(nil)),
 		Goroutines: [2]int{r.GoroutinesBefore, r.GoroutinesAfter},
 		Heap:       [2]uint64{r.HeapBefore, r.HeapAfter}, HeapCall: r.HeapPerCall,
@@ -196,8 +197,8 @@ func printChaos(w io.Writer, rep chaosBenchReport) {
 			if r.Faults {
 				kind = "with faults"
 			}
-			fmt.Fprintf(w, "pair %d %s: %d calls placed, %d ended, peak %d live, %d violations; healthy engine-added p50 %.2f ms p99 %.2f ms max %.2f ms (%d turns); goroutines %d -> %d, heap %d -> %d B (%.0f B a call); %.0f s, load %.1f -> %.1f\n",
-				i+1, kind, r.Placed, r.Ended, r.PeakLive, len(r.Violations), r.Healthy.P50MS, r.Healthy.P99MS, r.Healthy.MaxMS, r.Healthy.Turns,
+			fmt.Fprintf(w, "pair %d %s: %d calls placed, %d ended, peak %d live, %d violations, %d healthy calls disturbed by slowness; healthy engine-added p50 %.2f ms p99 %.2f ms max %.2f ms (%d turns); goroutines %d -> %d, heap %d -> %d B (%.0f B a call); %.0f s, load %.1f -> %.1f\n",
+				i+1, kind, r.Placed, r.Ended, r.PeakLive, len(r.Violations), len(r.Disturbed), r.Healthy.P50MS, r.Healthy.P99MS, r.Healthy.MaxMS, r.Healthy.Turns,
 				r.Goroutines[0], r.Goroutines[1], r.Heap[0], r.Heap[1], r.HeapCall, r.ElapsedS, r.LoadAvg[0], r.LoadAvg[1])
 			if r.Error != "" {
 				fmt.Fprintf(w, "  error: %s\n", r.Error)

@@ -25,7 +25,7 @@ type Config struct {
 }
 
 // Period is how far apart a caller's calls start: a conversation's
-// script (19.5-20.5 s) and its end.
+// script (20.5-21.5 s) and its end.
 const Period = 24 * time.Second
 
 func (c Config) withDefaults() Config {

@@ -121,15 +121,16 @@ func newPlan(seed uint64, i int, name string, faults bool) *plan {
 		first = qBook
 	}
 	s := (&script{}).silence(500*msec).speak(first, 1200*msec)
-	// Each answer has about 2.5 s to spare before the next question (a
-	// healthy call's answers must play out: check.go), so a loaded
-	// machine's slower turns do not turn the script into barge-ins.
+	// Each answer has 2.3-3 s to spare before the next question or the
+	// hang-up (a healthy call's answers must play out: check.go), so a
+	// loaded machine's slower turns do not turn the script into
+	// barge-ins and cut goodbyes.
 	if p.fault == FaultBargeIn {
 		s.silence(1500*msec).speak(bargeIn, 600*msec).silence(6400 * msec)
 	} else {
 		s.silence(7500 * msec)
 	}
-	s.speak(q2, 1000*msec).silence(5000*msec).speak(q3, 800*msec).silence(3500 * msec)
+	s.speak(q2, 1000*msec).silence(5000*msec).speak(q3, 800*msec).silence(4500 * msec)
 	p.script = s
 
 	switch {

@@ -34,6 +34,10 @@ type Report struct {
 	// Violations are the broken invariants, one line per call ("name
 	// (fault): what").
 	Violations []string `json:"violations"`
+	// Disturbed are the healthy calls whose conversation did not go as
+	// scripted because the machine was too slow (check.go's disturbed):
+	// one line each.
+	Disturbed []string `json:"disturbed"`
 	// Healthy are the engine-added latencies of the healthy calls'
 	// turns, by call index (the same index is the same call in a run
 	// with and without faults).
@@ -192,6 +196,7 @@ func runPhase(ctx context.Context, cfg Config, warmup bool) (Report, error) {
 		runErrs = append(runErrs, fmt.Errorf("%w: serve: %w", ErrRun, err))
 	}
 	sort.Strings(rep.Violations)
+	sort.Strings(rep.Disturbed)
 	return rep, errors.Join(runErrs...)
 }
 
@@ -209,10 +214,11 @@ func sleepUntil(ctx context.Context, t time.Time) bool {
 // summary is what a run keeps of a call once it is checked: the records
 // are dropped at once, so that the heap after the run holds none.
 type summary struct {
-	ended    bool
-	restarts map[messages.Stage]int
-	err      error
-	added    []time.Duration
+	ended     bool
+	restarts  map[messages.Stage]int
+	err       error
+	disturbed string
+	added     []time.Duration
 }
 
 func (r *Report) add(p *plan, s summary) {
@@ -227,6 +233,9 @@ func (r *Report) add(p *plan, s summary) {
 	if s.err != nil {
 		r.Violations = append(r.Violations, fmt.Sprintf("%s: %v", p, s.err))
 	}
+	if s.disturbed != "" {
+		r.Disturbed = append(r.Disturbed, fmt.Sprintf("%s: %s", p, s.disturbed))
+	}
 	if p.fault == "" && len(s.added) > 0 {
 		r.Healthy[p.index] = s.added
 	}
@@ -234,7 +243,7 @@ func (r *Report) add(p *plan, s summary) {
 
 // startSpread is the window over which the callers place their first
 // calls: short, so that all of them are live together for most of a
-// Period (the scripts take 19.5-20.5 s of its 24), and spread, so that the
+// Period (the scripts take 20.5-21.5 s of its 24), and spread, so that the
 // starts are not one burst.
 const startSpread = 4 * time.Second
 
@@ -275,6 +284,7 @@ func placeCall(ctx context.Context, ag *chaosAgent, p *plan, url string, client 
 		sum.err = errors.Join(runErr, sum.err)
 	}
 	if p.fault == "" {
+		sum.disturbed = disturbed(rec)
 		// Every healthy call's turns, those of a call that broke an
 		// invariant too: they are the slow ones, the tail.
 		sum.added = engineAdded(rec, p)
