@@ -118,7 +118,7 @@ func RunTogether(calls ...*Call) ([]*Result, []error) {
 	if errors.Join(errs...) != nil {
 		return results, errs
 	}
-	sys := kit.NewSystem(calls[0].Log)
+	sys := kit.NewSystem(calls[0].Log, kit.WithWorkers(0))
 	board, err := sys.Root.SpawnNamed(switchboard.Props(), "switchboard")
 	if err == nil {
 		var wg sync.WaitGroup
@@ -130,20 +130,12 @@ func RunTogether(calls ...*Call) ([]*Result, []error) {
 			wg.Go(func() { results[i], errs[i] = c.run(sys, board, id) })
 		}
 		wg.Wait()
-		// Stop the switchboard and wait for it, then let protoactor's
-		// dead-letter throttle (a goroutine on a ticker, started by the
-		// first dead letter of a period) run out: once a whole period
-		// passed without a dead letter, no such goroutine is left, so
-		// none outlives the calls.
+		// Stop the switchboard and wait for it.
 		err = sys.Root.StopFuture(board).Wait()
-		for {
-			n := sys.DeadLetters()
-			time.Sleep(sys.Config.DeadLetterThrottleInterval + messages.FrameDuration)
-			if sys.DeadLetters() == n {
-				break
-			}
-		}
 	}
+	// Shutdown stops the workers and waits out protoactor's dead-letter
+	// throttle, so no goroutine of the system outlives the calls.
+	sys.Shutdown()
 	if err != nil {
 		for i := range errs {
 			errs[i] = errors.Join(errs[i], fmt.Errorf("%w: switchboard: %w", ErrCallFailed, err))

@@ -44,6 +44,14 @@ func (p *toolProbe) tool(spec agent.Spec, d time.Duration, answer func(json.RawM
 	})
 }
 
+// record copies name's start and finish times, read under p.mu: a tool
+// cut at its timeout may still be running.
+func (p *toolProbe) record(name string) (starts, finishes []time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.starts[name]), slices.Clone(p.finishes[name])
+}
+
 func (p *toolProbe) runs(name string) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -186,7 +194,7 @@ func toolScenarios() []toolScenario {
 			check: func(r *Result, p *toolProbe) error {
 				// Parallel: all three start at once, before the first ends,
 				// and the tool phase lasts exactly the slowest tool.
-				s, f := p.starts["get_weather"], p.finishes["get_weather"]
+				s, f := p.record("get_weather")
 				if len(s) != 3 || len(f) != 3 || !s[0].Equal(s[2]) || s[2].After(f[0]) || f[2].Sub(s[0]) != 300*msec {
 					return fmt.Errorf("%w: starts %v finishes %v: not run in parallel", ErrCheck, s, f)
 				}
@@ -203,7 +211,9 @@ func toolScenarios() []toolScenario {
 				}
 			},
 			check: func(r *Result, p *toolProbe) error {
-				if c, w := p.finishes["get_customer"], p.starts["get_weather"]; len(c) != 1 || len(w) != 1 || w[0].Before(c[0]) {
+				_, c := p.record("get_customer")
+				w, _ := p.record("get_weather")
+				if len(c) != 1 || len(w) != 1 || w[0].Before(c[0]) {
 					return fmt.Errorf("%w: the weather lookup did not follow the customer lookup", ErrCheck)
 				}
 				return wantResults(r, "Kaya", "Izmir")
@@ -257,7 +267,7 @@ func toolScenarios() []toolScenario {
 				if !slices.Contains(saidTurn(r, 0), "moment,") {
 					return fmt.Errorf("%w: no filler in the context: %q", ErrCheck, saidTurn(r, 0))
 				}
-				if f := p.finishes["slow_lookup"]; len(f) != 1 {
+				if _, f := p.record("slow_lookup"); len(f) != 1 {
 					return fmt.Errorf("%w: the slow lookup did not finish", ErrCheck)
 				} else if at, ok := r.FirstAudioAfter(r.Start); !ok || !at.Before(f[0]) {
 					return fmt.Errorf("%w: nothing was spoken while the slow tool ran", ErrCheck)
@@ -274,7 +284,7 @@ func toolScenarios() []toolScenario {
 				}
 			},
 			check: func(r *Result, p *toolProbe) error {
-				if s := p.starts["hanging_lookup"]; len(s) != 1 {
+				if s, _ := p.record("hanging_lookup"); len(s) != 1 {
 					return fmt.Errorf("%w: the lookup started %d times", ErrCheck, len(s))
 				}
 				return wantResults(r, `"timeout"`)

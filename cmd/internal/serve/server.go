@@ -214,7 +214,7 @@ func New(cfg Config, agent Agent) (*Server, error) {
 	if agent == nil {
 		return nil, fmt.Errorf("%w: no agent", ErrInvalidConfig)
 	}
-	sys := kit.NewSystem(cfg.Log)
+	sys := kit.NewSystem(cfg.Log, kit.WithWorkers(0))
 	board, err := sys.Root.SpawnNamed(switchboard.Props(), "switchboard")
 	if err != nil {
 		return nil, fmt.Errorf("serve: switchboard: %w", err)
