@@ -132,6 +132,15 @@ func printCallsSweep(w io.Writer, s callsSweep) {
 		fmt.Fprintf(w, "  engine-added p50 %.2f p90 %.2f p99 %.2f max %.2f ms (from the decision's audio time: p50 %.2f p99 %.2f ms; framing wait p50 %.2f max %.2f ms; %d unreferenced); first audio p50 %.0f p99 %.0f ms\n",
 			r.EngineAdded.P50, r.EngineAdded.P90, r.EngineAdded.P99, r.EngineAdded.Max, r.EngineAddedAudio.P50, r.EngineAddedAudio.P99,
 			r.FramingWait.P50, r.FramingWait.Max, r.Unreferenced, r.FirstAudio.P50, r.FirstAudio.P99)
+		if len(r.EngineStages) > 0 {
+			fmt.Fprintf(w, "  engine-added by stage (plain turns, p50/p99 ms):")
+			for _, name := range []string{"vad_stt", "turn", "llm", "tts", "pacer", "send"} {
+				if d, ok := r.EngineStages[name]; ok {
+					fmt.Fprintf(w, " %s %.2f/%.2f", name, d.P50, d.P99)
+				}
+			}
+			fmt.Fprintln(w)
+		}
 		fmt.Fprintf(w, "  barge-in to silence p50 %.1f p99 %.1f max %.1f ms (from the speech start + the VAD's delay p50 %.1f p99 %.1f ms); jitter p50 %.2f p99 %.2f max %.2f ms (%d gaps)\n",
 			r.BargeIn.P50, r.BargeIn.P99, r.BargeIn.Max, r.BargeInFromSpeech.P50, r.BargeInFromSpeech.P99, r.Jitter.P50, r.Jitter.P99, r.Jitter.Max, r.Jitter.Count)
 		fmt.Fprintf(w, "  frame 0 offset p50 %.3f max %.3f ms (its write to the server's read p50 %.3f max %.3f ms); callers' send lateness p99 %.2f max %.2f ms; %d gaps and %d first audios with merged kernel times\n",
@@ -487,6 +496,7 @@ func runCalls(o callsOpts, n int, fx callFixture, model *vad.Model, last bool) (
 // fills the run's per-turn figures.
 func joinCalls(r *callsRun, out callersOut, obs *callsObserver, ln *stampListener, minSpeech time.Duration) {
 	var engine, audio, first, barge, bargeSpeech, framing, offset, read0, late []float64
+	stages := map[string][]float64{}
 	for _, cr := range out.Callers {
 		obs.mu.Lock()
 		sc := obs.byCaller[cr.Caller]
@@ -550,6 +560,9 @@ func joinCalls(r *callsRun, out callersOut, obs *callsObserver, ln *stampListene
 			}
 			engine = append(engine, m.engineMS)
 			audio = append(audio, m.audioMS)
+			for name, v := range m.stages {
+				stages[name] = append(stages[name], v)
+			}
 			late = append(late, m.lateMS)
 			framing = append(framing, m.framingMS)
 		}
@@ -559,6 +572,14 @@ func joinCalls(r *callsRun, out callersOut, obs *callsObserver, ln *stampListene
 	r.EngineAdded, r.FirstAudio, r.BargeIn = newCallsDist(engine), newCallsDist(first), newCallsDist(barge)
 	r.FramingWait, r.Frame0Offset, r.SendLate = newCallsDist(framing), newCallsDist(offset), newCallsDist(late)
 	r.EngineAddedAudio, r.BargeInFromSpeech, r.Frame0Read = newCallsDist(audio), newCallsDist(bargeSpeech), newCallsDist(read0)
+	for name, v := range stages {
+		if r.EngineStages == nil {
+			r.EngineStages = map[string]callsDist{}
+		}
+		d := newCallsDist(v)
+		d.Points = nil
+		r.EngineStages[name] = d
+	}
 }
 
 // The barge-in outcomes of a turn.
@@ -578,8 +599,11 @@ type turnMeasure struct {
 	// time (plus the framing wait).
 	engineMS, audioMS, framingMS float64
 	referenced                   bool
-	lateMS                       float64
-	barge                        int
+	// stages split engineMS of a plain (no tool) referenced turn by the
+	// server's marks (callsStages).
+	stages map[string]float64
+	lateMS float64
+	barge  int
 	// bargeMS is from the interrupt (bargeJoined: its mark was found),
 	// bargeSpeechMS from the caller's speech start plus the VAD's start
 	// delay; both to the end of the last bot frame received.
@@ -629,9 +653,57 @@ func callTurnMeasure(t callerTurnRec, baseNS int64, st callTurn, sc *serverCall,
 			late := int64(t.StopLateUS[i]) * 1000
 			sent := baseNS + (seq+1)*int64(messages.FrameDuration) + late
 			m.engineMS, m.referenced, m.lateMS = engineAdded(t.FirstNS, sent, scripted), true, float64(late)/1e6
+			if !st.Tool {
+				m.stages = callsStages(marks, sent, t.FirstNS, sc.script)
+				if v, ok := m.stages["llm"]; ok {
+					m.stages["llm"] = v - float64(st.LLMFirst)/1e6
+				}
+			}
 		}
 	}
 	return m
+}
+
+// callsStages splits a plain turn's engine-added time by the server's
+// marks, each stage less its scripted latency (ms): vad_stt (the
+// deciding frame's write to the STT final, less the STT's latency: the
+// VAD's decision and the final's trip), turn (the final to the LLM
+// request), llm (the request to the first token, less its latency), tts
+// (the first token to the first synthesised audio, less the first
+// byte), pacer (to the first audio out) and send (out to the caller's
+// kernel). Missing marks leave their stages out.
+func callsStages(marks map[messages.MarkKind]time.Time, sentNS, firstNS int64, s callScript) map[string]float64 {
+	out := map[string]float64{}
+	at := func(k messages.MarkKind) (int64, bool) {
+		t, ok := marks[k]
+		return t.UnixNano(), ok
+	}
+	ms := func(d int64) float64 { return float64(d) / 1e6 }
+	final, ok1 := at(messages.MarkSTTFinal)
+	req, ok2 := at(messages.MarkLLMRequest)
+	tok, ok3 := at(messages.MarkLLMFirstToken)
+	tts, ok4 := at(messages.MarkTTSFirstAudio)
+	outAt, ok5 := at(messages.MarkFirstAudioOut)
+	if ok1 {
+		out["vad_stt"] = ms(final - sentNS - int64(s.STTFinal))
+	}
+	if ok1 && ok2 {
+		out["turn"] = ms(req - final)
+	}
+	if ok2 && ok3 {
+		out["llm"] = ms(tok - req) // the caller subtracts the turn's first token
+
+	}
+	if ok3 && ok4 {
+		out["tts"] = ms(tts - tok - int64(s.TTSFirst))
+	}
+	if ok4 && ok5 {
+		out["pacer"] = ms(outAt - tts)
+	}
+	if ok5 {
+		out["send"] = ms(firstNS - outAt)
+	}
+	return out
 }
 
 // bargeDecided is the earliest the VAD could decide a barge-in: when the

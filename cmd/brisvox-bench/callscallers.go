@@ -164,9 +164,10 @@ type convCaller struct {
 
 // The windows of frames whose write lateness a turn's record keeps:
 // from the utterance's last frame through the hangover and the VAD's
-// slack (600 ms), and from its first frame through the start delay.
+// backlog (2 s: a loaded Silero pool decides late), and from its first
+// frame through the start delay.
 const (
-	callsStopWindow  = 30
+	callsStopWindow  = 100
 	callsStartWindow = 10
 )
 

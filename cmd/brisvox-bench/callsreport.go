@@ -64,6 +64,13 @@ type callsRun struct {
 	// which counts both.
 	EngineAdded      callsDist `json:"engine_added_ms"`
 	EngineAddedAudio callsDist `json:"engine_added_from_audio_time_ms"`
+	// EngineStages splits EngineAdded of the plain (no tool) turns by the
+	// server's marks, each stage less its scripted latency: vad_stt (the
+	// deciding frame's write to the STT final), turn (to the LLM request),
+	// llm (to the first token), tts (to the first synthesised audio),
+	// pacer (to the first audio out), send (to the caller's kernel).
+	// Quantiles only (no CDF points).
+	EngineStages map[string]callsDist `json:"engine_added_stages_ms,omitempty"`
 	// Unreferenced counts joined turns whose deciding frame was not in
 	// the caller's record: their EngineAdded is from the audio time.
 	Unreferenced int `json:"unreferenced_turns"`
