@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -17,7 +16,7 @@ import (
 )
 
 // chaosGoalMS is the goal for the healthy calls' engine-added p99 next to
-// failing calls: within 1 ms of the same calls without the faults.
+// failing calls: at most 1 ms over the same calls' without the faults.
 const chaosGoalMS = 1.0
 
 // chaosRun is one run of the chaos suite, as the bench reports it.
@@ -130,7 +129,10 @@ func chaosBench(args []string, stdout, stderr io.Writer) int {
 	}
 	slices.Sort(diffs)
 	rep.DiffP99MS = [3]float64{diffs[0], diffs[len(diffs)/2], diffs[len(diffs)-1]}
-	rep.GoalMet = math.Abs(rep.DiffP99MS[0]) <= chaosGoalMS && math.Abs(rep.DiffP99MS[2]) <= chaosGoalMS
+	// The goal bounds how much worse the healthy calls fare beside
+	// failing ones: a run without faults carries more work (every call
+	// talks to its end), so theirs may well be the slower one.
+	rep.GoalMet = rep.DiffP99MS[2] <= chaosGoalMS
 	if *asJSON {
 		b, _ := json.MarshalIndent(rep, "", "  ")
 		fmt.Fprintln(stdout, string(b))
