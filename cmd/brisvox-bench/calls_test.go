@@ -238,6 +238,23 @@ func TestWSClientKernelTimes(t *testing.T) {
 	}
 }
 
+// TestShardBase: a caller's frame 0 is due with its shard's next tick,
+// also when it joins before the shard's first. Mutation caught: the
+// truncated division of a negative wait, which put the first callers'
+// frame 0 two frames before the first tick (every frame of theirs then
+// 40 ms late).
+func TestShardBase(t *testing.T) {
+	start := time.Unix(100, 0)
+	for _, c := range []struct{ now, want time.Duration }{
+		{-50 * time.Millisecond, 0}, {-5 * time.Millisecond, 0}, {0, 0}, {time.Millisecond, 0},
+		{20 * time.Millisecond, 20 * time.Millisecond}, {39 * time.Millisecond, 20 * time.Millisecond},
+	} {
+		if got := shardBase(start, start.Add(c.now)).Sub(start); got != c.want {
+			t.Errorf("joining at %v: frame 0's capture starts at %v, want %v (due with tick %v)", c.now, got, c.want, c.want+20*time.Millisecond)
+		}
+	}
+}
+
 // scriptForTest is a script of one plain turn and one tool turn.
 func scriptForTest() callScript {
 	return callScript{STTFinal: 100 * time.Millisecond, TTSFirst: 150 * time.Millisecond, TokenGap: 30 * time.Millisecond,

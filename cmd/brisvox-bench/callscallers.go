@@ -440,6 +440,17 @@ func (c *convCaller) analyse(from, to int64, jitter *[]float64, unstamped *int) 
 // debugCalls prints the callers' barge-ins and big gaps to stderr.
 var debugCalls = os.Getenv("BRISVOX_CALLS_DEBUG") != ""
 
+// shardBase is the audio time of frame 0 of a caller joining, at now, a
+// shard that ticks at start + k*20 ms (k >= 1): frame 0 goes with the
+// next tick and its capture began 20 ms before.
+func shardBase(start, now time.Time) time.Time {
+	k := time.Duration(1)
+	if d := now.Sub(start); d > 0 {
+		k = d/messages.FrameDuration + 1
+	}
+	return start.Add((k - 1) * messages.FrameDuration)
+}
+
 // frameEpoch is frame i's epoch (debug output only).
 func (c *convCaller) frameEpoch(i int) uint64 { return frameEpochs(len(c.frames), c.ctl)[i] }
 
@@ -595,8 +606,7 @@ func callsCallers(args []string, stdout, stderr io.Writer) int {
 		s.mu.Lock()
 		// Frame 0 goes with the shard's next tick; its capture started
 		// 20 ms before.
-		k := time.Since(s.start)/messages.FrameDuration + 1
-		c.base = s.start.Add((k - 1) * messages.FrameDuration)
+		c.base = shardBase(s.start, time.Now())
 		s.callers = append(s.callers[:len(s.callers):len(s.callers)], c)
 		s.mu.Unlock()
 		cs = append(cs, c)

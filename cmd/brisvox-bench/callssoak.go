@@ -313,8 +313,7 @@ func callsSoakCallers(args []string, stdout, stderr io.Writer) int {
 		})
 		s := sh[i%shards]
 		s.mu.Lock()
-		k := time.Since(s.start)/messages.FrameDuration + 1
-		c.base = s.start.Add((k - 1) * messages.FrameDuration)
+		c.base = shardBase(s.start, time.Now())
 		s.callers = append(s.callers[:len(s.callers):len(s.callers)], c)
 		s.mu.Unlock()
 		time.Sleep(20 * time.Millisecond)
