@@ -117,7 +117,7 @@ func NewCore(ws *websocket.Conn, cfg Config, stats *Counters, log zerolog.Logger
 		ID: cfg.ID, WS: ws, Stats: stats, Log: log, cfg: cfg,
 		In:         NewInbox(cfg.Rate, cfg.InQueue, stats),
 		Out:        NewOutbox(cfg.OutQueue, cfg.MaxPendingMarks, stats),
-		buf:        make([]byte, cfg.MaxMessageBytes+1),
+		buf:        make([]byte, min(initialReadBuffer, cfg.MaxMessageBytes+1)),
 		hang:       make(chan struct{}),
 		stop:       make(chan struct{}),
 		writerDone: make(chan struct{}),
@@ -184,6 +184,12 @@ func (c *Core) timerFired() {
 	c.fail(conn.ErrSilentInput, fmt.Sprintf("no message for %v", c.cfg.IdleTimeout), "silent_input")
 }
 
+// initialReadBuffer is the read buffer a call starts with: a 20 ms frame
+// of 16 kHz PCM (640 bytes) or a carrier's JSON media message fits; a
+// larger message grows it, to MaxMessageBytes+1 at most (64 KiB up front
+// was a fifth of a call's heap).
+const initialReadBuffer = 2 << 10
+
 // ReadMessage reads the next message into the core's buffer (valid until
 // the next call). A message over MaxMessageBytes is skipped: ErrOversized.
 // A text message that is not valid UTF-8 breaks the websocket protocol
@@ -195,7 +201,15 @@ func (c *Core) ReadMessage() (websocket.MessageType, []byte, error) {
 		return 0, nil, err
 	}
 	c.inMsgs.Add(1)
+	// The buffer grows, by doubling, only for a message that needs it, up
+	// to one byte more than the bound.
 	n, err := io.ReadFull(r, c.buf)
+	for err == nil && len(c.buf) <= c.cfg.MaxMessageBytes {
+		c.buf = append(c.buf, make([]byte, min(len(c.buf), c.cfg.MaxMessageBytes+1-len(c.buf)))...)
+		var m int
+		m, err = io.ReadFull(r, c.buf[n:])
+		n += m
+	}
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		if end := checkText(typ, c.buf[:n]); end != nil {
 			c.Stats.Inc("invalid_utf8")

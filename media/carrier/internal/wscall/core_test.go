@@ -1,7 +1,9 @@
 package wscall
 
 import (
+	"context"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -61,4 +63,63 @@ func BenchmarkCheckText(b *testing.B) {
 	for b.Loop() {
 		_ = checkText(websocket.MessageText, textCheckInput)
 	}
+}
+
+// TestReadMessageGrowsItsBuffer: the read buffer starts small and grows
+// for a message that needs it; messages up to MaxMessageBytes come whole,
+// one byte more is refused, and a small message after a big one is read
+// as itself. Mutations caught (seen failing): no growth (the 3000-byte
+// message refused as oversized), growth past the bound (the 4097-byte
+// message accepted), the grown read dropping what was read before it
+// (the 3000-byte message short).
+func TestReadMessageGrowsItsBuffer(t *testing.T) {
+	sizes := []int{100, 3000, 4096, 4097, 10}
+	done := make(chan struct{})
+	srv := carriertest.NewPipeServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer close(done)
+		ws, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer ws.CloseNow()
+		for i, n := range sizes {
+			b := make([]byte, n)
+			for j := range b {
+				b[j] = byte(i + j)
+			}
+			if err := ws.Write(context.Background(), websocket.MessageBinary, b); err != nil {
+				return
+			}
+		}
+		_, _, _ = ws.Read(context.Background()) // until the client closes
+	}))
+	defer srv.Close()
+	ws, _, err := srv.Dial(context.Background(), "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCore(ws, Config{ID: "x", Rate: 8000, Limits: Limits{MaxMessageBytes: 4096, InQueue: 2, OutQueue: 2,
+		MaxPendingMarks: 1, MaxBadMessages: 1}}, NewCounters(), zerolog.Nop())
+	if len(c.buf) >= 4096 {
+		t.Errorf("the read buffer starts at %d bytes", len(c.buf))
+	}
+	for i, n := range sizes {
+		_, b, err := c.ReadMessage()
+		if n > 4096 {
+			if !errors.Is(err, ErrOversized) {
+				t.Errorf("message %d of %d bytes: %v, want ErrOversized", i, n, err)
+			}
+			continue
+		}
+		if err != nil || len(b) != n {
+			t.Fatalf("message %d of %d bytes: %d bytes, %v", i, n, len(b), err)
+		}
+		for j := range b {
+			if b[j] != byte(i+j) {
+				t.Fatalf("message %d: byte %d is %d, want %d", i, j, b[j], byte(i+j))
+			}
+		}
+	}
+	_ = ws.CloseNow()
+	<-done
 }

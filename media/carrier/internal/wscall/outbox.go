@@ -39,9 +39,13 @@ type pendingMark struct {
 
 // Outbox is the bounded queue of encoded messages of one call, in wire
 // order, and the book of marks waiting for their echo. The producers
-// (WriteFrame, Mark, Clear, Publish) encode into the buffer of a free
-// slot; the writer swaps that buffer for its spare one, so in a steady
-// state nothing is allocated.
+// (WriteFrame, Mark, Clear, Publish) encode into a buffer from the
+// outbox's free list; the writer hands back the buffer of the message it
+// wrote, so in a steady state nothing is allocated. Only queued messages
+// hold buffers (a free slot holds none): a call keeps as many as were
+// ever queued at once, plus the writer's, not one per slot of the ring
+// (the ring cycles through all its slots, so per slot it was about 64 KiB
+// of 640-byte frames a call).
 //
 // Marks and clear: a mark is echoed by the peer once the audio before it
 // has played. A clear makes the peer drop the audio it holds and (Twilio
@@ -67,6 +71,8 @@ type Outbox struct {
 	closed   bool
 	pending  []pendingMark
 	nextMark uint64
+	// free are the buffers of messages written or dropped, for reuse.
+	free [][]byte
 }
 
 // NewOutbox makes an outbox of capItems messages that keeps at most
@@ -98,8 +104,7 @@ func (o *Outbox) pushLocked(it Item, encode func(dst []byte) []byte) error {
 		return fmt.Errorf("%w: %d messages", ErrQueueFull, o.n)
 	}
 	i := (o.head + o.n) % len(o.slots)
-	buf := encode(o.slots[i].Buf[:0])
-	it.Buf = buf
+	it.Buf = encode(o.takeLocked())
 	o.slots[i] = it
 	o.n++
 	select {
@@ -169,7 +174,9 @@ func (o *Outbox) Clear(epoch messages.Epoch, encode func(dst []byte) []byte) err
 			} else {
 				o.forgetLocked(it.mark)
 			}
-			// Keep the buffer for reuse: swap it into the dropped tail.
+			// Keep the buffer for reuse; the slot holds none.
+			o.putLocked(it.Buf)
+			o.slots[(o.head+k)%len(o.slots)] = Item{}
 			continue
 		}
 		j := (o.head + kept) % len(o.slots)
@@ -192,13 +199,33 @@ func (o *Outbox) Clear(epoch messages.Epoch, encode func(dst []byte) []byte) err
 		return fmt.Errorf("%w: %d messages", ErrQueueFull, o.n)
 	}
 	o.head = (o.head - 1 + len(o.slots)) % len(o.slots)
-	o.slots[o.head] = Item{Kind: KindClear, Type: websocket.MessageText, Buf: encode(o.slots[o.head].Buf[:0])}
+	o.slots[o.head] = Item{Kind: KindClear, Type: websocket.MessageText, Buf: encode(o.takeLocked())}
 	o.n++
 	select {
 	case o.wake <- struct{}{}:
 	default:
 	}
 	return nil
+}
+
+// takeLocked gives a buffer for a message: a free one, or nil (encode's
+// append then makes one).
+func (o *Outbox) takeLocked() []byte {
+	if n := len(o.free); n > 0 {
+		b := o.free[n-1]
+		o.free[n-1] = nil
+		o.free = o.free[:n-1]
+		return b[:0]
+	}
+	return nil
+}
+
+// putLocked keeps b for reuse. There are never more buffers than slots
+// plus the writer's, so the free list is bounded by the ring.
+func (o *Outbox) putLocked(b []byte) {
+	if cap(b) > 0 && len(o.free) <= len(o.slots) {
+		o.free = append(o.free, b[:0])
+	}
 }
 
 // forgetLocked removes the mark id from the book (dropped before it was
@@ -223,7 +250,8 @@ func (o *Outbox) Pop(spare []byte) (it Item, ok bool) {
 		return Item{}, false
 	}
 	it = o.slots[o.head]
-	o.slots[o.head] = Item{Buf: spare[:0]}
+	o.slots[o.head] = Item{}
+	o.putLocked(spare)
 	o.head = (o.head + 1) % len(o.slots)
 	o.n--
 	if it.Kind == KindMark {

@@ -188,3 +188,39 @@ func FuzzAppendJSONString(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) { checkJSONString(t, s) })
 }
+
+// TestOutboxHoldsBuffersOnlyForQueuedMessages: a call whose writer keeps
+// up (one message queued at a time) cycles through every slot of its
+// ring but holds two buffers (the queued one's and the writer's), not one
+// per slot. Mutation caught: the slot keeping its buffer after Pop (the
+// old swap) -> 100 buffers held, 64 KiB a call of 640-byte frames.
+func TestOutboxHoldsBuffersOnlyForQueuedMessages(t *testing.T) {
+	o := NewOutbox(100, 4, outboxCounters())
+	payload := make([]byte, 640)
+	enc := func(dst []byte) []byte { return append(dst, payload...) }
+	var spare []byte
+	for range 300 {
+		if err := o.Audio(websocket.MessageBinary, 1, enc); err != nil {
+			t.Fatal(err)
+		}
+		it, _ := o.Pop(spare)
+		spare = it.Buf
+	}
+	// A clear drops queued audio: its buffers go back too.
+	for range 5 {
+		_ = o.Audio(websocket.MessageBinary, 1, enc)
+	}
+	if err := o.Clear(2, text("clear")); err != nil {
+		t.Fatal(err)
+	}
+	popAll(o)
+	held := len(o.free)
+	for _, it := range o.slots {
+		if cap(it.Buf) > 0 {
+			held++
+		}
+	}
+	if held > 7 {
+		t.Errorf("%d buffers held by an empty outbox, want at most the 6 ever queued at once and the writer's", held)
+	}
+}
