@@ -118,7 +118,7 @@ func runCallsSoak(o callsOpts, n int, d time.Duration, fx callFixture, model *va
 	if err != nil {
 		return res, err
 	}
-	sampler := startSoakSampler(10*time.Second, func() int { return len(srv.Live()) })
+	sampler := startSoakSamplerFor(10*time.Second, d, func() int { return len(srv.Live()) })
 	if err := child.Start(); err != nil {
 		sampler.Stop()
 		return res, err
