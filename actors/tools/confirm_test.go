@@ -132,8 +132,8 @@ func TestConfirmationGate(t *testing.T) {
 				if err := sim.CheckInvariants(r, 1); err != nil {
 					t.Fatal(err)
 				}
-				if p.runs["transfer_call"] != tt.wantRuns {
-					t.Errorf("transfer ran %d times, want %d", p.runs["transfer_call"], tt.wantRuns)
+				if p.count("transfer_call") != tt.wantRuns {
+					t.Errorf("transfer ran %d times, want %d", p.count("transfer_call"), tt.wantRuns)
 				}
 				for id, want := range tt.wantIn {
 					if got := resultOf(r.Context, id); !strings.Contains(got, want) {

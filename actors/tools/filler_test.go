@@ -206,7 +206,7 @@ func TestFillerPerToolDelay(t *testing.T) {
 			if err := sim.CheckInvariants(r, 0); err != nil {
 				t.Fatal(err)
 			}
-			heard[perTool] = fillerAt(r) - p.started["quick"].Sub(r.Start)
+			heard[perTool] = fillerAt(r) - p.startOf("quick").Sub(r.Start)
 		})
 	}
 	// From the tools' start to the filler's first sound: the delay plus

@@ -73,8 +73,8 @@ func TestSideEffectNeverRunsTwice(t *testing.T) {
 				{Text: "Booked."},
 			},
 			check: func(t *testing.T, p *probe, r *sim.Result) {
-				if p.runs["book"] != 1 {
-					t.Errorf("book ran %d times, want 1", p.runs["book"])
+				if p.count("book") != 1 {
+					t.Errorf("book ran %d times, want 1", p.count("book"))
 				}
 				if !strings.Contains(resultOf(r.Context, "t1.1"), `"already_done"`) {
 					t.Errorf("the repeat: %q, want already_done", resultOf(r.Context, "t1.1"))
@@ -93,8 +93,8 @@ func TestSideEffectNeverRunsTwice(t *testing.T) {
 				{Text: "Done."},
 			},
 			check: func(t *testing.T, p *probe, r *sim.Result) {
-				if p.runs["ring"] != 2 {
-					t.Errorf("ring ran %d times, want 2", p.runs["ring"])
+				if p.count("ring") != 2 {
+					t.Errorf("ring ran %d times, want 2", p.count("ring"))
 				}
 			},
 		},
@@ -109,8 +109,8 @@ func TestSideEffectNeverRunsTwice(t *testing.T) {
 				{Text: "Both booked."},
 			},
 			check: func(t *testing.T, p *probe, r *sim.Result) {
-				if p.runs["book"] != 2 {
-					t.Errorf("book ran %d times, want 2", p.runs["book"])
+				if p.count("book") != 2 {
+					t.Errorf("book ran %d times, want 2", p.count("book"))
 				}
 			},
 		},
@@ -130,8 +130,8 @@ func TestSideEffectNeverRunsTwice(t *testing.T) {
 				{Text: "It is on its way."},
 			},
 			check: func(t *testing.T, p *probe, r *sim.Result) {
-				if p.runs["book"] != 1 {
-					t.Errorf("book ran %d times, want 1", p.runs["book"])
+				if p.count("book") != 1 {
+					t.Errorf("book ran %d times, want 1", p.count("book"))
 				}
 				if !strings.Contains(resultOf(r.Context, "t2.0"), `"duplicate_call"`) {
 					t.Errorf("the regenerated call: %q, want duplicate_call", resultOf(r.Context, "t2.0"))
@@ -156,8 +156,8 @@ func TestSideEffectNeverRunsTwice(t *testing.T) {
 				{Text: "Yes, it is booked."},
 			},
 			check: func(t *testing.T, p *probe, r *sim.Result) {
-				if p.runs["book"] != 1 {
-					t.Errorf("book ran %d times, want 1", p.runs["book"])
+				if p.count("book") != 1 {
+					t.Errorf("book ran %d times, want 1", p.count("book"))
 				}
 				if !strings.Contains(resultOf(r.Context, "t2.0"), `"already_reported"`) {
 					t.Errorf("the regenerated call: %q, want already_reported", resultOf(r.Context, "t2.0"))
@@ -233,8 +233,8 @@ func TestToolsRestartLosesInFlightCallsLoudly(t *testing.T) {
 		if err := sim.CheckInvariants(r, 1); err != nil {
 			t.Fatal(err)
 		}
-		if p.runs["book"] != 1 {
-			t.Errorf("book ran %d times, want 1", p.runs["book"])
+		if p.count("book") != 1 {
+			t.Errorf("book ran %d times, want 1", p.count("book"))
 		}
 		if !strings.Contains(resultOf(r.Context, "t1.0"), `"unknown_outcome"`) {
 			t.Errorf("the cut call: %q, want unknown_outcome", resultOf(r.Context, "t1.0"))
@@ -283,8 +283,8 @@ func TestSideEffectTimeoutKeepsRunning(t *testing.T) {
 				if err := sim.CheckInvariants(r, 0); err != nil {
 					t.Fatal(err)
 				}
-				if p.runs["book"] != 1 {
-					t.Errorf("book ran %d times, want 1", p.runs["book"])
+				if p.count("book") != 1 {
+					t.Errorf("book ran %d times, want 1", p.count("book"))
 				}
 				if got := resultOf(r.Context, "t1.0"); !strings.Contains(got, `"timeout"`) || !strings.Contains(got, "still running") {
 					t.Errorf("the slot: %q, want a timeout that says the call goes on", got)
@@ -395,8 +395,8 @@ func TestUndeliveredResultsBecomeNotes(t *testing.T) {
 		if err := sim.CheckInvariants(r, 1); err != nil {
 			t.Fatal(err)
 		}
-		if p.runs["book"] != 1 {
-			t.Errorf("book ran %d times, want 1", p.runs["book"])
+		if p.count("book") != 1 {
+			t.Errorf("book ran %d times, want 1", p.count("book"))
 		}
 		if n := notes(r.Context, "book done"); n != 1 {
 			t.Errorf("%d notes of the booking, want 1: %s", n, r.Context.Fingerprint())

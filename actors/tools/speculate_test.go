@@ -159,8 +159,8 @@ func TestSpeculationHoldsSideEffectsUntilCommit(t *testing.T) {
 		if got := b.results(); len(got) != 0 {
 			t.Fatalf("results before the commit: %v", flat(got))
 		}
-		if p.runs["book"] != 0 || p.runs["lookup"] != 1 || !p.started["lookup"].Equal(t0) {
-			t.Fatalf("before the commit: runs %v, lookup started %v", p.runs, p.started["lookup"].Sub(t0))
+		if p.count("book") != 0 || p.count("lookup") != 1 || !p.startOf("lookup").Equal(t0) {
+			t.Fatalf("before the commit: runs %v, lookup started %v", p.runs, p.startOf("lookup").Sub(t0))
 		}
 		commitAt := time.Now()
 		b.send(&messages.Commit{Turn: messages.UserTurn{Epoch: 1}})
@@ -169,8 +169,8 @@ func TestSpeculationHoldsSideEffectsUntilCommit(t *testing.T) {
 		if len(got) != 1 || strings.Join(outcomes(got[0]), " ") != "t1.0=ok t1.1=ok" {
 			t.Fatalf("after the commit: %d results %v", len(got), flat(got))
 		}
-		if p.runs["book"] != 1 || !p.started["book"].Equal(commitAt) {
-			t.Fatalf("booking ran %d times, started %v after the commit", p.runs["book"], p.started["book"].Sub(commitAt))
+		if p.count("book") != 1 || !p.startOf("book").Equal(commitAt) {
+			t.Fatalf("booking ran %d times, started %v after the commit", p.count("book"), p.startOf("book").Sub(commitAt))
 		}
 		b.stop()
 	})
@@ -197,12 +197,12 @@ func TestDiscardedSpeculationNeverRunsHeldCalls(t *testing.T) {
 		if got := b.results(); len(got) != 0 {
 			t.Fatalf("a discarded speculation answered the model: %v", flat(got))
 		}
-		if p.runs["book"] != 0 || !p.cancelled["lookup"] {
-			t.Fatalf("after the discard: runs %v, lookup cancelled %v", p.runs, p.cancelled["lookup"])
+		if p.count("book") != 0 || !p.wasCancelled("lookup") {
+			t.Fatalf("after the discard: runs %v, lookup cancelled %v", p.runs, p.wasCancelled("lookup"))
 		}
 		b.send(&messages.RunTools{Epoch: 1, Round: 1, Calls: []messages.ToolCall{{ID: "t1.2", Name: "book", Arguments: []byte(`{}`)}}, Speculative: true})
 		got := b.results()
-		if len(got) != 1 || strings.Join(outcomes(got[0]), " ") != "t1.2=stale_turn" || p.runs["book"] != 0 {
+		if len(got) != 1 || strings.Join(outcomes(got[0]), " ") != "t1.2=stale_turn" || p.count("book") != 0 {
 			t.Fatalf("late round of a discarded turn: %v, runs %v", flat(got), p.runs)
 		}
 		b.stop()
@@ -226,7 +226,7 @@ func TestCommitOfSupersededSpeculationRunsNothing(t *testing.T) {
 			all = append(all, outcomes(r)...)
 		}
 		slices.Sort(all)
-		if strings.Join(all, " ") != "t1.0=stale_turn t2.0=ok" || p.runs["book"] != 0 {
+		if strings.Join(all, " ") != "t1.0=stale_turn t2.0=ok" || p.count("book") != 0 {
 			t.Fatalf("results %v, runs %v", all, p.runs)
 		}
 		b.stop()
@@ -273,7 +273,7 @@ func TestCommitSpendsNoBudget(t *testing.T) {
 		for _, r := range b.results() {
 			all = append(all, outcomes(r)...)
 		}
-		if strings.Join(all, " ") != "t2.0=budget_exhausted" || p.runs["book"] != 1 {
+		if strings.Join(all, " ") != "t2.0=budget_exhausted" || p.count("book") != 1 {
 			t.Fatalf("turn 2: %v, runs %v", all, p.runs)
 		}
 		b.stop()

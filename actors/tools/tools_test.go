@@ -28,6 +28,27 @@ func newProbe() *probe {
 	return &probe{started: map[string]time.Time{}, cancelled: map[string]bool{}, runs: map[string]int{}}
 }
 
+// count, startOf and wasCancelled read the probe under its lock: a
+// SideEffect call cut at its timeout may still be running when the test
+// reads.
+func (p *probe) count(name string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.runs[name]
+}
+
+func (p *probe) startOf(name string) time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.started[name]
+}
+
+func (p *probe) wasCancelled(name string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cancelled[name]
+}
+
 // tool is a tool that takes d and records its start and whether it was
 // cancelled.
 func (p *probe) tool(name string, effect agent.Effect, d time.Duration) agent.Tool {
@@ -91,8 +112,8 @@ func TestCallsRunInParallelAndAnswerInIssueOrder(t *testing.T) {
 		if err := sim.CheckInvariants(r, 0); err != nil {
 			t.Fatal(err)
 		}
-		if !p.started["slow"].Equal(p.started["fast"]) {
-			t.Errorf("calls started at %v and %v: not in parallel", p.started["slow"].Sub(r.Start), p.started["fast"].Sub(r.Start))
+		if !p.startOf("slow").Equal(p.startOf("fast")) {
+			t.Errorf("calls started at %v and %v: not in parallel", p.startOf("slow").Sub(r.Start), p.startOf("fast").Sub(r.Start))
 		}
 		got := toolMessages(r.Context)
 		// The engine's ids, in the order the model asked (c1, then c2).
@@ -135,11 +156,11 @@ func TestInterruptCancelsReadOnlyButNotSideEffect(t *testing.T) {
 		if err := sim.CheckInvariants(r, 1); err != nil {
 			t.Fatal(err)
 		}
-		if !p.cancelled["lookup"] {
+		if !p.wasCancelled("lookup") {
 			t.Error("the ReadOnly call was not cancelled by the interrupt")
 		}
-		if p.cancelled["book"] || p.runs["book"] != 1 {
-			t.Errorf("the SideEffect call: cancelled %v, runs %d; want it to finish, once", p.cancelled["book"], p.runs["book"])
+		if p.wasCancelled("book") || p.count("book") != 1 {
+			t.Errorf("the SideEffect call: cancelled %v, runs %d; want it to finish, once", p.wasCancelled("book"), p.count("book"))
 		}
 		late := false
 		for i := 0; i < r.Context.Len(); i++ {
@@ -194,8 +215,8 @@ func TestMalformedCallsAreAnsweredWithoutRunning(t *testing.T) {
 		if err := sim.CheckInvariants(r, 0); err != nil {
 			t.Fatal(err)
 		}
-		if p.runs["lookup"] != 1 {
-			t.Errorf("lookup ran %d times, want 1", p.runs["lookup"])
+		if p.count("lookup") != 1 {
+			t.Errorf("lookup ran %d times, want 1", p.count("lookup"))
 		}
 		want := map[string]string{"t1.0": `"unknown_tool"`, "t1.1": `"invalid_arguments"`, "t1.2": "lookup done"}
 		for _, m := range toolMessages(r.Context) {
@@ -240,8 +261,8 @@ func TestRetryBudget(t *testing.T) {
 		if err := sim.CheckInvariants(r, 0); err != nil {
 			t.Fatal(err)
 		}
-		if p.runs["lookup"] != 2 {
-			t.Errorf("lookup ran %d times, want 2 (g1, g2)", p.runs["lookup"])
+		if p.count("lookup") != 2 {
+			t.Errorf("lookup ran %d times, want 2 (g1, g2)", p.count("lookup"))
 		}
 		for _, id := range []string{"t1.4", "t1.5"} { // the fourth response's calls
 			if got := resultOf(r.Context, id); !strings.Contains(got, `"budget_exhausted"`) {
@@ -279,7 +300,7 @@ func TestDuplicateProviderIDs(t *testing.T) {
 		if err := sim.CheckInvariants(r, 0); err != nil {
 			t.Fatal(err)
 		}
-		if p.runs["book"] != 1 || p.runs["look"] != 2 {
+		if p.count("book") != 1 || p.count("look") != 2 {
 			t.Errorf("runs %v, want book 1 and look 2", p.runs)
 		}
 		if got := resultOf(r.Context, "t1.1"); !strings.Contains(got, `"duplicate_call"`) {
