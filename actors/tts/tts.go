@@ -78,10 +78,46 @@ type Actor struct {
 
 	clips *ClipStore
 	timer *time.Timer // a clip's wait limit
+
+	// handling is the epoch of the text message being handled (inflight).
+	handling *inflight
+}
+
+// inflight records the epoch of the text message (TextDelta, TextFlush,
+// Filler) the stage is handling, ahead of any work on it: the stage's own
+// receiver middleware, outside every other (a tap), sets it before the
+// message goes on and clears it when the message was handled. A panic on
+// the message leaves it set, so the restart fails that epoch too
+// (failAll), though the message never reached Receive or had not made the
+// epoch current yet: otherwise the restarted stage would speak the rest of
+// the epoch without it, while the llm cuts the context by word count from
+// the answer's start. The actor's messages are handled one at a time, and
+// the restart runs on the incarnation that failed, so it needs no lock.
+type inflight struct{ epoch messages.Epoch }
+
+func (r *inflight) middleware(next actor.ReceiverFunc) actor.ReceiverFunc {
+	return func(c actor.ReceiverContext, env *actor.MessageEnvelope) {
+		var e messages.Epoch
+		switch m := env.Message.(type) {
+		case *messages.TextDelta:
+			e = m.Epoch
+		case *messages.TextFlush:
+			e = m.Epoch
+		case *messages.Filler:
+			e = m.Epoch
+		default:
+			next(c, env)
+			return
+		}
+		r.epoch = e
+		next(c, env)
+		r.epoch = 0
+	}
 }
 
 // Props makes the tts actor's props. clips (nil for none) holds the
-// pre-rendered filler phrases.
+// pre-rendered filler phrases. The stage's own receiver middleware (the
+// inflight record) goes in front of any that opts bring.
 func Props(p providers.TTS, peers kit.Peers, clips *ClipStore, opts ...actor.PropsOption) *actor.Props {
 	gens := new(atomic.Int64)
 	// closed is the newest epoch closed by a failure: a restarted actor
@@ -89,9 +125,12 @@ func Props(p providers.TTS, peers kit.Peers, clips *ClipStore, opts ...actor.Pro
 	closed := new(atomic.Uint64)
 	// The counts are the stage's over the call: they survive restarts.
 	stats := kit.Counters{}
+	rec := &inflight{}
+	all := make([]actor.PropsOption, 0, len(opts)+1)
+	all = append(append(all, actor.WithReceiverMiddleware(rec.middleware)), opts...)
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Actor{provider: p, peers: peers, stats: stats, link: kit.NewLink[providers.TTSSession](gens), closed: closed, byID: map[string]messages.Epoch{}, clips: clips}
-	}, opts...)
+		return &Actor{provider: p, peers: peers, stats: stats, link: kit.NewLink[providers.TTSSession](gens), closed: closed, byID: map[string]messages.Epoch{}, clips: clips, handling: rec}
+	}, all...)
 }
 
 // Receive handles the actor's messages.
@@ -309,19 +348,30 @@ func (a *Actor) endEpoch(ctx actor.Context, err error) {
 	ctx.Send(a.peers.Pacer, &messages.TTSEnded{Epoch: a.cur.epoch, Err: err})
 }
 
-// failAll closes every epoch this incarnation holds (the current one and
-// any queued while connecting) towards the pacer, since a restarted actor
-// starts with nothing.
+// failAll closes every epoch this incarnation holds (the current one, any
+// queued while connecting, and the one of the text message it failed on)
+// towards the pacer, since a restarted actor starts with nothing: the
+// pacer settles what was heard of each, and the restarted actor speaks
+// nothing more of them (closed).
 func (a *Actor) failAll(ctx actor.Context) {
 	err := errors.New("tts restarted")
 	a.endEpoch(ctx, err)
-	for _, o := range a.queue {
-		if a.cur == nil || o.epoch > a.cur.epoch {
-			a.cur = &epochOut{epoch: o.epoch, id: contextID(o.epoch, 0)}
+	fail := func(e messages.Epoch) {
+		if (a.cur == nil || e > a.cur.epoch) && e >= a.minEpoch && uint64(e) > a.closed.Load() {
+			a.cur = &epochOut{epoch: e, id: contextID(e, 0)}
 			a.endEpoch(ctx, err)
 		}
 	}
+	for _, o := range a.queue {
+		fail(o.epoch)
+	}
 	a.queue = nil
+	// The message that failed came after the queued ones: its epoch is
+	// not older than theirs.
+	if e := a.handling.epoch; e != 0 {
+		a.handling.epoch = 0
+		fail(e)
+	}
 }
 
 func (a *Actor) shutdown() {
