@@ -53,9 +53,9 @@ func panicOnDelta(answer, n int) actor.ReceiverMiddleware {
 //
 // Mutations caught (each seen failing, in both first-delta cases):
 // failAll closing only a.cur's epoch, not the epoch of the message that
-// failed (the inflight record not read at the restart); the inflight
-// middleware put behind the other middleware (the tap panics before it
-// records the epoch). The restarted stage then speaks the answer without
+// failed (the handling record not read at the restart); recordEpoch put
+// behind the other middleware (the tap panics before it records the
+// epoch). The restarted stage then speaks the answer without
 // its first delta while the llm cuts the context by word count from the
 // answer's start: "context is not a prefix of heard" (the chaos suite's
 // c0038-1, seed 1).

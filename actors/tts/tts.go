@@ -79,23 +79,21 @@ type Actor struct {
 	clips *ClipStore
 	timer *time.Timer // a clip's wait limit
 
-	// handling is the epoch of the text message being handled (inflight).
-	handling *inflight
+	// handling is the epoch of the text message being handled, set by
+	// recordEpoch ahead of any work on it (0 for none).
+	handling messages.Epoch
 }
 
-// inflight records the epoch of the text message (TextDelta, TextFlush,
-// Filler) the stage is handling, ahead of any work on it: the stage's own
-// receiver middleware, outside every other (a tap), sets it before the
-// message goes on and clears it when the message was handled. A panic on
-// the message leaves it set, so the restart fails that epoch too
-// (failAll), though the message never reached Receive or had not made the
-// epoch current yet: otherwise the restarted stage would speak the rest of
-// the epoch without it, while the llm cuts the context by word count from
-// the answer's start. The actor's messages are handled one at a time, and
-// the restart runs on the incarnation that failed, so it needs no lock.
-type inflight struct{ epoch messages.Epoch }
-
-func (r *inflight) middleware(next actor.ReceiverFunc) actor.ReceiverFunc {
+// recordEpoch is the stage's own receiver middleware, in front of any
+// other (a tap): it records the epoch of the text message (TextDelta,
+// TextFlush, Filler) the incarnation is handling before the message goes
+// on, and clears it when the message was handled. A panic on the message
+// leaves it set, so the restart, which runs on the incarnation that
+// failed, fails that epoch too (failAll), though the message never reached
+// Receive or had not made its epoch current yet: otherwise the restarted
+// stage would speak the rest of the epoch without it, while the llm cuts
+// the context by word count from the answer's start.
+func recordEpoch(next actor.ReceiverFunc) actor.ReceiverFunc {
 	return func(c actor.ReceiverContext, env *actor.MessageEnvelope) {
 		var e messages.Epoch
 		switch m := env.Message.(type) {
@@ -105,19 +103,21 @@ func (r *inflight) middleware(next actor.ReceiverFunc) actor.ReceiverFunc {
 			e = m.Epoch
 		case *messages.Filler:
 			e = m.Epoch
-		default:
+		}
+		a, ok := c.Actor().(*Actor)
+		if e == 0 || !ok {
 			next(c, env)
 			return
 		}
-		r.epoch = e
+		a.handling = e
 		next(c, env)
-		r.epoch = 0
+		a.handling = 0
 	}
 }
 
 // Props makes the tts actor's props. clips (nil for none) holds the
-// pre-rendered filler phrases. The stage's own receiver middleware (the
-// inflight record) goes in front of any that opts bring.
+// pre-rendered filler phrases. The stage's own receiver middleware
+// (recordEpoch) goes in front of any that opts bring.
 func Props(p providers.TTS, peers kit.Peers, clips *ClipStore, opts ...actor.PropsOption) *actor.Props {
 	gens := new(atomic.Int64)
 	// closed is the newest epoch closed by a failure: a restarted actor
@@ -125,11 +125,10 @@ func Props(p providers.TTS, peers kit.Peers, clips *ClipStore, opts ...actor.Pro
 	closed := new(atomic.Uint64)
 	// The counts are the stage's over the call: they survive restarts.
 	stats := kit.Counters{}
-	rec := &inflight{}
-	all := make([]actor.PropsOption, 0, len(opts)+1)
-	all = append(append(all, actor.WithReceiverMiddleware(rec.middleware)), opts...)
+	var buf [4]actor.PropsOption // PropsFromProducer applies them at once
+	all := append(append(buf[:0], actor.WithReceiverMiddleware(recordEpoch)), opts...)
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Actor{provider: p, peers: peers, stats: stats, link: kit.NewLink[providers.TTSSession](gens), closed: closed, byID: map[string]messages.Epoch{}, clips: clips, handling: rec}
+		return &Actor{provider: p, peers: peers, stats: stats, link: kit.NewLink[providers.TTSSession](gens), closed: closed, byID: map[string]messages.Epoch{}, clips: clips}
 	}, all...)
 }
 
@@ -368,8 +367,8 @@ func (a *Actor) failAll(ctx actor.Context) {
 	a.queue = nil
 	// The message that failed came after the queued ones: its epoch is
 	// not older than theirs.
-	if e := a.handling.epoch; e != 0 {
-		a.handling.epoch = 0
+	if e := a.handling; e != 0 {
+		a.handling = 0
 		fail(e)
 	}
 }
