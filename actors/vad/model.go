@@ -1,6 +1,7 @@
 package vad
 
 import (
+	"math"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -20,7 +21,13 @@ import (
 //     and stops go to turn (and stops to stt) with the backdated times;
 //   - a window the pool refuses (full queue) or answers with an error
 //     (deadline, failure) is counted and skipped: the next window is
-//     scored as usual, so the detector recovers within one window.
+//     scored as usual, so the detector recovers within one window;
+//   - a window whose level is under Model.Floor is silence without the
+//     model (scored 0 at once, counted windows_below_floor): most of a
+//     call is the caller listening, and a window that quiet is not
+//     speech to any listener, so the pool's CPU goes to the windows that
+//     could be. The model's state does not see the skipped windows; after
+//     ResetAfterSilence of them it is reset as after any silence.
 
 // Scorer scores windows of one call's audio with a speech model, off the
 // caller's goroutine. media/silero's pool implements it through an
@@ -72,6 +79,24 @@ type Gate interface {
 type Model struct {
 	NewScorer func() (Scorer, error)
 	NewGate   func() Gate
+	// Floor is the RMS level (of full scale 32768) under which a window
+	// is silence without the model; 0 scores every window. DefaultFloor
+	// is -60 dBFS.
+	Floor int
+}
+
+// DefaultFloor is the default Model.Floor: an RMS of 33 of 32768, -60
+// dBFS, some 30 dB under soft speech on a phone line and inaudible on
+// it.
+const DefaultFloor = 33
+
+// MaxFloor bounds Model.Floor: -30 dBFS, the level of quiet speech.
+const MaxFloor = 1036
+
+// FloorOf is the Model.Floor of a level in dB of full scale, rounded:
+// 0 (off) under -90.3 dBFS, MaxFloor above -30.
+func FloorOf(dBFS float64) int {
+	return min(int(math.Round(32768*math.Pow(10, dBFS/20))), MaxFloor)
 }
 
 // scored is the model's answer for the window in flight; the actor keeps
@@ -98,6 +123,9 @@ type window struct {
 	// quiet is the silence scored since the last window that was not
 	// (see ResetAfterSilence).
 	quiet time.Duration
+	// floorSq is Model.Floor squared (0: off), compared with a window's
+	// mean square.
+	floorSq int64
 }
 
 func (a *Actor) startModel(ctx actor.Context) {
@@ -107,7 +135,8 @@ func (a *Actor) startModel(ctx actor.Context) {
 		a.log.Warn().Err(err).Str("call_id", string(a.peers.Call)).Msg("vad model unavailable; using the energy detector")
 		return
 	}
-	w := &window{scorer: s, gate: a.model.NewGate(), answer: &scored{}}
+	f := int64(min(max(a.model.Floor, 0), MaxFloor))
+	w := &window{scorer: s, gate: a.model.NewGate(), answer: &scored{}, floorSq: f * f}
 	w.buf = make([]int16, s.WindowSamples())
 	w.ready = make([]int16, 0, s.WindowSamples())
 	self, root, answer := ctx.Self(), ctx.ActorSystem().Root, w.answer
@@ -154,7 +183,7 @@ func (a *Actor) modelFrame(ctx actor.Context, f *messages.AudioFrame) {
 func (a *Actor) windowFull(ctx actor.Context) {
 	w := a.win
 	if !w.flying {
-		a.submit(w.buf, w.start)
+		a.submit(ctx, w.buf, w.start)
 		return
 	}
 	if len(w.ready) > 0 {
@@ -164,8 +193,15 @@ func (a *Actor) windowFull(ctx actor.Context) {
 	w.readyAt = w.start
 }
 
-func (a *Actor) submit(pcm []int16, start time.Time) {
+// submit scores a window: under the floor at once, else on the scorer.
+// No window is in flight.
+func (a *Actor) submit(ctx actor.Context, pcm []int16, start time.Time) {
 	w := a.win
+	if w.floorSq > 0 && below(pcm, w.floorSq) {
+		a.stats.Inc("windows_below_floor")
+		a.scoredWindow(ctx, 0, start)
+		return
+	}
 	if err := w.scorer.Score(pcm, w.done); err != nil {
 		a.stats.Inc("windows_refused")
 		return
@@ -185,19 +221,37 @@ func (a *Actor) modelScored(ctx actor.Context, m *scored) {
 	if m.err != nil {
 		a.stats.Inc("window_errors")
 	} else {
-		dur := time.Duration(len(w.buf)) * time.Second / time.Duration(w.rate)
-		ev, at := w.gate.Process(m.p, w.flyAt, dur)
-		// Detected in audio time, as the frame path does: the end of the
-		// window that decided, not when its score came back (the
-		// inference's own time is the engine's, counted after it).
-		a.emit(ctx, ev, at, w.flyAt.Add(dur))
-		a.quietWindow(m.p, dur)
+		a.scoredWindow(ctx, m.p, w.flyAt)
 	}
 	if len(w.ready) > 0 {
 		// The scorer copied buf before returning, so ready can go now.
-		a.submit(w.ready, w.readyAt)
+		// (A ready window under the floor is scored here at once, and
+		// ready is emptied before any frame can refill it.)
+		a.submit(ctx, w.ready, w.readyAt)
 		w.ready = w.ready[:0]
 	}
+}
+
+// scoredWindow feeds the gate with the probability of the window that
+// started at start.
+func (a *Actor) scoredWindow(ctx actor.Context, p float32, start time.Time) {
+	w := a.win
+	dur := time.Duration(len(w.buf)) * time.Second / time.Duration(w.rate)
+	ev, at := w.gate.Process(p, start, dur)
+	// Detected in audio time, as the frame path does: the end of the
+	// window that decided, not when its score came back (the inference's
+	// own time is the engine's, counted after it).
+	a.emit(ctx, ev, at, start.Add(dur))
+	a.quietWindow(p, dur)
+}
+
+// below says whether pcm's mean square is under floorSq.
+func below(pcm []int16, floorSq int64) bool {
+	var sum int64
+	for _, v := range pcm {
+		sum += int64(v) * int64(v)
+	}
+	return sum < floorSq*int64(len(pcm))
 }
 
 // quietWindow counts a scored window towards ResetAfterSilence and resets

@@ -270,3 +270,78 @@ func TestModelStateResetAfterSilence(t *testing.T) {
 		}
 	})
 }
+
+// floorScorer is a resettingScorer that records the quietest window it
+// was given.
+type floorScorer struct {
+	resettingScorer
+	minRMS float64
+}
+
+func (s *floorScorer) Score(window []int16, done func(float32, error)) error {
+	var sum float64
+	for _, v := range window {
+		sum += float64(v) * float64(v)
+	}
+	s.mu.Lock()
+	if rms := math.Sqrt(sum / float64(len(window))); s.n == 0 || rms < s.minRMS {
+		s.minRMS = rms
+	}
+	s.mu.Unlock()
+	return s.resettingScorer.Score(window, done)
+}
+
+// TestFloorSkipsSilentWindows: with Model.Floor set, the silences of
+// twoTurns (digital zero) never reach the scorer; they are scored 0 at
+// once, so the gate still stops both turns and the state is still reset
+// once per second of silence. Mutations caught (seen failing): the floor
+// check dropped (the scorer gets the silent windows), a window under the
+// floor not fed to the gate (no stop, one turn), the reset counting only
+// the scorer's windows (no reset).
+func TestFloorSkipsSilentWindows(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &floorScorer{resettingScorer: resettingScorer{testScorer: testScorer{samples: 512, latency: 3 * time.Millisecond}}}
+		r, err := (&sim.Call{
+			Scenario: twoTurns(), Linger: 2 * time.Second, Log: zerolog.Nop(),
+			STT: providertest.NewMockSTT(providertest.STTConfig{}, twoTurns().Utterances()),
+			LLM: providertest.NewMockLLM(providertest.LLMConfig{}, providertest.Response{Text: "Hello there."}, providertest.Response{Text: "Again."}),
+			TTS: providertest.NewMockTTS(providertest.TTSConfig{}),
+			Configure: func(c *session.Config) {
+				c.VADModel = &vad.Model{NewScorer: func() (vad.Scorer, error) { return s, nil },
+					NewGate: func() vad.Gate { return &testGate{} }, Floor: vad.DefaultFloor}
+			},
+		}).Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sim.CheckInvariants(r, 0); err != nil {
+			t.Fatal(err)
+		}
+		d := vadStats(r)
+		s.mu.Lock()
+		minRMS, resets, scored := s.minRMS, s.resets, s.n
+		s.mu.Unlock()
+		if scored == 0 || minRMS < vad.DefaultFloor {
+			t.Errorf("the scorer got %d windows, the quietest at RMS %.1f (floor %d)", scored, minRMS, vad.DefaultFloor)
+		}
+		if d.Counters["windows_below_floor"] == 0 || d.Counters["starts"] != 2 || d.Counters["stops"] != 2 || resets != 2 {
+			t.Errorf("vad counters %v, %d resets: want windows under the floor, 2 starts, 2 stops, 2 resets", d.Counters, resets)
+		}
+		if got := r.TurnEpochs(); len(got) != 2 {
+			t.Errorf("turns %v, want 2", got)
+		}
+	})
+}
+
+// TestFloorOf: the agent file's levels to RMS floors. Mutation caught:
+// a power ratio (10^(dB/10)) instead of an amplitude one.
+func TestFloorOf(t *testing.T) {
+	for _, c := range []struct {
+		db   float64
+		want int
+	}{{-60, vad.DefaultFloor}, {-100, 0}, {-90, 1}, {-40, 328}, {-30, vad.MaxFloor}, {-10, vad.MaxFloor}} {
+		if got := vad.FloorOf(c.db); got != c.want {
+			t.Errorf("FloorOf(%v) = %d, want %d", c.db, got, c.want)
+		}
+	}
+}

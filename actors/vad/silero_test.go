@@ -108,15 +108,22 @@ func TestSileroThroughTheVADActor(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the native runtime, the model and the fixtures")
 	}
-	for _, c := range []struct {
-		name      string
-		modelRate int
-	}{{"en", silero.Rate16k}, {"en", silero.Rate8k}, {"tr", silero.Rate16k}, {"tr", silero.Rate8k}, {"mixed", silero.Rate16k}, {"mixed", silero.Rate8k}} {
+	type tc struct {
+		name             string
+		modelRate, floor int
+	}
+	var cases []tc
+	for _, name := range []string{"en", "tr", "mixed"} {
+		for _, rate := range []int{silero.Rate16k, silero.Rate8k} {
+			cases = append(cases, tc{name, rate, 0}, tc{name, rate, vad.DefaultFloor})
+		}
+	}
+	for _, c := range cases {
 		w, truth := fixture(t, c.name)
 		modelRate := c.modelRate
-		t.Run(fmt.Sprintf("%s model %d Hz", c.name, modelRate), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s model %d Hz floor %d", c.name, modelRate, c.floor), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				rec, frames, start := feedSilero(t, "silero-call", w.Samples, media.SpeechGateConfig{}, modelRate, 64, 1<<16)
+				rec, frames, start := feedSilero(t, "silero-call", w.Samples, media.SpeechGateConfig{}, modelRate, c.floor, 64, 1<<16)
 				if n := len(rec.frames); n != frames {
 					t.Fatalf("%d frames reached stt, %d sent", n, frames)
 				}
@@ -208,7 +215,7 @@ func TestSileroHearsAShortWordLateInTheCall(t *testing.T) {
 	for _, modelRate := range []int{silero.Rate16k, silero.Rate8k} {
 		t.Run(fmt.Sprintf("model %d Hz", modelRate), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				rec, _, _ := feedSilero(t, "silero-long-call", audio, media.SpeechGateConfig{Hangover: 250 * time.Millisecond}, modelRate, 256, 1<<17)
+				rec, _, _ := feedSilero(t, "silero-long-call", audio, media.SpeechGateConfig{Hangover: 250 * time.Millisecond}, modelRate, vad.DefaultFloor, 256, 1<<17)
 				starts := 0
 				for len(rec.got) > 0 {
 					if _, ok := (<-rec.got).(*messages.SpeechStarted); ok {
@@ -230,7 +237,7 @@ func TestSileroHearsAShortWordLateInTheCall(t *testing.T) {
 // second, stops the actor and the recorder, and returns the recorder (its
 // channels of capacity got and frames), the frames sent and the time of
 // the first frame's start.
-func feedSilero(t *testing.T, call messages.CallID, audio []int16, gc media.SpeechGateConfig, modelRate, got, frames int) (*marks, int, time.Time) {
+func feedSilero(t *testing.T, call messages.CallID, audio []int16, gc media.SpeechGateConfig, modelRate, floor, got, frames int) (*marks, int, time.Time) {
 	t.Helper()
 	pool, err := silero.NewPool(silero.PoolConfig{SampleRate: 16000, ModelRate: modelRate, Workers: 1})
 	if err != nil {
@@ -248,6 +255,7 @@ func feedSilero(t *testing.T, call messages.CallID, audio []int16, gc media.Spee
 			g, _ := media.NewSpeechGate(gc)
 			return g
 		},
+		Floor: floor,
 	}
 	newDet := func() vad.Detector { d, _ := media.NewEnergyVAD(media.EnergyVADConfig{}); return d }
 	pid := sys.Root.Spawn(vad.Props(vad.Config{NewDetector: newDet, Model: model}, peers, zerolog.Nop()))

@@ -38,6 +38,9 @@ type callsOpts struct {
 	ramp       time.Duration
 	seed       uint64
 	energy     bool
+	floor      int     // vad.Model.Floor
+	floorDBFS  float64 // the same, as given
+	noiseDBFS  float64 // the callers' line noise (0: none)
 	nice       int
 	fixture    string
 	cpuProfile string
@@ -62,11 +65,17 @@ func calls(args []string, stdout, stderr io.Writer) int {
 	soak := fs.Duration("soak", 0, "instead of runs: a steady churn of --calls conversations (2-4 turns each) for this long, the server sampled every 10 s")
 	cpuProfile := fs.String("cpuprofile", "", "write the server's CPU profile of the largest run's hold to this file")
 	memProfile := fs.String("memprofile", "", "write the server's heap profile at the largest run's hold end to this file")
+	floorDB := fs.Float64("floor-dbfs", -60, "Silero: windows under this RMS (dBFS) are silence without the model, as the agent file's vad.floor_dbfs; -100: every window scored")
+	noiseDB := fs.Float64("noise-dbfs", 0, "white noise at this RMS (dBFS, below 0) added to every frame the callers send; 0: none (digital silence between turns)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	if *floorDB < -100 || *floorDB > -30 || *noiseDB > 0 {
+		fmt.Fprintln(stderr, "brisvox-bench calls: --floor-dbfs is -100..-30, --noise-dbfs below 0 (or 0: none)")
+		return 2
+	}
 	o := callsOpts{hold: *hold, warmup: *warmup, tail: 5 * time.Second, ramp: 20 * time.Millisecond, seed: *seed,
-		energy: *energy, nice: *nice, fixture: *fixture, cpuProfile: *cpuProfile, memProfile: *memProfile, stderr: stderr}
+		energy: *energy, floor: vad.FloorOf(*floorDB), floorDBFS: *floorDB, noiseDBFS: *noiseDB, nice: *nice, fixture: *fixture, cpuProfile: *cpuProfile, memProfile: *memProfile, stderr: stderr}
 	if *memProfile != "" {
 		runtime.MemProfileRate = 4096 // a profile of a few KiB per call needs fine sampling
 	}
@@ -126,6 +135,7 @@ func calls(args []string, stdout, stderr io.Writer) int {
 // printCallsSweep prints a sweep as a table.
 func printCallsSweep(w io.Writer, s callsSweep) {
 	fmt.Fprintf(w, "%s, %d cores, GOMAXPROCS %d, %s\n", s.Machine.CPU, s.Machine.Cores, s.Machine.GOMAXPROCS, s.Machine.Go)
+	fmt.Fprintf(w, "VAD %s, floor %g dBFS, callers' noise %g dBFS (0: none)\n", s.VAD, s.FloorDBFS, s.NoiseDBFS)
 	for _, r := range s.Runs {
 		fmt.Fprintf(w, "N=%d %s: %d turns, %d answered, %d lost, %d tool turns, %d barge-ins (%d not barge-ins)\n",
 			r.N, r.VAD, r.Turns, r.Answered, r.Lost, r.ToolTurn, r.BargeIns, r.BargeMissed)
@@ -163,7 +173,7 @@ func callsSoakCommand(o callsOpts, n int, d time.Duration, report string, asJSON
 		fmt.Fprintln(stderr, "brisvox-bench calls:", err)
 		return 1
 	}
-	model, closeModel, err := callsVAD(o.energy)
+	model, closeModel, err := callsVAD(o.energy, o.floor)
 	if err != nil {
 		fmt.Fprintln(stderr, "brisvox-bench calls:", err)
 		return 1
@@ -203,7 +213,7 @@ func callsSoakCommand(o callsOpts, n int, d time.Duration, report string, asJSON
 }
 
 // callsVAD opens the Silero pool (nil model with energy) and a closer.
-func callsVAD(energy bool) (*vad.Model, func(), error) {
+func callsVAD(energy bool, floor int) (*vad.Model, func(), error) {
 	if energy {
 		return nil, func() {}, nil
 	}
@@ -217,6 +227,7 @@ func callsVAD(energy bool) (*vad.Model, func(), error) {
 			g, _ := media.NewSpeechGate(media.SpeechGateConfig{}) // the defaults are valid
 			return g
 		},
+		Floor: floor,
 	}
 	return model, func() { pool.Close() }, nil
 }
@@ -229,8 +240,12 @@ func runCallsSweep(o callsOpts) (callsSweep, error) {
 		return callsSweep{}, err
 	}
 	s := callsSweep{Date: time.Now().UTC().Format(time.RFC3339), Goals: callsGoalsDefault, Machine: callsHost{
-		Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), CPU: cpuModel(), Go: runtime.Version()}}
-	model, closeModel, err := callsVAD(o.energy)
+		Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), CPU: cpuModel(), Go: runtime.Version()},
+		VAD: "silero", FloorDBFS: o.floorDBFS, NoiseDBFS: o.noiseDBFS}
+	if o.energy {
+		s.VAD, s.FloorDBFS = "energy", 0
+	}
+	model, closeModel, err := callsVAD(o.energy, o.floor)
 	if err != nil {
 		return s, err
 	}
@@ -377,7 +392,7 @@ func runCalls(o callsOpts, n int, fx callFixture, model *vad.Model, last bool) (
 	childArgs := []string{"calls-callers", "--addr", tcp.Addr().String(), "--calls", strconv.Itoa(n),
 		"--seed", strconv.FormatUint(o.seed, 10), "--warmup", o.warmup.String(), "--hold", o.hold.String(),
 		"--tail", o.tail.String(), "--ramp", o.ramp.String(), "--fixture", o.fixture, "--turns", strconv.Itoa(turns),
-		"--min-speech", minSpeech.String()}
+		"--min-speech", minSpeech.String(), "--noise-dbfs", strconv.FormatFloat(o.noiseDBFS, 'g', -1, 64)}
 	child := callersCommand(o.nice, self, childArgs)
 	child.Stderr = o.stderr
 	pipe, err := child.StdoutPipe()

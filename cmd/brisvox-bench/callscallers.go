@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
@@ -129,11 +130,15 @@ type convCaller struct {
 	// speech started.
 	minSpeech time.Duration
 
-	base     time.Time
-	seq      int64 // frames sent
-	frame0   time.Time
-	silence  []byte // 20 ms of silence, never written
-	buf      []byte // the frame being sent
+	base    time.Time
+	seq     int64 // frames sent
+	frame0  time.Time
+	silence []byte // 20 ms of silence, never written
+	buf     []byte // the frame being sent
+	// noise, when set, is added to every frame (speech and silence) from
+	// the caller's own offset on: a line's noise floor (--noise-dbfs).
+	noise    []int16
+	noiseAt  int
 	stopping atomic.Bool
 	// maxTurns, when set, ends the call once that many turns were
 	// answered (the soak's churn).
@@ -188,11 +193,13 @@ func (c *convCaller) tick(now time.Time) error {
 		c.speaking, c.pos, c.startSeq = true, 0, c.seq
 	}
 	payload := c.silence
+	if c.speaking || c.noise != nil {
+		clear(c.buf)
+		payload = c.buf
+	}
 	if c.speaking {
 		u := c.speech[c.script.Turns[c.turn].Utt]
 		n := copy(c.buf, u[c.pos:])
-		clear(c.buf[n:])
-		payload = c.buf
 		c.pos += n
 		if c.pos >= len(u) {
 			c.speaking = false
@@ -206,6 +213,9 @@ func (c *convCaller) tick(now time.Time) error {
 			c.mu.Unlock()
 		}
 	}
+	if c.noise != nil {
+		c.noiseAt = addNoise(c.buf, c.noise, c.noiseAt)
+	}
 	err := c.ws.Write(wsBinary, payload)
 	sent := time.Now()
 	if c.seq == 0 {
@@ -215,6 +225,31 @@ func (c *convCaller) tick(now time.Time) error {
 	c.late = append(c.late, int32(min(sent.Sub(due).Microseconds(), math.MaxInt32)))
 	c.seq++
 	return err
+}
+
+// addNoise adds noise[at:] to the s16le frame b (saturating), wrapping
+// around noise, and returns the next offset.
+func addNoise(b []byte, noise []int16, at int) int {
+	for i := 0; i+1 < len(b); i += 2 {
+		v := int32(int16(binary.LittleEndian.Uint16(b[i:]))) + int32(noise[at])
+		binary.LittleEndian.PutUint16(b[i:], uint16(int16(min(max(v, math.MinInt16), math.MaxInt16))))
+		if at++; at == len(noise) {
+			at = 0
+		}
+	}
+	return at
+}
+
+// lineNoise is 10 s of seeded white Gaussian noise at an RMS of dBFS
+// (dB of full scale, 32768): the callers' --noise-dbfs.
+func lineNoise(seed uint64, dBFS float64) []int16 {
+	r := rand.New(rand.NewPCG(seed, 0x6e6f697365))
+	rms := 32768 * math.Pow(10, dBFS/20)
+	n := make([]int16, 10*16000)
+	for i := range n {
+		n[i] = int16(min(max(math.Round(r.NormFloat64()*rms), math.MinInt16), math.MaxInt16))
+	}
+	return n
 }
 
 // errCallDone is a soak call's end: its turns are done.
@@ -518,8 +553,13 @@ func callsCallers(args []string, stdout, stderr io.Writer) int {
 	fixture := fs.String("fixture", "", "the speech fixture (base path of .wav and .json)")
 	turns := fs.Int("turns", 40, "turns in each script (the server's agent draws as many)")
 	minSpeech := fs.Duration("min-speech", 64*time.Millisecond, "the VAD's start delay")
-	if err := fs.Parse(args); err != nil || *addr == "" || *calls <= 0 || *fixture == "" {
+	noiseDB := fs.Float64("noise-dbfs", 0, "white noise at this RMS (dBFS, below 0) added to every frame; 0: none")
+	if err := fs.Parse(args); err != nil || *addr == "" || *calls <= 0 || *fixture == "" || *noiseDB > 0 {
 		return 2
+	}
+	var noise []int16
+	if *noiseDB < 0 {
+		noise = lineNoise(*seed, *noiseDB)
 	}
 	out := callersOut{Calls: *calls}
 	emit := func() int {
@@ -593,7 +633,8 @@ func callsCallers(args []string, stdout, stderr io.Writer) int {
 			break
 		}
 		c := &convCaller{idx: i, ws: ws, script: newCallScript(*seed, i, len(fx.Texts), *turns), speech: speech,
-			minSpeech: *minSpeech, silence: make([]byte, 640), buf: make([]byte, 640), latency: map[uint64]float64{}}
+			minSpeech: *minSpeech, silence: make([]byte, 640), buf: make([]byte, 640), latency: map[uint64]float64{},
+			noise: noise, noiseAt: i * 7919 % max(len(noise), 1)}
 		readers.Go(func() {
 			err := ws.Run(c.receive)
 			c.mu.Lock()

@@ -107,6 +107,14 @@ func newCallsPage(s callsSweep) callsPageData {
 		})
 	}
 	p.VAD = strings.Join(vads, ", ")
+	if s.VAD == "silero" {
+		p.VAD += fmt.Sprintf("; windows under %g dBFS RMS not scored", s.FloorDBFS)
+	}
+	if s.NoiseDBFS < 0 {
+		p.VAD += fmt.Sprintf("; callers' line noise %g dBFS RMS", s.NoiseDBFS)
+	} else {
+		p.VAD += "; callers' silence digital zero"
+	}
 	p.Charts = []svgChart{cdfChart(s, false), cdfChart(s, true)}
 	p.Pairs = [][]svgChart{
 		{perNChart(s, "CPU per call", "% of one core per call", "The server process's user+system CPU time over the hold, divided by N, in percent of one core. Flat means the cost per call does not grow with load.",

@@ -24,6 +24,12 @@ type callsSweep struct {
 	Largest int `json:"largest_n_meeting_goals"`
 	// Command is the command line that produced the sweep.
 	Command string `json:"command"`
+	// VAD is "silero" or "energy"; FloorDBFS the Silero windows' floor
+	// (vad.Model.Floor as dBFS; -100: none); NoiseDBFS the callers' line
+	// noise (0: digital silence between turns).
+	VAD       string  `json:"vad"`
+	FloorDBFS float64 `json:"vad_floor_dbfs,omitempty"`
+	NoiseDBFS float64 `json:"callers_noise_dbfs"`
 }
 
 // callsHost describes the machine of a run.

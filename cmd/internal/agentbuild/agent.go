@@ -261,6 +261,7 @@ func (a *Agent) Session(env serve.CallEnv) (session.Config, error) {
 				g, _ := media.NewSpeechGate(gate) // checked above
 				return g
 			},
+			Floor: vad.FloorOf(f.VAD.Silero.FloorDBFS.V),
 		}
 	default:
 		cfg.VAD = media.EnergyVADConfig{

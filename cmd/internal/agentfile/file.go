@@ -111,6 +111,10 @@ type SileroVAD struct {
 	StopThreshold Value[float64]       // 0..threshold, default threshold - 0.15
 	MinSpeech     Value[time.Duration] // 0..2s, default 64ms
 	Hangover      Value[time.Duration] // 0..5s, default 300ms
+	// FloorDBFS is the window RMS (dB of full scale) under which a window
+	// is silence without the model (vad.Model.Floor); -100..-30, default
+	// -60; under -90.3 dBFS (an RMS under 1) nothing is skipped.
+	FloorDBFS Value[float64]
 }
 
 // EnergyVAD tunes media.EnergyVADConfig.

@@ -11,7 +11,7 @@ import (
 func (w *walker) vad(t *tbl) VAD {
 	v := VAD{Pos: t.pos}
 	v.Engine = t.oneOf("engine", "energy", "silero", "energy")
-	siler := []string{"stop_threshold", "min_speech", "hangover"}
+	siler := []string{"stop_threshold", "min_speech", "hangover", "floor_dbfs"}
 	energy := []string{"start_after", "stop_after"}
 	other, otherName := energy, "energy"
 	if v.Engine.V == "silero" {
@@ -27,6 +27,7 @@ func (w *walker) vad(t *tbl) VAD {
 		}
 		v.Silero.MinSpeech = t.duration("min_speech", 64*time.Millisecond, 0, 2*time.Second)
 		v.Silero.Hangover = t.duration("hangover", 300*time.Millisecond, 0, 5*time.Second)
+		v.Silero.FloorDBFS = t.number("floor_dbfs", -60, -100, -30)
 	} else {
 		v.Energy.Threshold = t.number("threshold", 500, 1, 32767)
 		v.Energy.StartAfter = t.duration("start_after", 40*time.Millisecond, 0, 2*time.Second)
