@@ -1,6 +1,8 @@
 package tts_test
 
 import (
+	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/messages"
+	"github.com/brisvox/brisvox/providers"
 	"github.com/brisvox/brisvox/providers/providertest"
 	"github.com/brisvox/brisvox/sim"
 )
@@ -129,4 +132,77 @@ func TestPanicOnAnAnswersDelta(t *testing.T) {
 			})
 		})
 	}
+}
+
+// cancelFails is a TTS whose sessions refuse to cancel context id: the
+// provider failure a superseded context meets.
+type cancelFails struct {
+	providers.TTS
+	id string
+}
+
+func (c cancelFails) Connect(ctx context.Context) (providers.TTSSession, error) {
+	s, err := c.TTS.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return cancelFailsSession{TTSSession: s, id: c.id}, nil
+}
+
+type cancelFailsSession struct {
+	providers.TTSSession
+	id string
+}
+
+func (s cancelFailsSession) Cancel(id string) error {
+	if id == s.id {
+		return errors.New("cancel refused")
+	}
+	return s.TTSSession.Cancel(id)
+}
+
+// TestSupersedeFailsTheNewEpoch: a pacer restart settles the first answer
+// while its provider context is still open, so the second answer's first
+// delta supersedes it, and the provider refuses that cancel: the stage
+// panics in Receive on the new epoch's first delta before the delta made
+// it current. The second answer fails as a whole (nothing of it heard,
+// nothing in the context), as the delta's loss would otherwise play the
+// rest of it (mutation seen failing: the handling record not read at the
+// restart, "context is not a prefix of heard").
+func TestSupersedeFailsTheNewEpoch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := sim.NewScenario("tts-supersede").Silence(500*time.Millisecond).
+			Speak("I need to change my delivery address please.", 1500*time.Millisecond).
+			Silence(2500*time.Millisecond).Speak("Yes, that is all.", 1000*time.Millisecond).Silence(3 * time.Second)
+		mock := providertest.NewMockTTS(providertest.TTSConfig{Paced: true})
+		r, err := (&sim.Call{
+			Scenario: s, Linger: 2 * time.Second,
+			STT: providertest.NewMockSTT(providertest.STTConfig{}, s.Utterances()),
+			LLM: providertest.NewMockLLM(providertest.LLMConfig{TokenInterval: 100 * time.Millisecond},
+				providertest.Response{Text: firstAnswer}, providertest.Response{Text: secondAnswer}),
+			TTS: mock,
+			Configure: func(cfg *session.Config) { cfg.TTS = cancelFails{TTS: mock, id: "e1"} },
+			During: []sim.Action{{At: 3300 * time.Millisecond, Do: func(h *sim.Handle) {
+				if _, err := h.Request(&messages.Restart{Stage: messages.StagePacer}); err != nil {
+					t.Errorf("restart the pacer: %v", err)
+				}
+			}}},
+		}).Run()
+		if err != nil {
+			t.Fatalf("run: %v", err)
+		}
+		if err := sim.CheckInvariants(r, 0); err != nil {
+			t.Error(err)
+		}
+		if n := r.Ended.Restarts[messages.StageTTS]; n != 1 {
+			t.Fatalf("tts restarted %d times, want 1 (the superseded cancel was not reached)", n)
+		}
+		got, epochs := said(r), r.TurnEpochs()
+		if len(got) != 2 || len(epochs) != 2 {
+			t.Fatalf("context per turn %q over %d turns, want 2", got, len(epochs))
+		}
+		if got[1] != "" || len(r.PlayedWords(epochs[1])) != 0 {
+			t.Errorf("the second answer failed on its first delta, yet the context holds %q and the caller heard %q", got[1], r.PlayedWords(epochs[1]))
+		}
+	})
 }
