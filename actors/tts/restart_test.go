@@ -180,7 +180,7 @@ func TestSupersedeFailsTheNewEpoch(t *testing.T) {
 			STT: providertest.NewMockSTT(providertest.STTConfig{}, s.Utterances()),
 			LLM: providertest.NewMockLLM(providertest.LLMConfig{TokenInterval: 100 * time.Millisecond},
 				providertest.Response{Text: firstAnswer}, providertest.Response{Text: secondAnswer}),
-			TTS: mock,
+			TTS:       mock,
 			Configure: func(cfg *session.Config) { cfg.TTS = cancelFails{TTS: mock, id: "e1"} },
 			During: []sim.Action{{At: 3300 * time.Millisecond, Do: func(h *sim.Handle) {
 				if _, err := h.Request(&messages.Restart{Stage: messages.StagePacer}); err != nil {
