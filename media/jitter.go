@@ -65,8 +65,8 @@ type JitterConfig struct {
 	// (2 s of 20 ms frames).
 	ShrinkAfter int
 	// IdleTimeout: when nothing has arrived for this long and nothing is
-	// held, the buffer stops concealing and buffers again, so a stream that
-	// resumes gets its delay back. Default: MaxDelay+5 frames.
+	// held, the buffer stops reporting underruns and buffers again, so a
+	// stream that resumes gets its delay back. Default: MaxDelay+5 frames.
 	IdleTimeout time.Duration
 }
 
@@ -152,9 +152,12 @@ const (
 	PopBuffering PopKind = iota
 	// PopFrame: the payload is the next frame in order.
 	PopFrame
-	// PopLost: no frame for this tick although one was due: conceal (PLC,
-	// or FEC from the following packet). Seq is the sequence number expected
-	// at this tick.
+	// PopLost: no frame for this tick although one may be due: conceal
+	// (PLC, or FEC from the following packet). Seq is the sequence number
+	// expected at this tick. When nothing is held at all (an underrun) the
+	// buffer cannot know yet whether the sender paused or a packet is
+	// missing: the next packet tells, and the tick is counted then, as
+	// Concealed or Paused (Undecided until then).
 	PopLost
 	// PopEmpty: the sender paused (its timestamps jumped ahead with no
 	// sequence number missing, as with DTX or silence suppression): nothing
@@ -195,7 +198,8 @@ type PopStatus struct {
 // JitterStats is a snapshot of a JitterBuffer's counters. Every pushed
 // packet lands in exactly one of Accepted, Duplicates, Late, BadVersion,
 // Malformed, BadPayloadType and Jumps; every accepted packet ends played,
-// dropped by Overflow, Discarded, or is still Held.
+// dropped by Overflow, Discarded, or is still Held; every PopLost or
+// PopEmpty tick is in exactly one of Concealed, Paused and Undecided.
 type JitterStats struct {
 	// Received counts every Push.
 	Received uint64
@@ -211,8 +215,26 @@ type JitterStats struct {
 	// Lost counts sequence numbers whose playout slot passed without them;
 	// those that arrive afterwards are counted Late as well.
 	Lost uint64
-	// Concealed counts PopLost ticks.
+	// Concealed counts the PopLost ticks that stood for a missing or late
+	// frame: a sequence number the sender sent and that did not come in
+	// time. An underrun tick (nothing held) is counted when the next packet
+	// tells what it was: the sequence numbers missing before that packet
+	// are placed just before it, as Pop places them, and the ticks at
+	// their slots or at its own slot (a late packet) were losses.
 	Concealed uint64
+	// Paused counts the ticks at which the sender sent nothing because it
+	// paused (Opus DTX, silence suppression: RFC 3550 5.1, the timestamp
+	// jumps by the pause while the sequence number goes on by one): the
+	// PopEmpty ticks and the underrun ticks that turned out, once the next
+	// packet came, to lie before it in the sender's time without a
+	// sequence number missing there. The marker bit (RFC 3551 4.1, set by
+	// some senders on a talk spurt's first packet) is not needed for it
+	// and does not change it.
+	Paused uint64
+	// Undecided counts the underrun ticks of the current underrun, which
+	// the next packet will tell apart (Concealed or Paused): those of a
+	// stream that is paused now, or ended. A gauge: it falls to 0 then.
+	Undecided uint64
 	// Reordered counts accepted packets that arrived after a higher
 	// sequence number.
 	Reordered uint64
@@ -320,6 +342,22 @@ type JitterBuffer struct {
 	lostRun     int
 	held        int
 
+	// The underrun being told apart (settle): gapTicks PopLost ticks since
+	// the buffer ran out of packets; the gapAdv of them that advanced the
+	// playout clock played the slots from gapFrom on, the others held it
+	// (the delay growing) at the slots in gapHolds. A hold raises cur,
+	// which starts an underrun at 1 or more and stays at most MaxDelay, so
+	// gapHolds (capacity MaxDelay) never grows. gapESN is the highest
+	// sequence number already accounted for: missing ones below it were
+	// settled before. passedESN is the highest sequence number that came
+	// after its slot: every missing one below it went by too.
+	gapTicks  uint64
+	gapFrom   int64
+	gapAdv    int64
+	gapHolds  []int64
+	gapESN    int64
+	passedESN int64
+
 	stats JitterStats
 }
 
@@ -337,6 +375,8 @@ func NewJitterBuffer(cfg JitterConfig) (*JitterBuffer, error) {
 		capN:   int64(cfg.Capacity),
 		slots:  make([]jbSlot, cfg.Capacity),
 		target: cfg.InitialDelay,
+		// Room for every hold of an underrun (see gapHolds).
+		gapHolds: make([]int64, 0, cfg.MaxDelay),
 	}
 	j.horizon = j.capN * j.spf
 	for _, pt := range cfg.PayloadTypes {
@@ -425,6 +465,9 @@ func (j *JitterBuffer) Push(pkt []byte, arrival time.Time) error {
 		j.stats.Duplicates++
 		return nil
 	}
+	// A packet of the stream at or after the next to play: it tells what
+	// the underrun before it was.
+	j.settle(esn, ts)
 	if esn >= j.next+j.capN {
 		j.makeRoom(esn, ts)
 	}
@@ -439,6 +482,7 @@ func (j *JitterBuffer) Push(pkt []byte, arrival time.Time) error {
 			j.stats.Late++
 			j.stats.Lost++
 			s.esn, s.state = esn, slotFiller
+			j.passedESN = max(j.passedESN, esn)
 			j.onLate(ts)
 			j.updateJitter(ts, arrival)
 			return nil
@@ -595,6 +639,9 @@ func (j *JitterBuffer) resync(p *RTPPacket, arrival time.Time) {
 // resetSource forgets the stream and makes p its first packet. The target
 // delay is kept: the network path is likely the same.
 func (j *JitterBuffer) resetSource(p *RTPPacket, arrival time.Time) {
+	// The underrun before a new stream: no sequence number relates the two,
+	// so nothing shows a pause.
+	j.concealUndecided()
 	for i := range j.slots {
 		if j.slots[i].state == slotHeld {
 			j.stats.Discarded++
@@ -612,6 +659,7 @@ func (j *JitterBuffer) resetSource(p *RTPPacket, arrival time.Time) {
 	j.haveTransit = false
 	j.jitter16 = 0
 	j.next = j.highESN
+	j.gapESN, j.passedESN = j.next-1, j.next-1
 	j.started, j.everStarted = false, false
 	j.playTS = 0
 	j.stable, j.lostRun = 0, 0
@@ -647,8 +695,10 @@ func (j *JitterBuffer) Pop(now time.Time) ([]byte, PopStatus) {
 		// next held packet.
 		est := h.ts - (h.esn-j.next)*j.spf
 		switch {
-		case est < j.playTS:
-			// Its slot went by while concealing an underrun.
+		case est < j.playTS || j.next < j.passedESN:
+			// Its slot went by while concealing an underrun (or before a
+			// packet that came after its own slot: settle counted the
+			// concealment there).
 			j.stats.Lost++
 			j.next++
 		case est < j.playTS+j.spf:
@@ -661,6 +711,7 @@ func (j *JitterBuffer) Pop(now time.Time) ([]byte, PopStatus) {
 			return nil, PopStatus{Kind: PopLost, Seq: uint16(missing), LostRun: j.lostRun}
 		default:
 			j.playTS += j.spf
+			j.stats.Paused++
 			return nil, PopStatus{Kind: PopEmpty}
 		}
 	}
@@ -671,6 +722,7 @@ func (j *JitterBuffer) Pop(now time.Time) ([]byte, PopStatus) {
 func (j *JitterBuffer) playHead(s *jbSlot) ([]byte, PopStatus) {
 	if s.ts >= j.playTS+j.spf {
 		j.playTS += j.spf
+		j.stats.Paused++
 		return nil, PopStatus{Kind: PopEmpty}
 	}
 	if j.cur > j.target {
@@ -704,22 +756,104 @@ func (j *JitterBuffer) playHead(s *jbSlot) ([]byte, PopStatus) {
 
 // underrun handles a tick with nothing held at or after next: conceal, and
 // grow the delay by holding the playout clock when the target asks for
-// more; after IdleTimeout without arrivals, go back to buffering.
+// more; after IdleTimeout without arrivals, go back to buffering. The tick
+// is counted Undecided until the next packet tells a pause from a loss
+// (settle).
 func (j *JitterBuffer) underrun(now time.Time) ([]byte, PopStatus) {
 	if now.Sub(j.lastArrival) >= j.cfg.IdleTimeout {
 		j.started = false
 		j.lostRun = 0
 		return nil, PopStatus{Kind: PopBuffering}
 	}
-	j.stats.Concealed++
+	if j.gapTicks == 0 {
+		j.gapFrom, j.gapAdv, j.gapHolds = j.playTS, 0, j.gapHolds[:0]
+		j.gapESN = max(j.gapESN, j.next-1)
+	}
+	j.gapTicks++
 	j.stable = 0
 	j.lostRun++
 	if j.cur < j.target {
 		j.cur++
+		j.gapHolds = append(j.gapHolds, j.playTS)
 	} else {
+		j.gapAdv++
 		j.playTS += j.spf
 	}
 	return nil, PopStatus{Kind: PopLost, Seq: uint16(j.next), LostRun: j.lostRun}
+}
+
+// settle tells the undecided underrun ticks apart on a packet (esn, ts) of
+// the stream at or after next, played later or come after its slot. The
+// sequence numbers missing between the last one accounted for and esn
+// are placed just before it, as Pop places them: a tick whose slot lies
+// before them was the sender's pause (the timestamp jumped further than
+// the sequence number: RFC 3550 5.1), one at their slots or at the
+// packet's own slot concealed a loss. Ticks after the packet's slot (it
+// came late, in the middle of an underrun) stay undecided for the next
+// packet to tell.
+func (j *JitterBuffer) settle(esn, ts int64) {
+	if j.gapTicks == 0 {
+		j.gapESN = max(j.gapESN, esn)
+		return
+	}
+	from := max(j.next, j.gapESN+1)
+	missing := int64(0)
+	if esn > from {
+		// Only [next, next+capacity) can be held: beyond, all are missing.
+		end := min(esn, j.next+j.capN)
+		missing = esn - end
+		for e := from; e < end; e++ {
+			if s := j.slot(e); s.esn != e || s.state == slotEmpty || s.state == slotGone {
+				missing++
+			}
+		}
+	}
+	lossFrom, lossEnd := ts-missing*j.spf, ts+j.spf
+	paused := j.gapBelow(lossFrom)
+	advDone := j.gapAdvBelow(lossEnd)
+	done := advDone
+	kept := j.gapHolds[:0]
+	for _, h := range j.gapHolds {
+		if h < lossEnd {
+			done++
+		} else {
+			kept = append(kept, h)
+		}
+	}
+	j.gapHolds = kept
+	j.gapFrom += advDone * j.spf
+	j.gapAdv -= advDone
+	j.gapTicks -= uint64(done)
+	j.stats.Paused += uint64(paused)
+	j.stats.Concealed += uint64(done - paused)
+	j.gapESN = max(j.gapESN, esn)
+}
+
+// concealUndecided counts the undecided ticks concealed: no packet will
+// tell them apart.
+func (j *JitterBuffer) concealUndecided() {
+	j.stats.Concealed += j.gapTicks
+	j.gapTicks, j.gapAdv, j.gapHolds = 0, 0, j.gapHolds[:0]
+}
+
+// gapBelow counts the undecided ticks whose slot lies before ts.
+func (j *JitterBuffer) gapBelow(ts int64) int64 {
+	n := j.gapAdvBelow(ts)
+	for _, h := range j.gapHolds {
+		if h < ts {
+			n++
+		}
+	}
+	return n
+}
+
+// gapAdvBelow counts the undecided ticks that advanced the clock from a
+// slot before ts: the k-th of them played gapFrom + k frames.
+func (j *JitterBuffer) gapAdvBelow(ts int64) int64 {
+	if ts <= j.gapFrom {
+		return 0
+	}
+	return min((ts-j.gapFrom+j.spf-1)/j.spf, j.gapAdv)
 }
 
 // findHeld returns the first held packet at or after esn, or nil.
@@ -775,6 +909,10 @@ func (j *JitterBuffer) prime() bool {
 			s.state = slotGone
 		}
 	}
+	// Ticks still undecided (a packet came after idling, late for their
+	// slots, and nothing since): the clock starts anew, nothing will show
+	// a pause there.
+	j.concealUndecided()
 	j.next = first.esn
 	j.playTS = first.ts
 	j.cur = j.target
@@ -790,5 +928,6 @@ func (j *JitterBuffer) Stats() JitterStats {
 	st.Jitter = time.Duration(float64(j.jitter16>>4) / float64(j.cfg.ClockRate) * float64(time.Second))
 	st.Held = j.held
 	st.HighestSeq = uint32(j.highESN)
+	st.Undecided = j.gapTicks
 	return st
 }
