@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -20,7 +19,6 @@ import (
 	"github.com/brisvox/brisvox/actors/vad"
 	"github.com/brisvox/brisvox/cmd/internal/serve"
 	"github.com/brisvox/brisvox/media"
-	"github.com/brisvox/brisvox/media/carrier/pcmws"
 	"github.com/brisvox/brisvox/media/silero"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/rs/zerolog"
@@ -352,35 +350,14 @@ func runCalls(o callsOpts, n int, fx callFixture, model *vad.Model, last bool) (
 	if err != nil {
 		return r, err
 	}
-	tcp, err := net.Listen("tcp", "127.0.0.1:0")
+	var ln *stampListener
+	cs, err := startCallsServer(serve.Config{MaxCalls: n, DrainTimeout: 2 * time.Second, ClosingTimeout: time.Second, IdleFree: -1,
+		Log: zerolog.Nop(), Observe: obs.observe, ObserveEnd: obs.observeEnd}, agent,
+		func(tcp net.Listener) net.Listener { ln = newStampListener(tcp); return ln })
 	if err != nil {
 		return r, err
 	}
-	ln := newStampListener(tcp)
-	srv, err := serve.New(serve.Config{MaxCalls: n, DrainTimeout: 2 * time.Second, ClosingTimeout: time.Second, IdleFree: -1,
-		Log: zerolog.Nop(), Observe: obs.observe, ObserveEnd: obs.observeEnd}, agent)
-	if err != nil {
-		_ = ln.Close()
-		return r, err
-	}
-	h, err := pcmws.New(pcmws.Config{OnCall: func(c *pcmws.Call) { srv.Start(c) }, Admit: srv.Admit})
-	if err != nil {
-		_ = ln.Close()
-		return r, err
-	}
-	srv.Handle("/pcm", h, "pcm", h.Stats, h.Close)
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln) }()
-	stopped := false
-	stop := func() {
-		if !stopped {
-			stopped = true
-			cancel()
-			<-served
-		}
-	}
-	defer stop()
+	defer cs.stop()
 
 	runtime.GC()
 	before := readRuntime()
@@ -389,7 +366,7 @@ func runCalls(o callsOpts, n int, fx callFixture, model *vad.Model, last bool) (
 	if err != nil {
 		return r, err
 	}
-	childArgs := []string{"calls-callers", "--addr", tcp.Addr().String(), "--calls", strconv.Itoa(n),
+	childArgs := []string{"calls-callers", "--addr", cs.addr, "--calls", strconv.Itoa(n),
 		"--seed", strconv.FormatUint(o.seed, 10), "--warmup", o.warmup.String(), "--hold", o.hold.String(),
 		"--tail", o.tail.String(), "--ramp", o.ramp.String(), "--fixture", o.fixture, "--turns", strconv.Itoa(turns),
 		"--min-speech", minSpeech.String(), "--noise-dbfs", strconv.FormatFloat(o.noiseDBFS, 'g', -1, 64)}
@@ -471,16 +448,8 @@ func runCalls(o callsOpts, n int, fx callFixture, model *vad.Model, last bool) (
 	}
 	// Every call ends with its hang-up; then the server stops and its
 	// goroutines must be gone.
-	deadline := time.Now().Add(30 * time.Second)
-	for len(srv.Live()) > 0 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	live := len(srv.Live())
-	stop()
-	for runtime.NumGoroutine() > baseGoroutines && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	r.GoroutinesLeft = max(0, runtime.NumGoroutine()-baseGoroutines)
+	live, left := cs.windDown(baseGoroutines)
+	r.GoroutinesLeft = left
 	if live > 0 {
 		return r, fmt.Errorf("%d calls still live 30 s after the hang-ups", live)
 	}

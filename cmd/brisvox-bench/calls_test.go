@@ -441,28 +441,7 @@ func TestCallsSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real sockets, a child process, 30 s")
 	}
-	base, err := fixtureBase()
-	if err == nil {
-		_, err = os.Stat(base + ".wav")
-	}
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the speech fixture is missing (CI's setup makes it): %v", err)
-		}
-		t.Skipf("the speech fixture is missing (go tool task setup): %v", err)
-	}
-	args := []string{"calls", "--calls", "8", "--warmup", "2s", "--hold", "20s", "--json"}
-	if _, err := silero.LocateFiles("", ""); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Silero is missing (CI's setup installs it): %v", err)
-		}
-		t.Logf("Silero missing, the energy VAD instead: %v", err)
-		args = append(args, "--energy")
-	}
-	bin := filepath.Join(t.TempDir(), "brisvox-bench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin, args := callsCommand(t, "calls", "--calls", "8", "--warmup", "2s", "--hold", "20s", "--json")
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -507,28 +486,7 @@ func TestCallsSoak(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real sockets, a child process, 2 minutes")
 	}
-	base, err := fixtureBase()
-	if err == nil {
-		_, err = os.Stat(base + ".wav")
-	}
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the speech fixture is missing (CI's setup makes it): %v", err)
-		}
-		t.Skipf("the speech fixture is missing (go tool task setup): %v", err)
-	}
-	args := []string{"calls", "--soak", "2m", "--calls", "20", "--json"}
-	if _, err := silero.LocateFiles("", ""); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Silero is missing (CI's setup installs it): %v", err)
-		}
-		t.Logf("Silero missing, the energy VAD instead: %v", err)
-		args = append(args, "--energy")
-	}
-	bin := filepath.Join(t.TempDir(), "brisvox-bench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin, args := callsCommand(t, "calls", "--soak", "2m", "--calls", "20", "--json")
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -550,4 +508,33 @@ func TestCallsSoak(t *testing.T) {
 	if runErr != nil && r.OK {
 		t.Errorf("the command failed (%v) with an OK report", runErr)
 	}
+}
+
+// callsCommand builds brisvox-bench for a real-time test of args: the
+// speech fixture must be there (fatal under CI, else a skip), and
+// without Silero the energy VAD runs (fatal under CI).
+func callsCommand(t *testing.T, args ...string) (bin string, _ []string) {
+	t.Helper()
+	base, err := fixtureBase()
+	if err == nil {
+		_, err = os.Stat(base + ".wav")
+	}
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the speech fixture is missing (CI's setup makes it): %v", err)
+		}
+		t.Skipf("the speech fixture is missing (go tool task setup): %v", err)
+	}
+	if _, err := silero.LocateFiles("", ""); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Silero is missing (CI's setup installs it): %v", err)
+		}
+		t.Logf("Silero missing, the energy VAD instead: %v", err)
+		args = append(args, "--energy")
+	}
+	bin = filepath.Join(t.TempDir(), "brisvox-bench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin, args
 }

@@ -575,53 +575,17 @@ func callsCallers(args []string, stdout, stderr io.Writer) int {
 		out.Error = err.Error()
 		return emit()
 	}
-	speech := make([][]byte, len(fx.PCM))
-	for i, pcm := range fx.PCM {
-		b := make([]byte, 2*len(pcm))
-		for j, v := range pcm {
-			binary.LittleEndian.PutUint16(b[2*j:], uint16(v))
-		}
-		speech[i] = b
-	}
+	speech := speechBytes(fx)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-
-	// Shards of at most 16 callers share a 20 ms tick; the shards' ticks
-	// are spread over the 20 ms so frames reach the server evenly.
-	shards := (*calls + 15) / 16
-	type shard struct {
-		mu      sync.Mutex
-		callers []*convCaller
-		start   time.Time
-	}
-	sh := make([]*shard, shards)
-	t0 := time.Now().Add(50 * time.Millisecond)
-	var senders sync.WaitGroup
-	stopSend := make(chan struct{})
 	var sendErrs atomic.Int64
-	for i := range sh {
-		s := &shard{start: t0.Add(time.Duration(i) * messages.FrameDuration / time.Duration(shards))}
-		sh[i] = s
-		senders.Go(func() {
-			for k := 1; ; k++ {
-				next := s.start.Add(time.Duration(k) * messages.FrameDuration)
-				select {
-				case <-stopSend:
-					return
-				case <-time.After(time.Until(next)):
-				}
-				s.mu.Lock()
-				cs := s.callers
-				s.mu.Unlock()
-				now := time.Now()
-				for _, c := range cs {
-					if c.tick(now) != nil {
-						sendErrs.Add(1)
-					}
-				}
+	shards := startCallerShards(*calls, func(_ *callerShard, cs []*convCaller, now time.Time) {
+		for _, c := range cs {
+			if c.tick(now) != nil {
+				sendErrs.Add(1)
 			}
-		})
-	}
+		}
+	})
 	cs := make([]*convCaller, 0, *calls)
 	var readers sync.WaitGroup
 	for i := range *calls {
@@ -643,13 +607,7 @@ func callsCallers(args []string, stdout, stderr io.Writer) int {
 			}
 			c.mu.Unlock()
 		})
-		s := sh[i%shards]
-		s.mu.Lock()
-		// Frame 0 goes with the shard's next tick; its capture started
-		// 20 ms before.
-		c.base = shardBase(s.start, time.Now())
-		s.callers = append(s.callers[:len(s.callers):len(s.callers)], c)
-		s.mu.Unlock()
+		shards.add(i, c)
 		cs = append(cs, c)
 		out.Connected++
 		time.Sleep(*ramp)
@@ -658,8 +616,7 @@ func callsCallers(args []string, stdout, stderr io.Writer) int {
 		for _, c := range cs {
 			c.stopping.Store(true)
 		}
-		close(stopSend)
-		senders.Wait()
+		shards.stopAll()
 		for _, c := range cs {
 			_ = c.ws.Write(wsText, []byte(`{"type":"hangup"}`))
 		}

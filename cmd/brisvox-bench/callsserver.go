@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime"
 	"strconv"
 	"sync"
 	"time"
@@ -264,4 +265,68 @@ func (c *stampConn) Read(b []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// callsServer is serve with the PCM websocket at /pcm on a loopback
+// listener (ln, stamping the bot's frames when the caller wants it).
+type callsServer struct {
+	srv    *serve.Server
+	ln     net.Listener
+	addr   string
+	cancel context.CancelFunc
+	served chan error
+	once   sync.Once
+}
+
+// startCallsServer serves agent under cfg on 127.0.0.1; wrap, when set,
+// wraps the listener (the run's stamping one).
+func startCallsServer(cfg serve.Config, agent serve.Agent, wrap func(net.Listener) net.Listener) (*callsServer, error) {
+	tcp, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	var ln net.Listener = tcp
+	if wrap != nil {
+		ln = wrap(tcp)
+	}
+	srv, err := serve.New(cfg, agent)
+	if err != nil {
+		_ = ln.Close()
+		return nil, err
+	}
+	h, err := pcmws.New(pcmws.Config{OnCall: func(c *pcmws.Call) { srv.Start(c) }, Admit: srv.Admit})
+	if err != nil {
+		_ = ln.Close()
+		return nil, err
+	}
+	srv.Handle("/pcm", h, "pcm", h.Stats, h.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &callsServer{srv: srv, ln: ln, addr: tcp.Addr().String(), cancel: cancel, served: make(chan error, 1)}
+	go func() { s.served <- srv.Serve(ctx, ln) }()
+	return s, nil
+}
+
+// windDown waits up to 30 s for the live calls to end (every call ends
+// with its hang-up), stops the server and waits, within the same 30 s,
+// for the process's goroutines to be back to base: the calls still live
+// and the goroutines left over.
+func (s *callsServer) windDown(base int) (live, left int) {
+	deadline := time.Now().Add(30 * time.Second)
+	for len(s.srv.Live()) > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	live = len(s.srv.Live())
+	s.stop()
+	for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	return live, max(0, runtime.NumGoroutine()-base)
+}
+
+// stop ends the server and waits for Serve to return; again: nothing.
+func (s *callsServer) stop() {
+	s.once.Do(func() {
+		s.cancel()
+		<-s.served
+	})
 }

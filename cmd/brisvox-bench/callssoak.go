@@ -3,16 +3,13 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,8 +18,6 @@ import (
 	"github.com/brisvox/brisvox/actors/vad"
 	"github.com/brisvox/brisvox/cmd/internal/serve"
 	"github.com/brisvox/brisvox/media"
-	"github.com/brisvox/brisvox/media/carrier/pcmws"
-	"github.com/brisvox/brisvox/messages"
 	"github.com/rs/zerolog"
 )
 
@@ -78,39 +73,17 @@ func runCallsSoak(o callsOpts, n int, d time.Duration, fx callFixture, model *va
 	if err != nil {
 		return res, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	cs, err := startCallsServer(serve.Config{MaxCalls: n + n/2 + 10, DrainTimeout: 2 * time.Second, ClosingTimeout: time.Second, IdleFree: -1,
+		Log: zerolog.Nop(), ObserveEnd: obs.observeEnd}, agent, nil)
 	if err != nil {
 		return res, err
 	}
-	srv, err := serve.New(serve.Config{MaxCalls: n + n/2 + 10, DrainTimeout: 2 * time.Second, ClosingTimeout: time.Second, IdleFree: -1,
-		Log: zerolog.Nop(), ObserveEnd: obs.observeEnd}, agent)
-	if err != nil {
-		_ = ln.Close()
-		return res, err
-	}
-	h, err := pcmws.New(pcmws.Config{OnCall: func(c *pcmws.Call) { srv.Start(c) }, Admit: srv.Admit})
-	if err != nil {
-		_ = ln.Close()
-		return res, err
-	}
-	srv.Handle("/pcm", h, "pcm", h.Stats, h.Close)
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln) }()
-	stopped := false
-	stop := func() {
-		if !stopped {
-			stopped = true
-			cancel()
-			<-served
-		}
-	}
-	defer stop()
+	defer cs.stop()
 	self, err := os.Executable()
 	if err != nil {
 		return res, err
 	}
-	childArgs := []string{"calls-soak-callers", "--addr", ln.Addr().String(), "--calls", strconv.Itoa(n),
+	childArgs := []string{"calls-soak-callers", "--addr", cs.addr, "--calls", strconv.Itoa(n),
 		"--seed", strconv.FormatUint(o.seed, 10), "--duration", d.String(), "--fixture", o.fixture, "--min-speech", minSpeech.String()}
 	child := callersCommand(o.nice, self, childArgs)
 	child.Stderr = o.stderr
@@ -118,7 +91,7 @@ func runCallsSoak(o callsOpts, n int, d time.Duration, fx callFixture, model *va
 	if err != nil {
 		return res, err
 	}
-	sampler := startSoakSamplerFor(10*time.Second, d, func() int { return len(srv.Live()) })
+	sampler := startSoakSamplerFor(10*time.Second, d, func() int { return len(cs.srv.Live()) })
 	if err := child.Start(); err != nil {
 		sampler.Stop()
 		return res, err
@@ -142,16 +115,8 @@ func runCallsSoak(o callsOpts, n int, d time.Duration, fx callFixture, model *va
 	if werr != nil {
 		return res, fmt.Errorf("callers failed: %v", werr)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for len(srv.Live()) > 0 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	live := len(srv.Live())
-	stop()
-	for runtime.NumGoroutine() > baseGoroutines && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	res.GoroutinesLeft = max(0, runtime.NumGoroutine()-baseGoroutines)
+	live, left := cs.windDown(baseGoroutines)
+	res.GoroutinesLeft = left
 	if live > 0 {
 		return res, fmt.Errorf("%d calls still live 30 s after the hang-ups", live)
 	}
@@ -202,64 +167,25 @@ func callsSoakCallers(args []string, stdout, stderr io.Writer) int {
 		out.Error = err.Error()
 		return emit()
 	}
-	speech := make([][]byte, len(fx.PCM))
-	for i, pcm := range fx.PCM {
-		b := make([]byte, 2*len(pcm))
-		for j, v := range pcm {
-			binary.LittleEndian.PutUint16(b[2*j:], uint16(v))
-		}
-		speech[i] = b
-	}
-	shards := (*calls + 15) / 16
-	type shard struct {
-		mu      sync.Mutex
-		callers []*convCaller
-		start   time.Time
-	}
-	sh := make([]*shard, shards)
-	t0 := time.Now().Add(50 * time.Millisecond)
+	speech := speechBytes(fx)
 	var mu sync.Mutex // out's counts
 	ended := make(chan struct{}, *calls)
-	var senders, readers sync.WaitGroup
-	stopSend := make(chan struct{})
-	for i := range sh {
-		s := &shard{start: t0.Add(time.Duration(i) * messages.FrameDuration / time.Duration(shards))}
-		sh[i] = s
-		senders.Go(func() {
-			for k := 1; ; k++ {
-				select {
-				case <-stopSend:
-					return
-				case <-time.After(time.Until(s.start.Add(time.Duration(k) * messages.FrameDuration))):
-				}
-				s.mu.Lock()
-				cs := s.callers
-				s.mu.Unlock()
-				now := time.Now()
-				var done []*convCaller
-				for _, c := range cs {
-					if err := c.tick(now); err == errCallDone {
-						done = append(done, c)
-					}
-				}
-				if len(done) == 0 {
-					continue
-				}
-				s.mu.Lock()
-				kept := make([]*convCaller, 0, len(s.callers))
-				for _, c := range s.callers {
-					if !slices.Contains(done, c) {
-						kept = append(kept, c)
-					}
-				}
-				s.callers = kept
-				s.mu.Unlock()
-				for _, c := range done {
-					_ = c.ws.Write(wsText, []byte(`{"type":"hangup"}`))
-				}
+	var readers sync.WaitGroup
+	shards := startCallerShards(*calls, func(s *callerShard, cs []*convCaller, now time.Time) {
+		var done []*convCaller
+		for _, c := range cs {
+			if err := c.tick(now); err == errCallDone {
+				done = append(done, c)
 			}
-		})
-	}
+		}
+		if len(done) == 0 {
+			return
+		}
+		s.remove(done)
+		for _, c := range done {
+			_ = c.ws.Write(wsText, []byte(`{"type":"hangup"}`))
+		}
+	})
 	cpu0, from := cpuTime(), time.Now()
 	end := from.Add(*duration)
 	live := 0
@@ -311,11 +237,7 @@ func callsSoakCallers(args []string, stdout, stderr io.Writer) int {
 			mu.Unlock()
 			ended <- struct{}{}
 		})
-		s := sh[i%shards]
-		s.mu.Lock()
-		c.base = shardBase(s.start, time.Now())
-		s.callers = append(s.callers[:len(s.callers):len(s.callers)], c)
-		s.mu.Unlock()
+		shards.add(i, c)
 		time.Sleep(20 * time.Millisecond)
 	}
 	// The last calls finish their turns (bounded: 4 turns take < 40 s).
@@ -329,13 +251,8 @@ func callsSoakCallers(args []string, stdout, stderr io.Writer) int {
 			live = 0
 		}
 	}
-	close(stopSend)
-	senders.Wait()
-	for _, s := range sh {
-		for _, c := range s.callers {
-			_ = c.ws.Close()
-		}
-	}
+	shards.stopAll()
+	shards.each(func(c *convCaller) { _ = c.ws.Close() })
 	readers.Wait()
 	out.CPU = 100 * float64(cpuTime()-cpu0) / float64(time.Since(from))
 	return emit()
