@@ -133,7 +133,10 @@ func (c *Call) Close() error {
 }
 
 // Stats is a snapshot of the call's counters (media, RTCP, drops), plus
-// the input jitter buffer's.
+// the input jitter buffer's: jitter_concealed counts the ticks of packets
+// lost or late, jitter_paused those of the caller's DTX pauses, and
+// jitter_undecided the ticks of the current gap, which the caller's next
+// packet tells apart.
 func (c *Call) Stats() map[string]uint64 {
 	m := c.stats.snapshot()
 	c.in.mu.Lock()
@@ -143,6 +146,8 @@ func (c *Call) Stats() map[string]uint64 {
 		m["jitter_lost"] = js.Lost
 		m["jitter_late"] = js.Late
 		m["jitter_concealed"] = js.Concealed
+		m["jitter_paused"] = js.Paused
+		m["jitter_undecided"] = js.Undecided
 		m["jitter_resyncs"] = js.Resyncs
 		m["jitter_delay_frames"] = uint64(js.Delay)
 	}

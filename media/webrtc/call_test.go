@@ -71,18 +71,9 @@ func TestLoopbackCall(t *testing.T) {
 	}
 	ts := startServer(t, testConfig())
 	ctx := testCtx(t, 30*time.Second)
-	cl, err := webrtctest.Dial(ctx, ts.base, webrtctest.Options{})
-	if err != nil {
-		t.Fatalf("Dial: %v", err)
-	}
-	defer cl.Close()
-	c := ts.nextCall(t, ctx)
-	defer c.Close()
+	cl, c := dialCall(t, ctx, ts, webrtctest.Options{})
 	echoes := make(chan string, 8)
 	c.OnMarkEcho(func(name string) { echoes <- name })
-	if err := cl.WaitConnected(ctx); err != nil {
-		t.Fatalf("WaitConnected: %v", err)
-	}
 
 	// Caller -> server: 1.5 s of 440 Hz.
 	if err := cl.Play(tone(440, 16000, 24000, 8000), 16000); err != nil {

@@ -16,24 +16,16 @@ import (
 // speech after a pause comes through whole.
 // Mutations caught: usedtx=1 dropped from the answer (the caller sends
 // every frame: no DTX frames counted), the pause after a DTX packet
-// concealed (the decoder's concealments grow with it), the tone after the
-// pause lost (no 440 Hz).
+// concealed (the decoder's concealments grow with it), the jitter buffer
+// counting the pauses' ticks concealed (jitter_concealed about
+// input_dtx_frames), the tone after the pause lost (no 440 Hz).
 func TestDTXCall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real sockets and real time: several seconds")
 	}
 	ts := startServer(t, testConfig())
 	ctx := testCtx(t, 30*time.Second)
-	cl, err := webrtctest.Dial(ctx, ts.base, webrtctest.Options{})
-	if err != nil {
-		t.Fatalf("Dial: %v", err)
-	}
-	defer cl.Close()
-	c := ts.nextCall(t, ctx)
-	defer c.Close()
-	if err := cl.WaitConnected(ctx); err != nil {
-		t.Fatalf("WaitConnected: %v", err)
-	}
+	cl, c := dialCall(t, ctx, ts, webrtctest.Options{})
 	if !strings.Contains(cl.Answer(), "usedtx=1") {
 		t.Fatalf("the answer does not ask for DTX:\n%s", cl.Answer())
 	}
@@ -47,11 +39,17 @@ func TestDTXCall(t *testing.T) {
 	if st["input_dtx_frames"] <= 2*st["jitter_played"] {
 		t.Fatalf("%d frames played as DTX silence against %d packets played, want DTX's pauses", st["input_dtx_frames"], st["jitter_played"])
 	}
-	// The jitter buffer reports the pauses' ticks as losses (it cannot
-	// tell a pause from a loss before the next packet); the decoder must
-	// neither conceal them nor decode more than what came.
+	// The jitter buffer reports a pause's ticks PopLost (it cannot tell
+	// a pause from a loss before the next packet); the decoder must
+	// neither conceal them nor decode more than what came, and once the
+	// next packet came the buffer counts them paused, not concealed (a
+	// late packet on a loaded machine is concealed, rightly: a quarter of
+	// the DTX frames is far above that and far below the pauses).
 	if ds := c.in.dec.Stats(); ds.Concealed > st["input_dtx_frames"]/4 || ds.Decoded > st["rtp_packets"] {
 		t.Fatalf("decoder %+v for %d packets and %d DTX frames: the caller's pauses were concealed or decoded", ds, st["rtp_packets"], st["input_dtx_frames"])
+	}
+	if st["jitter_concealed"] > st["input_dtx_frames"]/4 || st["jitter_paused"] < st["input_dtx_frames"]/2 {
+		t.Fatalf("jitter buffer: %d concealed, %d paused for %d DTX frames: the caller's pauses counted as losses", st["jitter_concealed"], st["jitter_paused"], st["input_dtx_frames"])
 	}
 	if err := cl.Play(tone(440, 16000, 16000, 8000), 16000); err != nil {
 		t.Fatal(err)
@@ -72,7 +70,9 @@ func TestDTXCall(t *testing.T) {
 // concealed.
 // Mutations caught: a DTX packet handed to the decoder (libopus conceals
 // it: Concealed grows), the pause's ticks concealed, dtx not cleared by
-// the next speech packet (the loss after it not concealed).
+// the next speech packet (the loss after it not concealed), the jitter
+// buffer counting the pause's ticks concealed (jitter_concealed 1 plus
+// the pause).
 func TestDTXPauseNotConcealed(t *testing.T) {
 	c := bareCall(t, Config{})
 	pkts := opusRTP(t, 40)
@@ -119,6 +119,11 @@ func TestDTXPauseNotConcealed(t *testing.T) {
 	if n := c.stats.snapshot()["input_dtx_frames"]; n < 10 {
 		t.Fatalf("%d DTX frames counted in a 19-tick pause", n)
 	}
+	// In the pause, the jitter buffer cannot tell it from a loss yet.
+	inPause := c.Stats()
+	if inPause["jitter_concealed"] != 0 || inPause["jitter_undecided"] < 10 {
+		t.Fatalf("in the pause: %d concealed, %d undecided", inPause["jitter_concealed"], inPause["jitter_undecided"])
+	}
 	// Speech again, a packet per tick: seq 11 with the timestamp 20
 	// frames after seq 10's, seq 12 lost.
 	rtpAt := func(i int, seq uint16, ts uint32) []byte {
@@ -142,5 +147,13 @@ func TestDTXPauseNotConcealed(t *testing.T) {
 	}
 	if after.Concealed == mid.Concealed {
 		t.Fatalf("the loss after the pause was not concealed: %+v then %+v", mid, after)
+	}
+	// Once seq 11 came, the pause's ticks are paused; seq 12 alone is
+	// concealed (the ticks after seq 23, the stream's end, undecided).
+	st := c.Stats()
+	t.Logf("jitter after the pause: played %d, lost %d, concealed %d, paused %d, undecided %d",
+		st["jitter_played"], st["jitter_lost"], st["jitter_concealed"], st["jitter_paused"], st["jitter_undecided"])
+	if st["jitter_concealed"] != 1 || st["jitter_lost"] != 1 || st["jitter_paused"] < inPause["jitter_undecided"] {
+		t.Fatalf("jitter buffer after the pause and one loss: %v", st)
 	}
 }

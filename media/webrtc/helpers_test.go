@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/internal/logtest"
+	"github.com/brisvox/brisvox/media/webrtc/webrtctest"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
@@ -104,6 +105,25 @@ func startServer(t *testing.T, cfg Config, opts ...Option) *testServer {
 		}
 	})
 	return ts
+}
+
+// dialCall places a call with the test caller, waits until it is
+// connected and reads its first 5 frames (media flows). The call and the
+// caller are closed when the test ends, before startServer's checks.
+func dialCall(t *testing.T, ctx context.Context, ts *testServer, opts webrtctest.Options) (*webrtctest.Caller, *Call) {
+	t.Helper()
+	cl, err := webrtctest.Dial(ctx, ts.base, opts)
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	t.Cleanup(func() { cl.Close() })
+	c := ts.nextCall(t, ctx)
+	t.Cleanup(func() { c.Close() })
+	if err := cl.WaitConnected(ctx); err != nil {
+		t.Fatalf("WaitConnected: %v", err)
+	}
+	readFrames(t, ctx, c, 5)
+	return cl, c
 }
 
 // nextCall waits for the server to hand over a call.

@@ -13,23 +13,6 @@ import (
 	"github.com/coder/websocket"
 )
 
-// dialCall places a call with the test caller and waits for its media.
-func dialCall(t *testing.T, ctx context.Context, ts *testServer, opts webrtctest.Options) (*webrtctest.Caller, *Call) {
-	t.Helper()
-	cl, err := webrtctest.Dial(ctx, ts.base, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cl.Close() })
-	c := ts.nextCall(t, ctx)
-	t.Cleanup(func() { c.Close() })
-	if err := cl.WaitConnected(ctx); err != nil {
-		t.Fatal(err)
-	}
-	readFrames(t, ctx, c, 5)
-	return cl, c
-}
-
 // TestVanishedClient: a connected caller that disappears from the network
 // (its socket drops everything both ways: no DTLS close, no bye) ends the
 // call with ErrClientGone, which the engine reads as "vanished", once ICE

@@ -23,17 +23,8 @@ func TestMediaOnlyFromTheValidatedAddress(t *testing.T) {
 	ts := startServer(t, testConfig())
 	sink := ts.logs
 	ctx := testCtx(t, 15*time.Second)
-	cl, err := webrtctest.Dial(ctx, ts.base, webrtctest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	c := ts.nextCall(t, ctx)
-	defer c.Close()
-	if err := cl.WaitConnected(ctx); err != nil {
-		t.Fatal(err)
-	}
-	readFrames(t, ctx, c, 10)
+	_, c := dialCall(t, ctx, ts, webrtctest.Options{})
+	readFrames(t, ctx, c, 5)
 	pair, err := c.pc.SCTP().Transport().ICETransport().GetSelectedCandidatePair()
 	if err != nil || pair == nil {
 		t.Fatalf("no selected pair: %v", err)
