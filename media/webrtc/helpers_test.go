@@ -126,6 +126,23 @@ func dialCall(t *testing.T, ctx context.Context, ts *testServer, opts webrtctest
 	return cl, c
 }
 
+// hearTone has the caller play d of 440 Hz and checks that the call's
+// input hears it: at least 40 loud frames among twice d of frames read,
+// dominant at 440 Hz.
+func hearTone(t *testing.T, ctx context.Context, cl *webrtctest.Caller, c *Call, d time.Duration) {
+	t.Helper()
+	if err := cl.Play(tone(440, 16000, int(16000*d/time.Second), 8000), 16000); err != nil {
+		t.Fatal(err)
+	}
+	in := loud(readFrames(t, ctx, c, int(2*d/messages.FrameDuration)), c.InputRate(), 1000)
+	if len(in) < 40*c.InputRate()/50 {
+		t.Fatalf("only %d loud samples of the 440 Hz input (want >= 40 frames)", len(in))
+	}
+	if hz := dominantHz(in, c.InputRate()); math.Abs(hz-440) > 10 {
+		t.Fatalf("input dominant frequency %v Hz, want 440", hz)
+	}
+}
+
 // nextCall waits for the server to hand over a call.
 func (ts *testServer) nextCall(t *testing.T, ctx context.Context) *Call {
 	t.Helper()
