@@ -42,10 +42,17 @@ func TestServeMetrics(t *testing.T) {
 			`brisvox_turns_total{agent="test agent"} 1`,
 			`brisvox_turn_latency_seconds_count{agent="test agent"} 1`,
 			`go_goroutines `,
+			`brisvox_actor_workers_max{agent="test agent"} `,
+			`brisvox_actor_worker_overflow_total{agent="test agent"} `,
 		} {
 			if !strings.Contains(text, want) {
 				t.Errorf("/metrics lacks %q", want)
 			}
+		}
+		// The call's tree ran on the dispatcher's workers. (Mutation
+		// caught: workerMetrics not called, or reading another system.)
+		if !strings.Contains(text, `brisvox_actor_workers{agent="test agent"} `) || strings.Contains(text, `brisvox_actor_workers{agent="test agent"} 0`) {
+			t.Errorf("/metrics shows no worker running the call")
 		}
 		c.HangUp()
 		time.Sleep(time.Second)

@@ -249,7 +249,29 @@ func New(cfg Config, agent Agent) (*Server, error) {
 	if err := s.meterMetrics(); err != nil {
 		return nil, err
 	}
+	if err := s.workerMetrics(); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// workerMetrics exports the call trees' dispatcher (kit.Workers): how
+// many workers run, the most it starts, and the runs that found them all
+// busy and got a goroutine of their own (a rising count says the actors'
+// Receives block, or the machine is short of cores).
+func (s *Server) workerMetrics() error {
+	w := kit.WorkersOf(s.sys.ActorSystem)
+	if w == nil {
+		return nil
+	}
+	return errors.Join(
+		s.GaugeFunc("brisvox_actor_workers", "Workers the call trees' dispatcher runs (busy or idle).", nil,
+			func() float64 { return float64(w.Started()) }),
+		s.GaugeFunc("brisvox_actor_workers_max", "The most workers the dispatcher starts.", nil,
+			func() float64 { return float64(w.Max()) }),
+		s.CounterFunc("brisvox_actor_worker_overflow_total", "Mailbox runs that found every worker busy and got a goroutine of their own.", nil,
+			func() float64 { return float64(w.Overflow()) }),
+	)
 }
 
 // Handle mounts a transport's handler (its signaling or websocket) at
