@@ -16,14 +16,15 @@ import (
 //     and the last settled epochs with their heard words, so that stale
 //     output is refused and a HeardQuery is answered after a restart;
 //   - the epoch being played: the start offsets of its words and, with
-//     playback confirmations, the newest confirmed position and when its
-//     echo came.
+//     playback confirmations, the newest confirmed position, when its
+//     echo came, and when each frame from there on was written (the
+//     write log's notes, writelog.go).
 //
 // settle counts the words that started before a position; cutPos bounds
-// the heard position of a cut (the lead margin, then the newest
-// confirmation); echo reads a mark's name. The mark names are the book's
-// too: "pos-<epoch>-<ms>" every ConfirmEvery, "end-<epoch>" after an
-// epoch's last frame.
+// the heard position of a cut (the lead margin, then what the caller can
+// have played since the newest confirmation: playedBy); echo reads a
+// mark's name. The mark names are the book's too: "pos-<epoch>-<ms>"
+// every ConfirmEvery, "end-<epoch>" after an epoch's last frame.
 
 // settled is what was heard of a finished epoch.
 type settled struct {
@@ -53,7 +54,19 @@ type book struct {
 	// when its echo came (confirmedAt zero: none yet).
 	confirmed   time.Duration
 	confirmedAt time.Time
+	// outs are the times the epoch's frames were written, from the frame
+	// at outFrom on (outs[head] is that frame; a zero time: not written).
+	// An echo moves outFrom to its position; at most maxOuts are kept.
+	outs    []time.Time
+	head    int
+	outFrom time.Duration
 }
+
+// maxOuts bounds the write times kept after the newest confirmation
+// (5 s of frames): an echo older than that is long overdue, and a cut
+// then counts only the confirmed position (the older frames' times are
+// gone: seen as not written).
+const maxOuts = 250
 
 func newBook(rec *record, margin, confirmEvery time.Duration) *book {
 	return &book{rec: rec, margin: margin, confirmEvery: confirmEvery, words: make([]time.Duration, 0, 64)}
@@ -64,6 +77,8 @@ func (b *book) begin(e messages.Epoch) {
 	b.epoch = e
 	b.words = b.words[:0]
 	b.confirmed, b.confirmedAt = 0, time.Time{}
+	clear(b.outs)
+	b.outs, b.head, b.outFrom = b.outs[:0], 0, 0
 }
 
 // word records the start offset of the epoch's next word.
@@ -122,22 +137,105 @@ func (b *book) heardOf(e messages.Epoch) (int, bool) {
 
 // cutPos is the heard position of a cut of the epoch heard up to heard
 // at now: the lead margin off, then bounded by the newest playback
-// confirmation when the transport gives them (the confirmed position plus
-// the time played since its echo came; none yet: nothing is confirmed
-// heard). bounded says the confirmation moved the position.
-func (b *book) cutPos(heard time.Duration, now time.Time) (pos time.Duration, bounded bool) {
+// confirmation when the transport gives them (what the caller can have
+// played since: playedBy; none yet: nothing is confirmed heard). bounded
+// says the confirmation moved the position; stalled, that the writes
+// did (a frame written late or not yet: the confirmed position plus the
+// time since its echo would have counted more).
+func (b *book) cutPos(heard time.Duration, now time.Time) (pos time.Duration, bounded, stalled bool) {
 	pos = max(heard-b.margin, 0)
 	if b.confirmEvery == 0 {
-		return pos, false
+		return pos, false, false
 	}
-	conf := time.Duration(0)
-	if !b.confirmedAt.IsZero() {
-		conf = b.confirmed + now.Sub(b.confirmedAt)
+	if b.confirmedAt.IsZero() {
+		return 0, pos > 0, false // nothing is confirmed heard
 	}
-	if conf < pos {
-		return conf, true
+	if conf := b.playedBy(now); conf < pos {
+		return conf, true, conf < b.confirmed+now.Sub(b.confirmedAt)
 	}
-	return pos, false
+	return pos, false, false
+}
+
+// playedBy is the furthest the caller can have played by now: the
+// confirmed position, then each frame written after it in turn, a frame
+// starting when the one before it ended or when it was written, whichever
+// is later (the caller plays in real time and cannot play what has not
+// come). A frame not written by now, or one that cannot have started,
+// ends the count; the frame playing counts up to now. With every frame
+// written in time this is the confirmed position plus the time since its
+// echo came; a delivery stall after the echo is not counted as heard,
+// nor is the backlog written at its end counted faster than real time.
+func (b *book) playedBy(now time.Time) time.Duration {
+	pos, free := b.confirmed, b.confirmedAt
+	if b.outFrom != pos {
+		return pos // the frames after it were let go (maxOuts)
+	}
+	for _, at := range b.outs[b.head:] {
+		if at.IsZero() {
+			break
+		}
+		start := free
+		if at.After(start) {
+			start = at
+		}
+		if !now.After(start) {
+			break
+		}
+		if d := now.Sub(start); d < messages.FrameDuration {
+			return pos + d
+		}
+		pos += messages.FrameDuration
+		free = start.Add(messages.FrameDuration)
+	}
+	return pos
+}
+
+// out records that the epoch's frame at off was written at at. Frames
+// before the newest confirmation are not needed; a frame never noted
+// (between two noted ones) is kept as not written.
+func (b *book) out(off time.Duration, at time.Time) {
+	if b.confirmEvery == 0 || !b.open() || off < b.outFrom {
+		return
+	}
+	i := b.head + int((off-b.outFrom)/messages.FrameDuration)
+	if i < len(b.outs) {
+		if b.outs[i].IsZero() {
+			b.outs[i] = at
+		}
+		return
+	}
+	for len(b.outs) <= i {
+		if len(b.outs)-b.head == maxOuts {
+			b.outs[b.head] = time.Time{}
+			b.head++
+			b.outFrom += messages.FrameDuration
+		}
+		if b.head > 0 && len(b.outs) == cap(b.outs) {
+			n := copy(b.outs, b.outs[b.head:])
+			clear(b.outs[n:])
+			i -= b.head
+			b.outs, b.head = b.outs[:n], 0
+		}
+		b.outs = append(b.outs, time.Time{})
+	}
+	b.outs[i] = at
+}
+
+// trimOuts forgets the write times of the frames before pos, the newest
+// confirmed position.
+func (b *book) trimOuts(pos time.Duration) {
+	if pos < b.outFrom {
+		return // already let go of (maxOuts): playedBy counts none
+	}
+	n := int((pos - b.outFrom) / messages.FrameDuration)
+	if n >= len(b.outs)-b.head {
+		clear(b.outs)
+		b.outs, b.head = b.outs[:0], 0
+	} else {
+		clear(b.outs[b.head : b.head+n])
+		b.head += n
+	}
+	b.outFrom = pos
 }
 
 // echoKind is what a mark echo meant to the book.
@@ -168,6 +266,7 @@ func (b *book) echo(name string, at time.Time) echoKind {
 	}
 	if pos > b.confirmed || b.confirmedAt.IsZero() {
 		b.confirmed, b.confirmedAt = pos, at
+		b.trimOuts(pos)
 		return echoConfirmed
 	}
 	return echoOld

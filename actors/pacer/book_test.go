@@ -115,43 +115,149 @@ func TestBookHistory(t *testing.T) {
 }
 
 // TestBookCutPos: the heard position of a cut: the lead margin off, never
-// below zero, then bounded by the newest confirmation plus the time since
-// its echo. (Mutations seen failing: the margin added instead of taken
-// off; the confirmation bound ignoring the time since its echo; an
-// unconfirmed epoch cut at the clock's position.)
+// below zero, then bounded by what the caller can have played since the
+// newest confirmation: the confirmed position plus the time since its
+// echo while the frames after it were written in time, never a frame not
+// written, and a frame written late played from its write on. (Mutations
+// seen failing: the margin added instead of taken off; the confirmation
+// bound ignoring the time since its echo; an unconfirmed epoch cut at
+// the clock's position; the writes ignored — the confirmed position plus
+// the time since, as before the fix: the stall cases count 700 ms; a
+// late frame taken as played from when it was due, not from its write
+// — the burst after a stall counts 700 ms.)
 func TestBookCutPos(t *testing.T) {
 	t0 := time.Unix(1000, 0)
+	// inTime: every frame of the first 2 s written 100 ms before the echo.
+	inTime := func(b *book) {
+		for off := time.Duration(0); off < 2*time.Second; off += messages.FrameDuration {
+			b.out(off, t0.Add(-100*ms))
+		}
+	}
+	// upTo: the frames before end written in time, the rest not at all.
+	upTo := func(end time.Duration) func(*book) {
+		return func(b *book) {
+			for off := time.Duration(0); off < end; off += messages.FrameDuration {
+				b.out(off, t0.Add(-100*ms))
+			}
+		}
+	}
+	// lateFrom: the frames before from written in time, the rest of the
+	// first second all at once at at (a stall's backlog).
+	lateFrom := func(from time.Duration, at time.Time) func(*book) {
+		return func(b *book) {
+			for off := time.Duration(0); off < time.Second; off += messages.FrameDuration {
+				w := t0.Add(-100 * ms)
+				if off >= from {
+					w = at
+				}
+				b.out(off, w)
+			}
+		}
+	}
 	tests := []struct {
 		name         string
 		margin       time.Duration
 		confirmEvery time.Duration
 		echoes       map[string]time.Time
+		writes       func(*book)
 		heard        time.Duration
 		now          time.Time
 		want         time.Duration
 		bounded      bool
+		stalled      bool
 	}{
-		{"margin off", 20 * ms, 0, nil, time.Second, t0, 980 * ms, false},
-		{"never below zero", 20 * ms, 0, nil, 10 * ms, t0, 0, false},
-		{"no confirmation yet: nothing heard", 20 * ms, 100 * ms, nil, time.Second, t0, 0, true},
-		{"confirmed plus the time since", 20 * ms, 100 * ms, map[string]time.Time{"pos-1-500": t0}, time.Second, t0.Add(200 * ms), 700 * ms, true},
-		{"confirmation ahead of the clock", 20 * ms, 100 * ms, map[string]time.Time{"pos-1-500": t0}, 600 * ms, t0.Add(200 * ms), 580 * ms, false},
-		{"an older echo does not move it back", 0, 100 * ms, map[string]time.Time{"pos-1-500": t0, "pos-1-400": t0.Add(50 * ms)}, time.Second, t0.Add(100 * ms), 600 * ms, true},
+		{"margin off", 20 * ms, 0, nil, nil, time.Second, t0, 980 * ms, false, false},
+		{"never below zero", 20 * ms, 0, nil, nil, 10 * ms, t0, 0, false, false},
+		{"no confirmation yet: nothing heard", 20 * ms, 100 * ms, nil, inTime, time.Second, t0, 0, true, false},
+		{"confirmed plus the time since", 20 * ms, 100 * ms, map[string]time.Time{"pos-1-500": t0}, inTime, time.Second, t0.Add(200 * ms), 700 * ms, true, false},
+		{"confirmation ahead of the clock", 20 * ms, 100 * ms, map[string]time.Time{"pos-1-500": t0}, inTime, 600 * ms, t0.Add(200 * ms), 580 * ms, false, false},
+		{"an older echo does not move it back", 0, 100 * ms, map[string]time.Time{"pos-1-500": t0, "pos-1-400": t0.Add(50 * ms)}, inTime, time.Second, t0.Add(100 * ms), 600 * ms, true, false},
+		{"nothing written after the confirmation", 20 * ms, 100 * ms, map[string]time.Time{"pos-1-500": t0}, upTo(500 * ms), time.Second, t0.Add(200 * ms), 500 * ms, true, true},
+		{"no transport notes at all", 20 * ms, 100 * ms, map[string]time.Time{"pos-1-500": t0}, nil, time.Second, t0.Add(200 * ms), 500 * ms, true, true},
+		{"not beyond what was written", 20 * ms, 100 * ms, map[string]time.Time{"pos-1-500": t0}, upTo(560 * ms), time.Second, t0.Add(200 * ms), 560 * ms, true, true},
+		{"a stall's backlog plays from its write", 20 * ms, 100 * ms, map[string]time.Time{"pos-1-500": t0}, lateFrom(500*ms, t0.Add(150*ms)), time.Second, t0.Add(200 * ms), 550 * ms, true, true},
+		{"a backlog plays in real time", 20 * ms, 100 * ms, map[string]time.Time{"pos-1-500": t0}, lateFrom(520*ms, t0.Add(30*ms)), time.Second, t0.Add(100 * ms), 590 * ms, true, true},
+		{"a backlog written before the cut is due plays on", 20 * ms, 100 * ms, map[string]time.Time{"pos-1-500": t0}, lateFrom(520*ms, t0.Add(30*ms)), time.Second, t0.Add(300 * ms), 790 * ms, true, true},
+		{"a frame never written ends the count", 20 * ms, 100 * ms, map[string]time.Time{"pos-1-500": t0}, func(b *book) {
+			upTo(520 * ms)(b)
+			b.out(540*ms, t0.Add(-100*ms))
+		}, time.Second, t0.Add(200 * ms), 520 * ms, true, true},
+		{"a frame noted twice keeps its first write", 20 * ms, 100 * ms, map[string]time.Time{"pos-1-500": t0}, func(b *book) {
+			upTo(2 * time.Second)(b)
+			b.out(520*ms, t0.Add(time.Second))
+		}, time.Second, t0.Add(200 * ms), 700 * ms, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := newBook(&record{}, tt.margin, tt.confirmEvery)
 			b.begin(1)
+			if tt.writes != nil {
+				tt.writes(b)
+			}
 			for _, name := range []string{"pos-1-500", "pos-1-400"} { // in this order
 				if at, ok := tt.echoes[name]; ok {
 					b.echo(name, at)
 				}
 			}
-			pos, bounded := b.cutPos(tt.heard, tt.now)
-			if pos != tt.want || bounded != tt.bounded {
-				t.Errorf("cutPos = %v %v, want %v %v", pos, bounded, tt.want, tt.bounded)
+			pos, bounded, stalled := b.cutPos(tt.heard, tt.now)
+			if pos != tt.want || bounded != tt.bounded || stalled != tt.stalled {
+				t.Errorf("cutPos = %v %v %v, want %v %v %v", pos, bounded, stalled, tt.want, tt.bounded, tt.stalled)
 			}
 		})
+	}
+}
+
+// TestBookOuts: the write times kept after the newest confirmation stay
+// right as the ring compacts, at most maxOuts of them; an echo older
+// than the oldest kept counts only its own position, a newer one plays
+// on from the writes again; a new epoch starts with none. (Mutations
+// seen failing: the index not moved at a compaction — out never returns,
+// the test times out; no bound — 251 kept; the let-go frames read as
+// following the confirmed one — 1040ms played at 1.5 s.)
+func TestBookOuts(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	b := newBook(&record{}, 0, 100*ms)
+	b.begin(1)
+	// 300 frames, each written 40 ms before it is due at the caller.
+	due := func(off time.Duration) time.Time { return t0.Add(off) }
+	for i := range 300 {
+		off := time.Duration(i) * messages.FrameDuration
+		b.out(off, due(off).Add(-40*ms))
+		if n := len(b.outs) - b.head; n > maxOuts {
+			t.Fatalf("%d write times kept, want at most %d", n, maxOuts)
+		}
+	}
+	if b.outFrom != 50*messages.FrameDuration {
+		t.Fatalf("outs from %v, want 1s (300 frames, %d kept)", b.outFrom, maxOuts)
+	}
+	b.echo("pos-1-500", due(500*ms))
+	for _, at := range []time.Duration{600 * ms, 1500 * ms} {
+		if got := b.playedBy(due(at)); got != 500*ms {
+			t.Errorf("after an echo older than the kept writes, at %v: %v, want 500ms", at, got)
+		}
+	}
+	// Echoes walk on every 100 ms while 100 ms more are written each
+	// time: the ring trims at the echoes and compacts as it fills.
+	next := 300
+	for p := 1100 * ms; p <= 5000*ms; p += 100 * ms {
+		b.echo(confirmName(1, p), due(p))
+		for range 5 {
+			off := time.Duration(next) * messages.FrameDuration
+			b.out(off, due(off).Add(-40*ms))
+			next++
+		}
+		if n := len(b.outs) - b.head; n > maxOuts {
+			t.Fatalf("echo at %v: %d write times kept, want at most %d", p, n, maxOuts)
+		}
+		for _, since := range []time.Duration{30 * ms, 2 * time.Second} {
+			if got := b.playedBy(due(p).Add(since)); got != p+since {
+				t.Fatalf("echo at %v: played by %v later %v, want %v", p, since, got, p+since)
+			}
+		}
+	}
+	b.begin(2)
+	if len(b.outs) != 0 || b.outFrom != 0 {
+		t.Fatalf("a new epoch keeps %d write times from %v", len(b.outs), b.outFrom)
 	}
 }
 

@@ -7,4 +7,17 @@
 // for (HeardQuery); at an end it decides itself (played out, overlapped,
 // restarted) it pushes Heard to the llm actor; it reports PlayoutDone to
 // the turn actor at every end.
+//
+// With playback confirmations (Config.ConfirmEvery) the heard position at
+// a cut is what the caller can have played since the newest echo, and
+// only of what the transport wrote: each frame's release by the
+// transport (it has written the frame) is noted in the write log
+// (writelog.go), and from the confirmed position on a frame counts from
+// when the one before it ended or when it was written, whichever is
+// later. A delivery stall after an echo (the transport starved, frames
+// still in its mailbox) is thus not counted as heard, nor is the backlog
+// written at the stall's end counted faster than real time; such cuts are
+// counted "stalled_cuts". What the connection still queues after
+// WriteFrame (a websocket's outbox) is beyond the log: the lead margin
+// and the echo's way back are the slack for it.
 package pacer

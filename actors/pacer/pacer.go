@@ -84,6 +84,9 @@ type Actor struct {
 	peers kit.Peers
 	stats kit.Counters
 	pool  *sync.Pool
+	// writes notes when the transport wrote each frame (writelog.go),
+	// with ConfirmEvery only (nil otherwise).
+	writes *writeLog
 	// book is the playout book (book.go): the epoch being played, its
 	// words and confirmations, and the record of settled epochs.
 	book *book
@@ -126,11 +129,22 @@ func Props(cfg Config, peers kit.Peers, opts ...actor.PropsOption) *actor.Props 
 	// restarted pacer answers HeardQuery and still refuses stale audio.
 	rec := &record{}
 	pool := &sync.Pool{}
-	pool.New = func() any { return messages.NewPooledOutput(cfg.Rate, func(f *messages.OutputAudio) { pool.Put(f) }) }
+	put := func(f *messages.OutputAudio) { pool.Put(f) }
+	// With confirmations a frame's release (the transport wrote it) is
+	// noted for the heard position at a cut (writelog.go).
+	var writes *writeLog
+	if cfg.ConfirmEvery > 0 {
+		writes = &writeLog{}
+		put = func(f *messages.OutputAudio) {
+			writes.note(f, time.Now())
+			pool.Put(f)
+		}
+	}
+	pool.New = func() any { return messages.NewPooledOutput(cfg.Rate, put) }
 	// The counts are the stage's over the call: they survive restarts.
 	stats := kit.Counters{}
 	return actor.PropsFromProducer(func() actor.Actor {
-		a := &Actor{cfg: cfg, peers: peers, stats: stats, tickMsg: &tick{}, pool: pool, book: newBook(rec, cfg.margin(), cfg.ConfirmEvery)}
+		a := &Actor{cfg: cfg, peers: peers, stats: stats, tickMsg: &tick{}, pool: pool, writes: writes, book: newBook(rec, cfg.margin(), cfg.ConfirmEvery)}
 		a.queue = make([]*messages.OutputAudio, 0, 64) // grows with the first long answer
 		return a
 	}, opts...)
@@ -290,6 +304,7 @@ func (a *Actor) release(ctx actor.Context) {
 	}
 	a.lastOut = now
 	a.released += messages.FrameDuration
+	a.readWrites()
 	a.stats.Inc("frames")
 	ctx.Send(a.peers.Transport, f)
 	if c := a.cfg.ConfirmEvery; c > 0 && a.released%c == 0 {
@@ -423,6 +438,7 @@ func (a *Actor) playedOut(ctx actor.Context) {
 // markEcho feeds a mark echo to the book: a newer confirmed position
 // moves it on, the end mark settles an epoch that played out.
 func (a *Actor) markEcho(ctx actor.Context, m *messages.MarkEcho) {
+	a.readWrites()
 	switch a.book.echo(m.Name, m.At) {
 	case echoEnd:
 		if a.awaitEnd {
@@ -438,24 +454,43 @@ func (a *Actor) markEcho(ctx actor.Context, m *messages.MarkEcho) {
 	}
 }
 
-// cutAt is the heard position of a cut now (book.cutPos).
+// cutAt is the heard position of a cut now (book.cutPos), with every
+// write noted so far.
 func (a *Actor) cutAt() time.Duration {
-	pos, bounded := a.book.cutPos(a.heardNow(), time.Now())
+	a.readWrites()
+	pos, bounded, stalled := a.book.cutPos(a.heardNow(), time.Now())
 	if bounded {
 		a.stats.Inc("confirmed_cuts")
+	}
+	if stalled {
+		a.stats.Inc("stalled_cuts")
 	}
 	return pos
 }
 
-// drop returns queued frames to the pool.
+// readWrites hands the write log's notes of the current epoch to the
+// book.
+func (a *Actor) readWrites() {
+	if a.writes == nil {
+		return
+	}
+	a.writes.drain(func(w written) {
+		if w.epoch == a.epoch {
+			a.book.out(w.offset, w.at)
+		}
+	})
+}
+
+// drop returns queued frames to the pool: straight, not by Release,
+// since they were never written.
 func (a *Actor) drop() {
 	for i := a.head; i < len(a.queue); i++ {
-		a.queue[i].Release()
+		a.pool.Put(a.queue[i])
 		a.queue[i] = nil
 	}
 	a.queue, a.head = a.queue[:0], 0
 	if a.fill != nil {
-		a.fill.Release()
+		a.pool.Put(a.fill)
 		a.fill = nil
 	}
 }
