@@ -467,7 +467,11 @@ func (j *JitterBuffer) Push(pkt []byte, arrival time.Time) error {
 	}
 	// A packet of the stream at or after the next to play: it tells what
 	// the underrun before it was.
-	j.settle(esn, ts)
+	if j.gapTicks > 0 {
+		j.settle(esn, ts)
+	} else if esn > j.gapESN {
+		j.gapESN = esn
+	}
 	if esn >= j.next+j.capN {
 		j.makeRoom(esn, ts)
 	}
@@ -792,10 +796,6 @@ func (j *JitterBuffer) underrun(now time.Time) ([]byte, PopStatus) {
 // came late, in the middle of an underrun) stay undecided for the next
 // packet to tell.
 func (j *JitterBuffer) settle(esn, ts int64) {
-	if j.gapTicks == 0 {
-		j.gapESN = max(j.gapESN, esn)
-		return
-	}
 	from := max(j.next, j.gapESN+1)
 	missing := int64(0)
 	if esn > from {
