@@ -298,7 +298,9 @@ type jbSlot struct {
 // [playTS, playTS+SamplesPerFrame) of the sender's clock. A missing packet
 // is reported PopLost at its slot; if it arrives afterwards it is late and
 // dropped. A timestamp gap without a missing sequence number is a sender
-// pause (PopEmpty).
+// pause (PopEmpty). When nothing is held (an underrun), the tick is
+// PopLost, and the next packet tells whether it was a loss or a pause:
+// Stats counts it Concealed or Paused then.
 //
 // Adaptive delay: the target rises at once to cover the RFC 3550 jitter
 // estimate (three times it plus one frame) and, on a late packet, to the
