@@ -40,7 +40,7 @@ type Stats struct {
 	// the remote actually sends.
 	PtimeDetected uint64
 	// The jitter buffer's counters: late, duplicate, reordered, lost,
-	// concealed.
+	// concealed, paused (the sender's silence, no loss) and undecided.
 	Jitter media.JitterStats
 
 	// OutputDropped counts bot frames dropped from a full queue,
