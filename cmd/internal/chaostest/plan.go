@@ -177,12 +177,12 @@ func newPlan(seed uint64, i int, name string, faults bool) *plan {
 	case FaultPanicVAD:
 		p.panicStage, p.panicN = messages.StageVAD, 1+rng.IntN(400) // within the first 8 s
 	case FaultPanicTTS:
-		// Not on the answer's first delta: a tts restart on it drops the
-		// answer's first word and leaves the epoch open, so the rest
-		// plays without it while the context counts words from the
-		// answer's start (context != heard; found by this suite, seed 1,
-		// call c0038-1: reported to the tts stage's owner).
-		p.panicStage, p.panicN = messages.StageTTS, 2+rng.IntN(10)
+		// The n-th text delta of the call, the first answer's first one
+		// included: a restart on an answer's first delta fails that
+		// answer (the tts stage's inflight record), as on any later one
+		// (found by this suite, seed 1, call c0038-1, when the restart
+		// lost the delta and played the rest: context != heard).
+		p.panicStage, p.panicN = messages.StageTTS, 1+rng.IntN(11)
 	}
 	return p
 }

@@ -3,6 +3,8 @@ package chaostest
 import (
 	"reflect"
 	"testing"
+
+	"github.com/brisvox/brisvox/messages"
 )
 
 // TestPlansAreSeeded: a call's plan depends on the seed and its index
@@ -36,18 +38,23 @@ func TestPlansAreSeeded(t *testing.T) {
 
 // TestEveryFaultIsDrawn: the real-time test's calls (50 callers, 60 s, seed
 // 1) and the bench's (200 callers) draw every fault, some bookings among
-// the healthy calls, and every call's script fits its period.
+// the healthy calls, some tts panics on the first answer's first delta
+// (mutation seen failing: the panics drawn from the second delta on, as
+// before the tts stage's fix), and every call's script fits its period.
 func TestEveryFaultIsDrawn(t *testing.T) {
 	for _, cfg := range []Config{ciConfig, {Calls: 200, Hold: 60e9, Seed: 1}} {
 		cfg = cfg.withDefaults()
 		seen := map[string]int{}
-		tools := 0
+		tools, firstDelta := 0, 0
 		for k := range cfg.rounds() {
 			for s := range cfg.Calls {
 				p := newPlan(cfg.Seed, k*cfg.Calls+s, "c", true)
 				seen[p.fault]++
 				if p.tool && p.fault == "" {
 					tools++
+				}
+				if p.panicStage == messages.StageTTS && p.panicN == 1 {
+					firstDelta++
 				}
 				if d := p.script.duration(); d > Period-2e9 {
 					t.Errorf("%s: script of %v leaves under 2 s of its %v period", p, d, Period)
@@ -62,6 +69,9 @@ func TestEveryFaultIsDrawn(t *testing.T) {
 		if tools == 0 {
 			t.Errorf("%d calls: no healthy call books", cfg.Calls)
 		}
-		t.Logf("%d calls over %d rounds: %v, %d healthy bookings", cfg.Calls, cfg.rounds(), seen, tools)
+		if firstDelta == 0 {
+			t.Errorf("%d calls: no tts panic on the first answer's first delta", cfg.Calls)
+		}
+		t.Logf("%d calls over %d rounds: %v, %d healthy bookings, %d tts panics on the first delta", cfg.Calls, cfg.rounds(), seen, tools, firstDelta)
 	}
 }
