@@ -60,6 +60,12 @@ type book struct {
 	outs    []time.Time
 	head    int
 	outFrom time.Duration
+	// lag is how long after its write the caller had played the frame
+	// before the newest confirmed position (the echo's time less the
+	// frame's write and length; 0 when unknown): the way from the
+	// transport to the caller's ear and the echo's way back, as last
+	// seen. A frame written later plays no sooner than its write plus lag.
+	lag time.Duration
 }
 
 // maxOuts bounds the write times kept after the newest confirmation
@@ -78,7 +84,7 @@ func (b *book) begin(e messages.Epoch) {
 	b.words = b.words[:0]
 	b.confirmed, b.confirmedAt = 0, time.Time{}
 	clear(b.outs)
-	b.outs, b.head, b.outFrom = b.outs[:0], 0, 0
+	b.outs, b.head, b.outFrom, b.lag = b.outs[:0], 0, 0, 0
 }
 
 // word records the start offset of the epoch's next word.
@@ -158,13 +164,14 @@ func (b *book) cutPos(heard time.Duration, now time.Time) (pos time.Duration, bo
 
 // playedBy is the furthest the caller can have played by now: the
 // confirmed position, then each frame written after it in turn, a frame
-// starting when the one before it ended or when it was written, whichever
-// is later (the caller plays in real time and cannot play what has not
-// come). A frame not written by now, or one that cannot have started,
-// ends the count; the frame playing counts up to now. With every frame
-// written in time this is the confirmed position plus the time since its
-// echo came; a delivery stall after the echo is not counted as heard,
-// nor is the backlog written at its end counted faster than real time.
+// starting when the one before it ended or when it had come (its write
+// plus the lag seen at the echo), whichever is later: the caller plays in
+// real time and cannot play what has not come. A frame not written by
+// now, or one that cannot have started, ends the count; the frame playing
+// counts up to now. With every frame written in time this is the
+// confirmed position plus the time since its echo came; a delivery stall
+// after the echo is not counted as heard, nor is the backlog written at
+// its end counted faster than real time.
 func (b *book) playedBy(now time.Time) time.Duration {
 	pos, free := b.confirmed, b.confirmedAt
 	if b.outFrom != pos {
@@ -175,8 +182,8 @@ func (b *book) playedBy(now time.Time) time.Duration {
 			break
 		}
 		start := free
-		if at.After(start) {
-			start = at
+		if come := at.Add(b.lag); come.After(start) {
+			start = come
 		}
 		if !now.After(start) {
 			break
@@ -219,6 +226,21 @@ func (b *book) out(off time.Duration, at time.Time) {
 		b.outs = append(b.outs, time.Time{})
 	}
 	b.outs[i] = at
+}
+
+// lagAt is the lag an echo of pos come at at shows: at less the end of
+// the frame before pos, had it played from its write (0 when its write
+// is not known, or the echo came sooner).
+func (b *book) lagAt(pos time.Duration, at time.Time) time.Duration {
+	last := pos - messages.FrameDuration
+	if last < b.outFrom {
+		return 0
+	}
+	i := b.head + int((last-b.outFrom)/messages.FrameDuration)
+	if i >= len(b.outs) || b.outs[i].IsZero() {
+		return 0
+	}
+	return max(at.Sub(b.outs[i].Add(messages.FrameDuration)), 0)
 }
 
 // trimOuts forgets the write times of the frames before pos, the newest
@@ -266,6 +288,7 @@ func (b *book) echo(name string, at time.Time) echoKind {
 	}
 	if pos > b.confirmed || b.confirmedAt.IsZero() {
 		b.confirmed, b.confirmedAt = pos, at
+		b.lag = b.lagAt(pos, at)
 		b.trimOuts(pos)
 		return echoConfirmed
 	}

@@ -118,35 +118,34 @@ func TestBookHistory(t *testing.T) {
 // below zero, then bounded by what the caller can have played since the
 // newest confirmation: the confirmed position plus the time since its
 // echo while the frames after it were written in time, never a frame not
-// written, and a frame written late played from its write on. (Mutations
-// seen failing: the margin added instead of taken off; the confirmation
-// bound ignoring the time since its echo; an unconfirmed epoch cut at
-// the clock's position; the writes ignored — the confirmed position plus
-// the time since, as before the fix: the stall cases count 700 ms; a
-// late frame taken as played from when it was due, not from its write
-// — the burst after a stall counts 700 ms.)
+// written, and a frame written late played from when it came (its write
+// plus the lag the echo showed). (Mutations seen failing: the margin
+// added instead of taken off; the confirmation bound ignoring the time
+// since its echo; an unconfirmed epoch cut at the clock's position; the
+// writes ignored — the confirmed position plus the time since, as before
+// the fix: 700 ms in the stall cases; a late frame played from when it
+// was due, not from its write — 700, 600 and 800 ms in the backlog cases;
+// the lag left out — 650, 600 and 800 ms in the backlog cases.)
 func TestBookCutPos(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	// inTime: every frame of the first 2 s written 100 ms before the echo.
-	inTime := func(b *book) {
-		for off := time.Duration(0); off < 2*time.Second; off += messages.FrameDuration {
-			b.out(off, t0.Add(-100*ms))
-		}
-	}
+	// grid is when frame off is written in time: 100 ms before it plays,
+	// given the echo of 500 ms at t0 (the lag that echo shows: 100 ms).
+	grid := func(off time.Duration) time.Time { return t0.Add(off - 600*ms) }
 	// upTo: the frames before end written in time, the rest not at all.
 	upTo := func(end time.Duration) func(*book) {
 		return func(b *book) {
 			for off := time.Duration(0); off < end; off += messages.FrameDuration {
-				b.out(off, t0.Add(-100*ms))
+				b.out(off, grid(off))
 			}
 		}
 	}
+	inTime := upTo(2 * time.Second)
 	// lateFrom: the frames before from written in time, the rest of the
 	// first second all at once at at (a stall's backlog).
 	lateFrom := func(from time.Duration, at time.Time) func(*book) {
 		return func(b *book) {
 			for off := time.Duration(0); off < time.Second; off += messages.FrameDuration {
-				w := t0.Add(-100 * ms)
+				w := grid(off)
 				if off >= from {
 					w = at
 				}
@@ -175,12 +174,12 @@ func TestBookCutPos(t *testing.T) {
 		{"nothing written after the confirmation", 20 * ms, 100 * ms, map[string]time.Time{"pos-1-500": t0}, upTo(500 * ms), time.Second, t0.Add(200 * ms), 500 * ms, true, true},
 		{"no transport notes at all", 20 * ms, 100 * ms, map[string]time.Time{"pos-1-500": t0}, nil, time.Second, t0.Add(200 * ms), 500 * ms, true, true},
 		{"not beyond what was written", 20 * ms, 100 * ms, map[string]time.Time{"pos-1-500": t0}, upTo(560 * ms), time.Second, t0.Add(200 * ms), 560 * ms, true, true},
-		{"a stall's backlog plays from its write", 20 * ms, 100 * ms, map[string]time.Time{"pos-1-500": t0}, lateFrom(500*ms, t0.Add(150*ms)), time.Second, t0.Add(200 * ms), 550 * ms, true, true},
-		{"a backlog plays in real time", 20 * ms, 100 * ms, map[string]time.Time{"pos-1-500": t0}, lateFrom(520*ms, t0.Add(30*ms)), time.Second, t0.Add(100 * ms), 590 * ms, true, true},
-		{"a backlog written before the cut is due plays on", 20 * ms, 100 * ms, map[string]time.Time{"pos-1-500": t0}, lateFrom(520*ms, t0.Add(30*ms)), time.Second, t0.Add(300 * ms), 790 * ms, true, true},
+		{"a stall's backlog plays from when it came", 20 * ms, 100 * ms, map[string]time.Time{"pos-1-500": t0}, lateFrom(500*ms, t0.Add(50*ms)), time.Second, t0.Add(200 * ms), 550 * ms, true, true},
+		{"a backlog plays in real time, the lag after its write", 20 * ms, 100 * ms, map[string]time.Time{"pos-1-500": t0}, lateFrom(520*ms, t0.Add(-50*ms)), time.Second, t0.Add(100 * ms), 570 * ms, true, true},
+		{"a backlog written before the cut is due plays on", 20 * ms, 100 * ms, map[string]time.Time{"pos-1-500": t0}, lateFrom(520*ms, t0.Add(-50*ms)), time.Second, t0.Add(300 * ms), 770 * ms, true, true},
 		{"a frame never written ends the count", 20 * ms, 100 * ms, map[string]time.Time{"pos-1-500": t0}, func(b *book) {
 			upTo(520 * ms)(b)
-			b.out(540*ms, t0.Add(-100*ms))
+			b.out(540*ms, grid(540*ms))
 		}, time.Second, t0.Add(200 * ms), 520 * ms, true, true},
 		{"a frame noted twice keeps its first write", 20 * ms, 100 * ms, map[string]time.Time{"pos-1-500": t0}, func(b *book) {
 			upTo(2 * time.Second)(b)

@@ -13,11 +13,13 @@
 // only of what the transport wrote: each frame's release by the
 // transport (it has written the frame) is noted in the write log
 // (writelog.go), and from the confirmed position on a frame counts from
-// when the one before it ended or when it was written, whichever is
+// when the one before it ended or when it came (its write plus the lag
+// the newest echo showed between a write and its playout), whichever is
 // later. A delivery stall after an echo (the transport starved, frames
 // still in its mailbox) is thus not counted as heard, nor is the backlog
 // written at the stall's end counted faster than real time; such cuts are
 // counted "stalled_cuts". What the connection still queues after
-// WriteFrame (a websocket's outbox) is beyond the log: the lead margin
-// and the echo's way back are the slack for it.
+// WriteFrame (a websocket's outbox, which a clear empties) is seen only
+// through that lag: a queue that grew after the echo is beyond the log,
+// and the lead margin is the slack for it.
 package pacer

@@ -19,9 +19,14 @@ import (
 // waits is written first (the transport starved: its mailbox holds it
 // ahead of the clear) or dropped (the socket starved: the connection
 // drops its queue at a clear).
+//
+// delay puts a queue between the transport and the caller that a clear
+// empties (a websocket's outbox): a frame comes delay after its write,
+// and what has not come at the clear is dropped.
 type stall struct {
 	from, to time.Duration
 	drop     bool
+	delay    time.Duration
 }
 
 // playout is what the stand-in caller played: when each frame of epoch 1
@@ -29,6 +34,7 @@ type stall struct {
 type playout struct {
 	mu      sync.Mutex
 	started map[time.Duration]time.Time // by the frame's offset
+	come    map[time.Duration]time.Time // when it reached the caller
 	clearAt time.Time
 }
 
@@ -92,6 +98,11 @@ func (c *caller) Receive(ctx actor.Context) {
 		c.flush(ctx, now)
 		c.p.mu.Lock()
 		c.p.clearAt = now
+		for off, come := range c.p.come {
+			if come.After(now) {
+				delete(c.p.started, off) // still queued: dropped
+			}
+		}
 		c.p.mu.Unlock()
 	case *actor.Stopping:
 		for _, t := range c.timers {
@@ -110,20 +121,23 @@ func (c *caller) flush(ctx actor.Context, now time.Time) {
 func (c *caller) write(ctx actor.Context, m any, now time.Time) {
 	switch m := m.(type) {
 	case *messages.OutputAudio:
-		start := now
-		if c.playEnd.After(now) {
+		come := now.Add(c.stall.delay)
+		start := come
+		if c.playEnd.After(come) {
 			start = c.playEnd
 		}
 		c.playEnd = start.Add(messages.FrameDuration)
 		if m.Epoch == 1 {
 			c.p.mu.Lock()
 			c.p.started[m.Offset] = start
+			c.p.come[m.Offset] = come
 			c.p.mu.Unlock()
 		}
 		m.Release()
 	case *messages.Mark:
 		root, pid, name := ctx.ActorSystem().Root, c.pacer, m.Name
-		c.timers = append(c.timers, time.AfterFunc(max(c.playEnd.Sub(now), 0), func() {
+		due := max(c.playEnd.Sub(now), c.stall.delay, 0)
+		c.timers = append(c.timers, time.AfterFunc(due, func() {
 			root.Send(pid, &messages.MarkEcho{Name: name, At: time.Now()})
 		}))
 	}
@@ -159,13 +173,15 @@ func (s *stallSession) Receive(ctx actor.Context) {
 // TestStallIsNotHeard: a delivery stall after a mark's echo, then a
 // barge-in. The words the pacer counts as heard never exceed what the
 // caller heard — not the frames still waiting in the transport, nor a
-// stall's backlog faster than real time — and lack at most one word
-// (the lead margin). stalled_cuts counts the cuts the writes bounded.
-// (Mutations seen failing: the confirmed position plus the time since
-// its echo, as before the fix — 8, 8, 11 and 6 words counted where the
-// caller heard 5 in the four stalled cases; the stall's backlog played
-// from when each frame was due, not from its write — 11 and 6 counted
-// in the last two.)
+// stall's backlog faster than real time, nor, behind a queue that a
+// clear empties, a frame that had not come yet — and lack at most one
+// word (the lead margin). stalled_cuts counts the cuts the writes
+// bounded. (Mutations seen failing: the confirmed position plus the time
+// since its echo, as before the fix — 8, 8, 11 and 6 words counted where
+// the caller heard 5 in the first four stalled cases; the stall's backlog
+// played from when each frame was due, not from its write — 11 and 6
+// counted in the backlog cases; the lag the echo shows left out — 6
+// counted behind the queue.)
 func TestStallIsNotHeard(t *testing.T) {
 	const word = 100 * time.Millisecond
 	tests := []struct {
@@ -179,12 +195,13 @@ func TestStallIsNotHeard(t *testing.T) {
 		{"stalled at the barge-in, backlog written first", stall{from: 410 * time.Millisecond}, 810 * time.Millisecond, 1},
 		{"a stall's backlog playing", stall{from: 410 * time.Millisecond, to: 1000 * time.Millisecond}, 1050 * time.Millisecond, 1},
 		{"a short stall inside a word", stall{from: 430 * time.Millisecond, to: 470 * time.Millisecond}, 530 * time.Millisecond, 1},
+		{"a short stall behind a queue a clear empties", stall{from: 430 * time.Millisecond, to: 470 * time.Millisecond, delay: 30 * time.Millisecond}, 560 * time.Millisecond, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				sys := kit.NewSystem(zerolog.Nop())
-				p := &playout{started: map[time.Duration]time.Time{}}
+				p := &playout{started: map[time.Duration]time.Time{}, come: map[time.Duration]time.Time{}}
 				heard := make(chan *messages.Heard, 4)
 				sess := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor {
 					return &stallSession{stall: tt.stall, p: p, heard: heard}
