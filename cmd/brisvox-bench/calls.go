@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -29,18 +30,21 @@ var callsGoalsDefault = callsGoals{EngineAddedP99MS: 5, BargeInP99MS: 40, Jitter
 
 // callsOpts are the calls command's settings.
 type callsOpts struct {
-	calls      []int
-	hold       time.Duration
-	warmup     time.Duration
-	tail       time.Duration
-	ramp       time.Duration
-	seed       uint64
-	energy     bool
-	floor      int     // vad.Model.Floor
-	floorDBFS  float64 // the same, as given
-	noiseDBFS  float64 // the callers' line noise (0: none)
-	nice       int
-	fixture    string
+	calls     []int
+	hold      time.Duration
+	warmup    time.Duration
+	tail      time.Duration
+	ramp      time.Duration
+	seed      uint64
+	energy    bool
+	floor     int     // vad.Model.Floor
+	floorDBFS float64 // the same, as given
+	noiseDBFS float64 // the callers' line noise (0: none)
+	nice      int
+	fixture   string
+	// transport is "pcm" (the PCM websocket, 16 kHz) or "sip" (SIP over
+	// UDP with PCMU RTP, 8 kHz: callssip.go).
+	transport  string
 	cpuProfile string
 	memProfile string
 	stderr     io.Writer
@@ -65,7 +69,16 @@ func calls(args []string, stdout, stderr io.Writer) int {
 	memProfile := fs.String("memprofile", "", "write the server's heap profile at the largest run's hold end to this file")
 	floorDB := fs.Float64("floor-dbfs", -60, "Silero: windows under this RMS (dBFS) are silence without the model, as the agent file's vad.floor_dbfs; -100: every window scored")
 	noiseDB := fs.Float64("noise-dbfs", 0, "white noise at this RMS (dBFS, below 0) added to every frame the callers send; 0: none (digital silence between turns)")
+	transport := fs.String("transport", "pcm", "how the callers reach the server: pcm (the PCM websocket, 16 kHz) or sip (a SIP UAC a caller over UDP on 127.1.x.y, G.711 PCMU RTP, 8 kHz stages and Silero at 8 kHz)")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *transport != "pcm" && *transport != "sip" {
+		fmt.Fprintln(stderr, "brisvox-bench calls: --transport is pcm or sip")
+		return 2
+	}
+	if *transport == "sip" && *soak > 0 {
+		fmt.Fprintln(stderr, "brisvox-bench calls: --soak runs over pcm only")
 		return 2
 	}
 	if *floorDB < -100 || *floorDB > -30 || *noiseDB > 0 {
@@ -73,7 +86,7 @@ func calls(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	o := callsOpts{hold: *hold, warmup: *warmup, tail: 5 * time.Second, ramp: 20 * time.Millisecond, seed: *seed,
-		energy: *energy, floor: vad.FloorOf(*floorDB), floorDBFS: *floorDB, noiseDBFS: *noiseDB, nice: *nice, fixture: *fixture, cpuProfile: *cpuProfile, memProfile: *memProfile, stderr: stderr}
+		energy: *energy, floor: vad.FloorOf(*floorDB), floorDBFS: *floorDB, noiseDBFS: *noiseDB, nice: *nice, fixture: *fixture, transport: *transport, cpuProfile: *cpuProfile, memProfile: *memProfile, stderr: stderr}
 	if *memProfile != "" {
 		runtime.MemProfileRate = 4096 // a profile of a few KiB per call needs fine sampling
 	}
@@ -135,6 +148,9 @@ func printCallsSweep(w io.Writer, s callsSweep) {
 	fmt.Fprintf(w, "%s, %d cores, GOMAXPROCS %d, %s\n", s.Machine.CPU, s.Machine.Cores, s.Machine.GOMAXPROCS, s.Machine.Go)
 	fmt.Fprintf(w, "VAD %s, floor %g dBFS, callers' noise %g dBFS (0: none)\n", s.VAD, s.FloorDBFS, s.NoiseDBFS)
 	for _, r := range s.Runs {
+		if r.Transport == "sip" {
+			fmt.Fprintf(w, "over SIP (PCMU RTP, 8 kHz); not measured over RTP: %s\n", strings.Join(r.NotMeasured, ", "))
+		}
 		fmt.Fprintf(w, "N=%d %s: %d turns, %d answered, %d lost, %d tool turns, %d barge-ins (%d not barge-ins)\n",
 			r.N, r.VAD, r.Turns, r.Answered, r.Lost, r.ToolTurn, r.BargeIns, r.BargeMissed)
 		fmt.Fprintf(w, "  engine-added p50 %.2f p90 %.2f p99 %.2f max %.2f ms (from the decision's audio time: p50 %.2f p99 %.2f ms; framing wait p50 %.2f max %.2f ms; %d unreferenced); first audio p50 %.0f p99 %.0f ms\n",
@@ -151,8 +167,10 @@ func printCallsSweep(w io.Writer, s callsSweep) {
 		}
 		fmt.Fprintf(w, "  barge-in to silence p50 %.1f p99 %.1f max %.1f ms (from the speech start + the VAD's delay p50 %.1f p99 %.1f ms); jitter p50 %.2f p99 %.2f max %.2f ms (%d gaps)\n",
 			r.BargeIn.P50, r.BargeIn.P99, r.BargeIn.Max, r.BargeInFromSpeech.P50, r.BargeInFromSpeech.P99, r.Jitter.P50, r.Jitter.P99, r.Jitter.Max, r.Jitter.Count)
-		fmt.Fprintf(w, "  frame 0 offset p50 %.3f max %.3f ms (its write to the server's read p50 %.3f max %.3f ms); callers' send lateness p99 %.2f max %.2f ms; %d gaps and %d first audios with merged kernel times\n",
-			r.Frame0Offset.P50, r.Frame0Offset.Max, r.Frame0Read.P50, r.Frame0Read.Max, r.SendLate.P99, r.SendLate.Max, r.UnstampedGaps, r.MergedFirst)
+		if r.Transport != "sip" {
+			fmt.Fprintf(w, "  frame 0 offset p50 %.3f max %.3f ms (its write to the server's read p50 %.3f max %.3f ms); callers' send lateness p99 %.2f max %.2f ms; %d gaps and %d first audios with merged kernel times\n",
+				r.Frame0Offset.P50, r.Frame0Offset.Max, r.Frame0Read.P50, r.Frame0Read.Max, r.SendLate.P99, r.SendLate.Max, r.UnstampedGaps, r.MergedFirst)
+		}
 		fmt.Fprintf(w, "  server CPU %.1f%% of a core (%.2f%% per call), callers %.1f%%; RSS %.0f MB (%.0f KiB per call), heap %.1f KiB per call; GC pause p99 %.3f ms, sched p99 %.3f ms, %.1f goroutines per call, %d left after\n",
 			r.CPUTotalPct, r.CPUPerCallPct, r.CallersCPUPct, r.RSSMB, r.RSSPerCallKiB, r.HeapPerCallKiB, r.GCPauseP99MS, r.SchedLatencyP99MS, r.GoroutinesPerCall, r.GoroutinesLeft)
 		verdict := "met every goal"
@@ -210,12 +228,19 @@ func callsSoakCommand(o callsOpts, n int, d time.Duration, report string, asJSON
 	return 0
 }
 
-// callsVAD opens the Silero pool (nil model with energy) and a closer.
+// callsVAD opens the 16 kHz Silero pool (nil model with energy) and a
+// closer.
 func callsVAD(energy bool, floor int) (*vad.Model, func(), error) {
+	return callsVADAt(energy, floor, silero.Rate16k)
+}
+
+// callsVADAt is callsVAD with the pool at rate (silero.Rate16k or
+// Rate8k: the SIP calls' stages hear 8 kHz).
+func callsVADAt(energy bool, floor, rate int) (*vad.Model, func(), error) {
 	if energy {
 		return nil, func() {}, nil
 	}
-	pool, err := silero.NewPool(silero.PoolConfig{SampleRate: silero.Rate16k})
+	pool, err := silero.NewPool(silero.PoolConfig{SampleRate: rate})
 	if err != nil {
 		return nil, nil, fmt.Errorf("silero (give --energy for the energy VAD): %w", err)
 	}
@@ -243,7 +268,11 @@ func runCallsSweep(o callsOpts) (callsSweep, error) {
 	if o.energy {
 		s.VAD, s.FloorDBFS = "energy", 0
 	}
-	model, closeModel, err := callsVAD(o.energy, o.floor)
+	rate := silero.Rate16k
+	if o.transport == "sip" {
+		rate = silero.Rate8k
+	}
+	model, closeModel, err := callsVADAt(o.energy, o.floor, rate)
 	if err != nil {
 		return s, err
 	}
@@ -338,7 +367,11 @@ func runCalls(o callsOpts, n int, fx callFixture, model *vad.Model, last bool) (
 	if last {
 		cpuProfile, memProfile = o.cpuProfile, o.memProfile
 	}
-	r := callsRun{N: n, VAD: "silero"}
+	r := callsRun{N: n, VAD: "silero", Transport: cmp.Or(o.transport, "pcm")}
+	sipMode := o.transport == "sip"
+	if sipMode {
+		r.NotMeasured = callsSIPNotMeasured
+	}
 	minSpeech := media.DefaultSpeechMinSpeech
 	if model == nil {
 		r.VAD, minSpeech = "energy", media.DefaultVADStartAfter
@@ -351,9 +384,15 @@ func runCalls(o callsOpts, n int, fx callFixture, model *vad.Model, last bool) (
 		return r, err
 	}
 	var ln *stampListener
-	cs, err := startCallsServer(serve.Config{MaxCalls: n, DrainTimeout: 2 * time.Second, ClosingTimeout: time.Second, IdleFree: -1,
-		Log: zerolog.Nop(), Observe: obs.observe, ObserveEnd: obs.observeEnd}, agent,
-		func(tcp net.Listener) net.Listener { ln = newStampListener(tcp); return ln })
+	cfg := serve.Config{MaxCalls: n, DrainTimeout: 2 * time.Second, ClosingTimeout: time.Second, IdleFree: -1,
+		Log: zerolog.Nop(), Observe: obs.observe, ObserveEnd: obs.observeEnd}
+	var cs *callsServer
+	if sipMode {
+		agent.rate = callsSIPRate
+		cs, err = startCallsSIPServer(cfg, agent, n)
+	} else {
+		cs, err = startCallsServer(cfg, agent, func(tcp net.Listener) net.Listener { ln = newStampListener(tcp); return ln })
+	}
 	if err != nil {
 		return r, err
 	}
@@ -369,7 +408,8 @@ func runCalls(o callsOpts, n int, fx callFixture, model *vad.Model, last bool) (
 	childArgs := []string{"calls-callers", "--addr", cs.addr, "--calls", strconv.Itoa(n),
 		"--seed", strconv.FormatUint(o.seed, 10), "--warmup", o.warmup.String(), "--hold", o.hold.String(),
 		"--tail", o.tail.String(), "--ramp", o.ramp.String(), "--fixture", o.fixture, "--turns", strconv.Itoa(turns),
-		"--min-speech", minSpeech.String(), "--noise-dbfs", strconv.FormatFloat(o.noiseDBFS, 'g', -1, 64)}
+		"--min-speech", minSpeech.String(), "--noise-dbfs", strconv.FormatFloat(o.noiseDBFS, 'g', -1, 64),
+		"--transport", cmp.Or(o.transport, "pcm")}
 	child := callersCommand(o.nice, self, childArgs)
 	child.Stderr = o.stderr
 	pipe, err := child.StdoutPipe()
@@ -408,6 +448,11 @@ func runCalls(o callsOpts, n int, fx callFixture, model *vad.Model, last bool) (
 			}
 		case line == "hold-end":
 			cpu1, t1, hold1 = cpuTime(), time.Now(), readRuntime()
+			// The live heap is as of the last GC, which a light run may
+			// not have had since the calls began: one now (the pauses and
+			// the CPU are read already).
+			runtime.GC()
+			hold1.liveHeap = readRuntime().liveHeap
 			rss1 = rssMB()
 			if profFile != nil {
 				pprof.StopCPUProfile()
@@ -430,6 +475,9 @@ func runCalls(o callsOpts, n int, fx callFixture, model *vad.Model, last bool) (
 		}
 	}
 	werr := child.Wait()
+	if cs.sipStats != nil {
+		r.SIPCounters = cs.sipStats()
+	}
 	obs.mu.Lock()
 	for reason, k := range obs.early {
 		r.EndedEarly += k
@@ -472,6 +520,9 @@ func runCalls(o callsOpts, n int, fx callFixture, model *vad.Model, last bool) (
 	if out.Connected != n {
 		return r, fmt.Errorf("%d of %d calls connected", out.Connected, n)
 	}
+	if sipMode {
+		sipJoinEpochs(&out, obs)
+	}
 	joinCalls(&r, out, obs, ln, minSpeech)
 	return r, nil
 }
@@ -512,6 +563,9 @@ func joinCalls(r *callsRun, out callersOut, obs *callsObserver, ln *stampListene
 				r.ToolTurn++
 			}
 			m := callTurnMeasure(t, cr.BaseNS, st, sc, t0, minSpeech)
+			if r.Transport == "sip" {
+				sipStages(&m, t, st, sc)
+			}
 			switch m.barge {
 			case bargeCut:
 				r.BargeIns++

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"net/netip"
 	"os"
 	"slices"
 	"strconv"
@@ -85,6 +87,8 @@ type callerRec struct {
 
 // callersOut is the callers' process's report.
 type callersOut struct {
+	// Transport is "sip" for the SIP callers ("": the PCM websocket).
+	Transport  string  `json:"transport,omitempty"`
 	Calls      int     `json:"calls"`
 	Connected  int     `json:"connected"`
 	HoldFromNS int64   `json:"hold_from_ns"`
@@ -121,8 +125,12 @@ type userTurnRec struct {
 
 // convCaller is one scripted conversation.
 type convCaller struct {
-	idx    int
-	ws     *wsClient
+	idx int
+	ws  *wsClient
+	// leg is the caller's SIP call (--transport sip; ws is nil then),
+	// rate its audio's rate (0: 16 kHz).
+	leg    *sipLeg
+	rate   int
 	script callScript
 	speech [][]byte // the fixture's utterances, s16le
 	// minSpeech is the VAD's start delay (the gate's MinSpeech, or the
@@ -204,7 +212,7 @@ func (c *convCaller) tick(now time.Time) error {
 		if c.pos >= len(u) {
 			c.speaking = false
 			start := c.base.Add(time.Duration(c.startSeq) * messages.FrameDuration)
-			end := start.Add(time.Duration(len(u)/2) * time.Second / 16000)
+			end := start.Add(time.Duration(len(u)/2) * time.Second / time.Duration(cmp.Or(c.rate, 16000)))
 			c.turns = append(c.turns, callerTurnRec{K: c.turn, StartNS: start.UnixNano(), EndNS: end.UnixNano(),
 				StartSeq: c.startSeq, EndSeq: c.seq})
 			c.turn++
@@ -216,7 +224,12 @@ func (c *convCaller) tick(now time.Time) error {
 	if c.noise != nil {
 		c.noiseAt = addNoise(c.buf, c.noise, c.noiseAt)
 	}
-	err := c.ws.Write(wsBinary, payload)
+	var err error
+	if c.leg != nil {
+		err = c.leg.send(payload)
+	} else {
+		err = c.ws.Write(wsBinary, payload)
+	}
 	sent := time.Now()
 	if c.seq == 0 {
 		c.frame0 = sent
@@ -554,8 +567,19 @@ func callsCallers(args []string, stdout, stderr io.Writer) int {
 	turns := fs.Int("turns", 40, "turns in each script (the server's agent draws as many)")
 	minSpeech := fs.Duration("min-speech", 64*time.Millisecond, "the VAD's start delay")
 	noiseDB := fs.Float64("noise-dbfs", 0, "white noise at this RMS (dBFS, below 0) added to every frame; 0: none")
-	if err := fs.Parse(args); err != nil || *addr == "" || *calls <= 0 || *fixture == "" || *noiseDB > 0 {
+	transport := fs.String("transport", "pcm", "pcm (the PCM websocket at --addr, 16 kHz) or sip (a SIP UAC a caller to --addr over UDP, PCMU RTP at 8 kHz)")
+	if err := fs.Parse(args); err != nil || *addr == "" || *calls <= 0 || *fixture == "" || *noiseDB > 0 || (*transport != "pcm" && *transport != "sip") {
 		return 2
+	}
+	sipMode := *transport == "sip"
+	var sipServer netip.AddrPort
+	if sipMode {
+		ap, err := netip.ParseAddrPort(*addr)
+		if err != nil {
+			fmt.Fprintln(stderr, "calls-callers: --addr:", err)
+			return 2
+		}
+		sipServer = ap
 	}
 	var noise []int16
 	if *noiseDB < 0 {
@@ -575,7 +599,15 @@ func callsCallers(args []string, stdout, stderr io.Writer) int {
 		out.Error = err.Error()
 		return emit()
 	}
-	speech := speechBytes(fx)
+	speech, rate, frameBytes := speechBytes(fx), 16000, 640
+	if sipMode {
+		out.Transport = "sip"
+		if speech, err = decimateSpeech(fx); err != nil {
+			out.Error = err.Error()
+			return emit()
+		}
+		rate, frameBytes = callsSIPRate, 2*callsSIPRate/50
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var sendErrs atomic.Int64
@@ -589,24 +621,36 @@ func callsCallers(args []string, stdout, stderr io.Writer) int {
 	cs := make([]*convCaller, 0, *calls)
 	var readers sync.WaitGroup
 	for i := range *calls {
-		dctx, dcancel := context.WithTimeout(ctx, 10*time.Second)
-		ws, err := dialWS(dctx, *addr, *path+"?rate=16000&caller="+strconv.Itoa(i))
-		dcancel()
-		if err != nil {
-			out.Error = fmt.Sprintf("call %d: %v", i, err)
-			break
-		}
-		c := &convCaller{idx: i, ws: ws, script: newCallScript(*seed, i, len(fx.Texts), *turns), speech: speech,
-			minSpeech: *minSpeech, silence: make([]byte, 640), buf: make([]byte, 640), latency: map[uint64]float64{},
+		c := &convCaller{idx: i, script: newCallScript(*seed, i, len(fx.Texts), *turns), speech: speech, rate: rate,
+			minSpeech: *minSpeech, silence: make([]byte, frameBytes), buf: make([]byte, frameBytes), latency: map[uint64]float64{},
 			noise: noise, noiseAt: i * 7919 % max(len(noise), 1)}
-		readers.Go(func() {
-			err := ws.Run(c.receive)
-			c.mu.Lock()
+		if sipMode {
+			dctx, dcancel := context.WithTimeout(ctx, sipCallersTimeout)
+			leg, err := dialSIPLeg(dctx, i, sipServer, *seed, func(at time.Time) { c.receive(wsBinary, nil, at) })
+			dcancel()
 			if err != nil {
-				c.end = err.Error()
+				out.Error = fmt.Sprintf("call %d: %v", i, err)
+				break
 			}
-			c.mu.Unlock()
-		})
+			c.leg = leg
+		} else {
+			dctx, dcancel := context.WithTimeout(ctx, 10*time.Second)
+			ws, err := dialWS(dctx, *addr, *path+"?rate=16000&caller="+strconv.Itoa(i))
+			dcancel()
+			if err != nil {
+				out.Error = fmt.Sprintf("call %d: %v", i, err)
+				break
+			}
+			c.ws = ws
+			readers.Go(func() {
+				err := ws.Run(c.receive)
+				c.mu.Lock()
+				if err != nil {
+					c.end = err.Error()
+				}
+				c.mu.Unlock()
+			})
+		}
 		shards.add(i, c)
 		cs = append(cs, c)
 		out.Connected++
@@ -617,6 +661,22 @@ func callsCallers(args []string, stdout, stderr io.Writer) int {
 			c.stopping.Store(true)
 		}
 		shards.stopAll()
+		if sipMode {
+			// Every caller hangs up (BYE) at once and waits for its 200.
+			var byes sync.WaitGroup
+			for _, c := range cs {
+				byes.Go(func() {
+					if err := c.leg.bye(ctx); err != nil {
+						c.mu.Lock()
+						c.end = err.Error()
+						c.mu.Unlock()
+					}
+					c.leg.close()
+				})
+			}
+			byes.Wait()
+			return
+		}
 		for _, c := range cs {
 			_ = c.ws.Write(wsText, []byte(`{"type":"hangup"}`))
 		}
@@ -654,6 +714,10 @@ func callsCallers(args []string, stdout, stderr io.Writer) int {
 	out.HoldFromNS, out.HoldToNS = from.UnixNano(), to.UnixNano()
 	var jitter []float64
 	for _, c := range cs {
+		if sipMode {
+			out.Callers = append(out.Callers, c.analyseSIP(out.HoldFromNS, out.HoldToNS, &jitter))
+			continue
+		}
 		out.Callers = append(out.Callers, c.analyse(out.HoldFromNS, out.HoldToNS, &jitter, &out.Unstamped))
 	}
 	out.Jitter = newCallsDist(jitter)

@@ -99,7 +99,7 @@ func newCallsPage(s callsSweep) callsPageData {
 			{Text: strconv.Itoa(r.BargeMissed)},
 			{Text: strconv.Itoa(r.Unjoined)},
 			{Text: strconv.Itoa(r.Misheard), Miss: r.Misheard > 0},
-			{Text: strconv.Itoa(r.StaleFrames), Miss: r.StaleFrames > 0},
+			staleCell(r),
 			{Text: strconv.Itoa(r.ToolRepeats), Miss: r.ToolRepeats > 0},
 			{Text: strconv.Itoa(r.GoroutinesLeft), Miss: r.GoroutinesLeft > 0},
 			{Text: num(r.SchedLatencyP99MS)},
@@ -107,6 +107,12 @@ func newCallsPage(s callsSweep) callsPageData {
 		})
 	}
 	p.VAD = strings.Join(vads, ", ")
+	for _, r := range s.Runs {
+		if r.Transport == "sip" {
+			p.VAD += "; the callers over SIP (G.711 PCMU RTP, the calls' stages and Silero at 8 kHz), not measured over RTP: " + strings.Join(r.NotMeasured, ", ")
+			break
+		}
+	}
 	if s.VAD == "silero" {
 		p.VAD += fmt.Sprintf("; windows under %g dBFS RMS not scored", s.FloorDBFS)
 	}
@@ -829,3 +835,12 @@ var chartFuncs = template.FuncMap{
 }
 
 var callsPage = template.Must(template.Must(template.New("page").Funcs(chartFuncs).Parse(svgChartTemplate)).Parse(callsPageTemplate))
+
+// staleCell is a run's stale frames: not measured over RTP (no clear
+// message tells the callers when the bot's audio should stop).
+func staleCell(r callsRun) htmlCell {
+	if slices.Contains(r.NotMeasured, "stale_frames") {
+		return htmlCell{Text: "not measured"}
+	}
+	return htmlCell{Text: strconv.Itoa(r.StaleFrames), Miss: r.StaleFrames > 0}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 )
@@ -50,8 +51,14 @@ type callsGoals struct {
 
 // callsRun is one run at N concurrent calls.
 type callsRun struct {
-	N     int     `json:"calls"`
-	HoldS float64 `json:"hold_s"`
+	// Transport is how the callers reached the server: "pcm" (the PCM
+	// websocket, 16 kHz) or "sip" (SIP over UDP, PCMU RTP, 8 kHz).
+	Transport string `json:"transport,omitempty"`
+	// NotMeasured names the figures (JSON keys) this transport cannot
+	// give; they are left out of the JSON (callssip.go).
+	NotMeasured []string `json:"not_measured,omitempty"`
+	N           int      `json:"calls"`
+	HoldS       float64  `json:"hold_s"`
 	// Turns counts the callers' turns that should have been answered;
 	// Answered those that were; Lost = Turns - Answered (a turn with no
 	// first audio, or a barge-in that never silenced the bot).
@@ -157,6 +164,10 @@ type callsRun struct {
 	// clear; ToolRepeats tool calls run more than once.
 	StaleFrames int `json:"stale_frames"`
 	ToolRepeats int `json:"tool_repeats"`
+	// SIPCounters are the SIP server's counters after the callers hung
+	// up (sip.Server.Stats: responses by method and code, drops, RTP),
+	// for a SIP run.
+	SIPCounters map[string]uint64 `json:"sip_counters,omitempty"`
 	// Error is why the run failed ("": it ran).
 	Error string `json:"error,omitempty"`
 	// Met says whether the run met every goal; Why lists the ones it
@@ -202,4 +213,22 @@ func newCallsDist(samples []float64) callsDist {
 		d.Points[i] = samples[(len(samples)-1)*i/(n-1)]
 	}
 	return d
+}
+
+// MarshalJSON leaves out the keys NotMeasured names (a zero there would
+// read as a measurement).
+func (r callsRun) MarshalJSON() ([]byte, error) {
+	type plain callsRun
+	b, err := json.Marshal(plain(r))
+	if err != nil || len(r.NotMeasured) == 0 {
+		return b, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for _, k := range r.NotMeasured {
+		delete(m, k)
+	}
+	return json.Marshal(m)
 }

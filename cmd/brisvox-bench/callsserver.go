@@ -135,7 +135,10 @@ type callsAgent struct {
 	turns int
 	fx    callFixture
 	// vad is every call's model VAD (Silero); nil: the energy VAD.
-	vad   *vad.Model
+	vad *vad.Model
+	// rate is the mock TTS's rate (0: its default, 16 kHz): the SIP
+	// calls' stages speak at 8 kHz.
+	rate  int
 	obs   *callsObserver
 	tools *agent.Registry
 }
@@ -182,13 +185,19 @@ func (a *callsAgent) runTool(ctx context.Context, args json.RawMessage, info age
 func (*callsAgent) Name() string { return "calls" }
 
 func (a *callsAgent) Session(env serve.CallEnv) (session.Config, error) {
-	pc, ok := env.Conn.(*pcmws.Call)
-	if !ok {
-		return session.Config{}, fmt.Errorf("calls: a %T call (want the PCM websocket)", env.Conn)
-	}
-	i, err := strconv.Atoi(pc.Query().Get("caller"))
-	if err != nil || i < 0 {
-		return session.Config{}, errNoCaller
+	var i int
+	if pc, ok := env.Conn.(*pcmws.Call); ok {
+		v, err := strconv.Atoi(pc.Query().Get("caller"))
+		if err != nil || v < 0 {
+			return session.Config{}, errNoCaller
+		}
+		i = v
+	} else {
+		v, err := sipCallOf(env.Conn) // callssip.go: the caller's own source address
+		if err != nil {
+			return session.Config{}, err
+		}
+		i = v
 	}
 	script := newCallScript(a.seed, i, len(a.fx.Texts), a.turns)
 	utts := script.utterances(a.fx)
@@ -201,7 +210,7 @@ func (a *callsAgent) Session(env serve.CallEnv) (session.Config, error) {
 		STT: providertest.NewMockSTT(providertest.STTConfig{FinalLatency: script.STTFinal}, utts),
 		LLM: providertest.NewMockLLM(providertest.LLMConfig{TokenInterval: script.TokenGap, Unrecorded: true}, script.responses()...),
 		// Real-time audio 200 ms ahead, as a streaming synthesizer sends.
-		TTS: providertest.NewMockTTS(providertest.TTSConfig{FirstByte: script.TTSFirst, Paced: true, Chunk: 100 * time.Millisecond,
+		TTS: providertest.NewMockTTS(providertest.TTSConfig{Rate: a.rate, FirstByte: script.TTSFirst, Paced: true, Chunk: 100 * time.Millisecond,
 			PacedLead: 200 * time.Millisecond, Unrecorded: true}),
 		Tools: a.tools,
 		// The production tree's settings for a carrier's client that
@@ -240,6 +249,9 @@ func (l *stampListener) Accept() (net.Conn, error) {
 
 // frame0 is the arrival of the caller at port's frame 0.
 func (l *stampListener) frame0(port int) (time.Time, bool) {
+	if l == nil {
+		return time.Time{}, false // SIP: the SIP server reads the RTP
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	t, ok := l.second[port]
@@ -276,6 +288,8 @@ type callsServer struct {
 	cancel context.CancelFunc
 	served chan error
 	once   sync.Once
+	// sipStats are the SIP server's counters (nil: the PCM websocket).
+	sipStats func() map[string]uint64
 }
 
 // startCallsServer serves agent under cfg on 127.0.0.1; wrap, when set,
