@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"runtime"
@@ -51,11 +52,15 @@ type callsSoakResult struct {
 	Duration float64        `json:"duration_s"`
 	Callers  soakCallersOut `json:"callers"`
 	// Lost = Turns - Answered.
-	Lost           int        `json:"lost_turns"`
-	GoroutinesLeft int        `json:"goroutines_left"`
-	Soak           soakReport `json:"soak"`
-	OK             bool       `json:"ok"`
-	Error          string     `json:"error,omitempty"`
+	Lost           int `json:"lost_turns"`
+	GoroutinesLeft int `json:"goroutines_left"`
+	// EndReasons counts, by reason, the calls that did not end with their
+	// caller's hang-up (every call of the soak should): calls the server
+	// ended (a slow consumer, no input, a failed stage) or that vanished.
+	EndReasons map[string]int `json:"other_end_reasons,omitempty"`
+	Soak       soakReport     `json:"soak"`
+	OK         bool           `json:"ok"`
+	Error      string         `json:"error,omitempty"`
 }
 
 // runCallsSoak runs the soak on a fresh server.
@@ -117,11 +122,15 @@ func runCallsSoak(o callsOpts, n int, d time.Duration, fx callFixture, model *va
 	}
 	live, left := cs.windDown(baseGoroutines)
 	res.GoroutinesLeft = left
+	obs.mu.Lock()
+	res.EndReasons = maps.Clone(obs.early) // no hang-up line in a soak: every end is in early
+	obs.mu.Unlock()
 	if live > 0 {
 		return res, fmt.Errorf("%d calls still live 30 s after the hang-ups", live)
 	}
 	res.Lost = res.Callers.Turns - res.Callers.Answered
-	res.OK = res.Soak.OK && res.Lost == 0 && res.Callers.BargeLost == 0 && res.Callers.DialErrors == 0 && res.GoroutinesLeft == 0
+	res.OK = res.Soak.OK && res.Lost == 0 && res.Callers.BargeLost == 0 && res.Callers.DialErrors == 0 && res.GoroutinesLeft == 0 &&
+		len(res.EndReasons) == 0
 	return res, nil
 }
 
@@ -263,6 +272,9 @@ func printCallsSoak(w io.Writer, r callsSoakResult) {
 	fmt.Fprintf(w, "soak of %d concurrent calls for %.0f s (%s VAD): %d calls started, %d completed, %d dial errors; %d turns, %d answered, %d barge-ins (%d not silenced); %d goroutines left\n",
 		r.Calls, r.Duration, r.VAD, r.Callers.Started, r.Callers.Completed, r.Callers.DialErrors, r.Callers.Turns, r.Callers.Answered,
 		r.Callers.BargeIns, r.Callers.BargeLost, r.GoroutinesLeft)
+	if len(r.EndReasons) > 0 {
+		fmt.Fprintf(w, "calls not ended by their caller's hang-up, by reason: %v\n", r.EndReasons)
+	}
 	fmt.Fprintf(w, "%s\n", r.Soak.Verdict)
 	if r.OK {
 		fmt.Fprintln(w, "ok")
