@@ -425,6 +425,7 @@ func runCalls(o callsOpts, n int, fx callFixture, model *vad.Model, last bool) (
 	var cpu0, cpu1 time.Duration
 	var t0, t1 time.Time
 	var hold0, hold1 runtimeSample
+	var heapNoGC uint64 // the live heap at the hold's end before its GC
 	var rss1 float64
 	var out callersOut
 	var profFile *os.File
@@ -451,6 +452,7 @@ func runCalls(o callsOpts, n int, fx callFixture, model *vad.Model, last bool) (
 			// The live heap is as of the last GC, which a light run may
 			// not have had since the calls began: one now (the pauses and
 			// the CPU are read already).
+			heapNoGC = hold1.liveHeap
 			runtime.GC()
 			hold1.liveHeap = readRuntime().liveHeap
 			rss1 = rssMB()
@@ -511,7 +513,7 @@ func runCalls(o callsOpts, n int, fx callFixture, model *vad.Model, last bool) (
 	r.RSSPerCallKiB = (rss1 - rss0) * 1024 / float64(n)
 	r.HeapPerCallKiB = (float64(hold1.liveHeap) - float64(before.liveHeap)) / 1024 / float64(n)
 	if os.Getenv("BRISVOX_CALLS_DEBUG") != "" {
-		fmt.Fprintf(o.stderr, "live heap before %d, at the hold start %d, end %d\n", before.liveHeap, hold0.liveHeap, hold1.liveHeap)
+		fmt.Fprintf(o.stderr, "live heap before %d, at the hold start %d, end %d (as of the last GC before it: %d)\n", before.liveHeap, hold0.liveHeap, hold1.liveHeap, heapNoGC)
 	}
 	r.GCPauseP99MS = histQuantile(hold0.gcPauses, hold1.gcPauses, 0.99)
 	r.SchedLatencyP99MS = histQuantile(hold0.sched, hold1.sched, 0.99)
