@@ -165,6 +165,7 @@ func printCallsSweep(w io.Writer, s callsSweep) {
 			}
 			fmt.Fprintln(w)
 		}
+		fmt.Fprintf(w, "  the VAD's stop (audio time) after the utterance's end p50 %.1f p99 %.1f ms (%d turns)\n", r.VADStopAfterEnd.P50, r.VADStopAfterEnd.P99, r.VADStopAfterEnd.Count)
 		fmt.Fprintf(w, "  barge-in to silence p50 %.1f p99 %.1f max %.1f ms (from the speech start + the VAD's delay p50 %.1f p99 %.1f ms); jitter p50 %.2f p99 %.2f max %.2f ms (%d gaps)\n",
 			r.BargeIn.P50, r.BargeIn.P99, r.BargeIn.Max, r.BargeInFromSpeech.P50, r.BargeInFromSpeech.P99, r.Jitter.P50, r.Jitter.P99, r.Jitter.Max, r.Jitter.Count)
 		if r.Transport != "sip" {
@@ -532,7 +533,7 @@ func runCalls(o callsOpts, n int, fx callFixture, model *vad.Model, last bool) (
 // joinCalls joins the callers' turns with the server's timelines and
 // fills the run's per-turn figures.
 func joinCalls(r *callsRun, out callersOut, obs *callsObserver, ln *stampListener, minSpeech time.Duration) {
-	var engine, audio, first, barge, bargeSpeech, framing, offset, read0, late []float64
+	var engine, audio, first, barge, bargeSpeech, framing, offset, read0, late, stopAfter []float64
 	stages := map[string][]float64{}
 	for _, cr := range out.Callers {
 		obs.mu.Lock()
@@ -592,6 +593,9 @@ func joinCalls(r *callsRun, out callersOut, obs *callsObserver, ln *stampListene
 				r.Unjoined++
 				continue
 			}
+			if stop, ok := sc.marks[messages.Epoch(t.Epoch)][messages.MarkVADStop]; ok {
+				stopAfter = append(stopAfter, float64(stop.UnixNano()-t.EndNS)/1e6)
+			}
 			if !m.heard {
 				r.Misheard++
 			}
@@ -612,6 +616,7 @@ func joinCalls(r *callsRun, out callersOut, obs *callsObserver, ln *stampListene
 	r.EngineAdded, r.FirstAudio, r.BargeIn = newCallsDist(engine), newCallsDist(first), newCallsDist(barge)
 	r.FramingWait, r.Frame0Offset, r.SendLate = newCallsDist(framing), newCallsDist(offset), newCallsDist(late)
 	r.EngineAddedAudio, r.BargeInFromSpeech, r.Frame0Read = newCallsDist(audio), newCallsDist(bargeSpeech), newCallsDist(read0)
+	r.VADStopAfterEnd = newCallsDist(stopAfter)
 	for name, v := range stages {
 		if r.EngineStages == nil {
 			r.EngineStages = map[string]callsDist{}

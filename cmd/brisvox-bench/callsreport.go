@@ -87,6 +87,15 @@ type callsRun struct {
 	// Unreferenced counts joined turns whose deciding frame was not in
 	// the caller's record: their EngineAdded is from the audio time.
 	Unreferenced int `json:"unreferenced_turns"`
+	// VADStopAfterEnd is, per joined turn, the VAD's speech stop
+	// (MarkVADStop, an audio time on the server's clock) less the
+	// utterance's end on the caller's: the VAD's own error on the
+	// utterance's tail plus the offset of the server's audio times. Over
+	// the PCM websocket those follow frame 0's arrival (Frame0Offset);
+	// over SIP they are the frames' playout from the jitter buffer, so
+	// the SIP run's excess over the pcm run's is the inbound RTP path's
+	// hold, which EngineAdded (from MarkVADDetected) does not count.
+	VADStopAfterEnd callsDist `json:"vad_stop_after_speech_end_ms"`
 	// FirstAudio is the whole end of speech to first audio at the caller,
 	// for reference.
 	FirstAudio callsDist `json:"first_audio_ms"`

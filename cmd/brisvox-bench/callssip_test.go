@@ -310,8 +310,8 @@ func TestCallsSIPSmoke(t *testing.T) {
 	if r.Turns < 16 || r.Answered != r.Turns || r.Lost != 0 {
 		t.Errorf("turns: %d answered of %d, %d lost", r.Answered, r.Turns, r.Lost)
 	}
-	if r.Unjoined != 0 || r.EngineAdded.Count != r.Answered || r.Misheard != 0 {
-		t.Errorf("%d unjoined, %d misheard, %d engine-added figures of %d answered", r.Unjoined, r.Misheard, r.EngineAdded.Count, r.Answered)
+	if r.Unjoined != 0 || r.EngineAdded.Count != r.Answered || r.Misheard != 0 || r.VADStopAfterEnd.Count != r.Answered {
+		t.Errorf("%d unjoined, %d misheard, %d engine-added figures and %d VAD stops of %d answered", r.Unjoined, r.Misheard, r.EngineAdded.Count, r.VADStopAfterEnd.Count, r.Answered)
 	}
 	if r.BargeIns == 0 || r.BargeUnjoined != 0 || r.BargeIn.Count != r.BargeIns {
 		t.Errorf("%d barge-ins (%d unjoined, %d figures)", r.BargeIns, r.BargeUnjoined, r.BargeIn.Count)
@@ -409,5 +409,49 @@ func TestCallsHTMLSIP(t *testing.T) {
 	}
 	if !strings.Contains(page, ">not measured<") {
 		t.Errorf("stale frames shown as measured")
+	}
+}
+
+// TestJoinCallsSIP: a SIP caller's plain turn, joined by sipJoinEpochs
+// and joinCalls: engine-added from vad_detected less the scripted
+// latencies, the stages from vad_detected (sipStages), the VAD's stop
+// after the utterance's end, and no figure of the deciding frame (no
+// server frame 0 over RTP). Catches sipStages not called (no stages),
+// the stages taken from the utterance's end instead of the decision
+// (send is the same, vad_stt 300 ms more), and the stop offset not kept.
+func TestJoinCallsSIP(t *testing.T) {
+	script := newCallScript(1, 0, 3, 4)
+	script.Turns[0].Tool, script.Turns[0].BargeIn = false, false
+	base := time.Unix(2000, 0)
+	at := func(ms int) time.Time { return base.Add(time.Duration(ms) * time.Millisecond) }
+	end, det := at(1000), at(1300)
+	scripted := script.scripted(0)
+	first := det.Add(scripted + 42*time.Millisecond) // 42 ms engine-added
+	outAt := first.Add(-31 * time.Millisecond)
+	sc := &serverCall{caller: 5, script: script, ordinal: map[messages.Epoch]int{9: 0}, turns: []serverTurn{{epoch: 9, heard: true}},
+		marks: map[messages.Epoch]map[messages.MarkKind]time.Time{9: {
+			messages.MarkVADStop: at(1055), messages.MarkVADDetected: det,
+			messages.MarkSTTFinal: det.Add(script.STTFinal + 2*time.Millisecond), messages.MarkFirstAudioOut: outAt,
+		}}, toolRuns: map[string]int{}}
+	obs := newCallsObserver()
+	obs.byCaller[5] = sc
+	out := callersOut{HoldFromNS: at(0).UnixNano(), HoldToNS: at(5000).UnixNano(), Callers: []callerRec{{Caller: 5, Turns: []callerTurnRec{
+		{K: 0, StartNS: at(0).UnixNano(), EndNS: end.UnixNano(), FirstNS: first.UnixNano(), Frames: 40},
+	}}}}
+	sipJoinEpochs(&out, obs)
+	r := callsRun{Transport: "sip"}
+	joinCalls(&r, out, obs, nil, 64*time.Millisecond)
+	if r.Turns != 1 || r.Answered != 1 || r.Unjoined != 0 || r.Unreferenced != 1 {
+		t.Fatalf("turns %d answered %d unjoined %d unreferenced %d", r.Turns, r.Answered, r.Unjoined, r.Unreferenced)
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
+	if !near(r.EngineAdded.P50, 42) || r.Frame0Offset.Count != 0 {
+		t.Errorf("engine-added %.3f ms (want 42), %d frame 0 offsets", r.EngineAdded.P50, r.Frame0Offset.Count)
+	}
+	if st := r.EngineStages; !near(st["send"].P50, 31) || !near(st["vad_stt"].P50, 2) {
+		t.Errorf("stages %+v, want send 31, vad_stt 2", st)
+	}
+	if r.VADStopAfterEnd.Count != 1 || !near(r.VADStopAfterEnd.P50, 55) {
+		t.Errorf("the VAD's stop after the end: %+v, want 55 ms", r.VADStopAfterEnd)
 	}
 }
