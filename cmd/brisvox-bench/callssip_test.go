@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/brisvox/brisvox/internal/leaktest"
 	"github.com/brisvox/brisvox/messages"
 )
 
@@ -362,6 +363,7 @@ func TestSIPLegAgainstSipp(t *testing.T) {
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	server := netip.AddrPortFrom(netip.MustParseAddr("127.0.0.5"), uint16(port))
+	base := leaktest.Snapshot()
 	// sipp binds as it starts: the INVITE's retransmissions cover it.
 	leg, err := dialSIPLeg(ctx, 0, server, 1, func(time.Time) {})
 	if err != nil {
@@ -383,6 +385,9 @@ func TestSIPLegAgainstSipp(t *testing.T) {
 		t.Errorf("bye: %v", err)
 	}
 	leg.close()
+	if n := leaktest.Snapshot().NewSince(base); n != 0 {
+		t.Errorf("%d of the leg's goroutines left after close", n)
+	}
 	if err := <-exited; err != nil {
 		t.Errorf("sipp: %v\n%s", err, tail(out.String(), 30))
 	}
