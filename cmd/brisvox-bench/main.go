@@ -18,7 +18,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "       brisvox-bench asr [--voices slt,rms,awb,espeak] [--paths 16k,mulaw8k] [--models general,domain] [--json]")
 		fmt.Fprintln(stderr, "       brisvox-bench admission [--admission fixed|measured|both] [--calls 30] [--rate 2] [--cost 0.1] [--cpu-ceiling 0.75] [--wait-quiet 0] [--json]")
 		fmt.Fprintln(stderr, "       brisvox-bench dial [--rate 20] [--duration 60s] [--trunk-addr HOST:PORT] [--answer-hold 2s] [--json]")
-		fmt.Fprintln(stderr, "       brisvox-bench calls [--calls 50 | --sweep 50,100,200,400,600] [--hold 60s] [--warmup 10s] [--seed 1] [--energy] [--soak 30m] [--report out.html] [--json]")
+		fmt.Fprintln(stderr, "       brisvox-bench calls [--calls 50 | --sweep 50,100,200,400,600] [--hold 60s] [--warmup 10s] [--seed 1] [--energy] [--transport pcm|sip] [--floor-dbfs -60] [--noise-dbfs 0] [--soak 30m] [--report out.html] [--json]")
 		fmt.Fprintln(stderr, "       brisvox-bench chaos [--calls 200] [--hold 60s] [--seed 1] [--pairs 1] [--json]")
 		return 2
 	}
