@@ -22,6 +22,9 @@ func TestConfigValidate(t *testing.T) {
 		{"end_echo_negative", Config{Rate: 8000, EndEchoTimeout: -time.Second}, false},
 		{"lead_negative", Config{Rate: 8000, LeadMargin: -time.Millisecond}, false},
 		{"rate_odd", Config{Rate: 16001}, false},
+		{"start_lead_20ms", Config{Rate: 8000, StartLead: 20 * time.Millisecond}, true},
+		{"start_lead_30ms", Config{Rate: 8000, StartLead: 30 * time.Millisecond}, false},
+		{"start_lead_too_long", Config{Rate: 8000, StartLead: MaxStartLead + 20*time.Millisecond}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.cfg.Validate()

@@ -37,7 +37,18 @@ type Config struct {
 	// ConfirmEvery set; the answer is then settled as played to its end
 	// and counted "end_echo_timeouts". Default 2 s.
 	EndEchoTimeout time.Duration
+	// StartLead is audio released at once beyond the first frame when
+	// playout starts (or resumes after the queue ran dry), then one frame
+	// a frame period, so the transport holds that lead from the start. A
+	// transport that starts a talk spurt only once it holds two frames
+	// (the SIP and WebRTC outputs' prebuffer, their OutputLead) otherwise
+	// waits for the second frame, a frame period, before its first packet.
+	// A multiple of 20 ms, at most MaxStartLead; 0 (the default): none.
+	StartLead time.Duration
 }
+
+// MaxStartLead bounds Config.StartLead.
+const MaxStartLead = 100 * time.Millisecond
 
 // DefaultEndEchoTimeout is the default Config.EndEchoTimeout.
 const DefaultEndEchoTimeout = 2 * time.Second
@@ -55,6 +66,9 @@ func (c Config) Validate() error {
 	}
 	if c.EndEchoTimeout < 0 {
 		return fmt.Errorf("%w: negative end echo timeout", ErrInvalidConfig)
+	}
+	if c.StartLead < 0 || c.StartLead > MaxStartLead || c.StartLead%messages.FrameDuration != 0 {
+		return fmt.Errorf("%w: start lead %v: want a multiple of %v up to %v", ErrInvalidConfig, c.StartLead, messages.FrameDuration, MaxStartLead)
 	}
 	return nil
 }
@@ -282,7 +296,8 @@ func (a *Actor) push() {
 	a.fill = nil
 }
 
-// release sends the next frame to the transport and arms the next tick.
+// release sends the next frame to the transport and arms the next tick;
+// when playout starts, StartLead more at once.
 func (a *Actor) release(ctx actor.Context) {
 	if a.head == len(a.queue) {
 		a.playing = false
@@ -291,16 +306,28 @@ func (a *Actor) release(ctx actor.Context) {
 		}
 		return
 	}
+	now := time.Now()
+	start := !a.playing
+	if start {
+		a.playing = true
+		a.nextAt = now
+	}
+	a.send(ctx, now)
+	for lead := a.released + a.cfg.StartLead; start && a.released < lead && a.head < len(a.queue); {
+		a.send(ctx, now)
+	}
+	a.nextAt = a.nextAt.Add(messages.FrameDuration)
+	a.armed = true
+	a.timer.Reset(a.nextAt.Sub(now))
+}
+
+// send sends the frame at the head of the queue to the transport.
+func (a *Actor) send(ctx actor.Context, now time.Time) {
 	f := a.queue[a.head]
 	a.queue[a.head] = nil
 	a.head++
 	if a.head == len(a.queue) {
 		a.queue, a.head = a.queue[:0], 0
-	}
-	now := time.Now()
-	if !a.playing {
-		a.playing = true
-		a.nextAt = now
 	}
 	a.lastOut = now
 	a.released += messages.FrameDuration
@@ -313,9 +340,6 @@ func (a *Actor) release(ctx actor.Context) {
 	if a.peers.Events {
 		a.tellWords(ctx, now)
 	}
-	a.nextAt = a.nextAt.Add(messages.FrameDuration)
-	a.armed = true
-	a.timer.Reset(a.nextAt.Sub(now))
 }
 
 // tellWords reports the words whose first audio is now out: the page shows
@@ -372,7 +396,13 @@ func (a *Actor) heardNow() time.Duration {
 	if !a.playing || inLast > messages.FrameDuration {
 		inLast = messages.FrameDuration
 	}
-	return a.released - messages.FrameDuration + inLast
+	h := a.released - messages.FrameDuration + inLast
+	if a.playing {
+		// While it plays the transport holds StartLead beyond the frame
+		// that is playing.
+		h = max(h-a.cfg.StartLead, 0)
+	}
+	return h
 }
 
 func (a *Actor) interrupt(ctx actor.Context, m *messages.Interrupt) {

@@ -213,9 +213,11 @@ func (a *callsAgent) Session(env serve.CallEnv) (session.Config, error) {
 		TTS: providertest.NewMockTTS(providertest.TTSConfig{Rate: a.rate, FirstByte: script.TTSFirst, Paced: true, Chunk: 100 * time.Millisecond,
 			PacedLead: 200 * time.Millisecond, Unrecorded: true}),
 		Tools: a.tools,
-		// The production tree's settings for a carrier's client that
-		// echoes marks (agentbuild): a mark every 100 ms of audio.
-		Pacer:    pacer.Config{ConfirmEvery: agentbuild.ConfirmEvery},
+		// The production tree's settings for the call's transport
+		// (agentbuild): a mark every 100 ms of audio for a client that
+		// echoes them (the PCM websocket's), the lead margin and the
+		// start lead for an output that prebuffers (SIP's).
+		Pacer:    agentbuild.PacerFor(env.Conn, pacer.Config{}),
 		VADModel: a.vad,
 	}, nil
 }

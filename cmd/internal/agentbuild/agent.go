@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/brisvox/brisvox/actors/llm"
+	"github.com/brisvox/brisvox/actors/pacer"
 	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/actors/turn"
 	"github.com/brisvox/brisvox/actors/vad"
@@ -31,6 +32,31 @@ import (
 // playback (a mark every 100 ms of audio): at a cut, what was heard is
 // known to the last echo plus the time since it came.
 const ConfirmEvery = 100 * time.Millisecond
+
+// PacerFor sets the pacer's settings that follow from the call's
+// connection c on p:
+//   - a transport that queues audio ahead of the wire (OutputLead: the SIP
+//     and WebRTC outputs' talk-spurt prebuffer) widens the lead margin by
+//     it (audio queued there is not heard yet) and gets that lead less a
+//     frame at the start of playout (StartLead), so its first packet does
+//     not wait a frame period for the prebuffer's second frame;
+//   - a carrier's client that confirms playback gets a mark every
+//     ConfirmEvery: the heard position at a cut is bounded by its newest
+//     echo, whatever it buffers.
+func PacerFor(c conn.Conn, p pacer.Config) pacer.Config {
+	if l, ok := c.(interface{ OutputLead() time.Duration }); ok {
+		// The margin covers the network and the far jitter buffer (its
+		// default) plus the transport's own lead.
+		lead := l.OutputLead()
+		p.LeadMargin = messages.FrameDuration + lead
+		f := messages.FrameDuration
+		p.StartLead = min(max((lead-f+f-1)/f*f, 0), pacer.MaxStartLead)
+	}
+	if pc, ok := c.(conn.PlaybackConfirmer); ok && pc.ConfirmsPlayback() {
+		p.ConfirmEvery = ConfirmEvery
+	}
+	return p
+}
 
 // Options are what the builder needs beyond the file.
 type Options struct {
@@ -220,17 +246,7 @@ func (a *Agent) Session(env serve.CallEnv) (session.Config, error) {
 		cfg.Turn.EndOfTurn = &endofturn.PolicyConfig{MinDelay: f.Turn.EndOfTurnDelay.V, MaxDelay: f.Turn.EndOfTurnMax.V}
 		cfg.Turn.EndOfTurnDelay, cfg.Turn.EndOfTurnByText = 0, true
 	}
-	if l, ok := env.Conn.(interface{ OutputLead() time.Duration }); ok {
-		// Audio queued in the transport is not heard yet: the pacer's
-		// margin covers the network and the far jitter buffer (its
-		// default) plus the transport's own lead.
-		cfg.Pacer.LeadMargin = messages.FrameDuration + l.OutputLead()
-	}
-	if c, ok := env.Conn.(conn.PlaybackConfirmer); ok && c.ConfirmsPlayback() {
-		// A carrier's client says what it played: the heard position at a
-		// cut is bounded by its newest echo, whatever it buffers.
-		cfg.Pacer.ConfirmEvery = ConfirmEvery
-	}
+	cfg.Pacer = PacerFor(env.Conn, cfg.Pacer)
 	if term := f.DTMF.Terminator.V; term != "" {
 		cfg.Turn.DTMF.Terminator = term[0]
 	}
