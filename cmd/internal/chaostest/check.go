@@ -226,9 +226,28 @@ func checkContextHeard(r *callRecord) error {
 	return nil
 }
 
+// reaches says whether m gives the model run's result: its tool message,
+// or, for a call closed before its result came (its round closed by a cut
+// or a failed answer: the call answered "interrupted"), the late-result
+// note that the llm stage adds once it came (agent.PushLateToolResult).
+// Found by chaos at 200 callers (seed 1, c0174-1, panic_tts+tool): a tts
+// restart on the booking's preamble failed that answer, so its round
+// closed and the booking's result reached the next request as a note.
+func reaches(m agent.Message, run toolRun) bool {
+	switch m.Role {
+	case agent.RoleTool:
+		return m.ToolCallID == run.CallID && strings.Contains(m.Text, run.Result)
+	case agent.RoleSystem:
+		return strings.HasPrefix(m.Text, "Late result: the earlier call "+run.CallID+" of tool "+run.Name+" ") &&
+			strings.Contains(m.Text, run.Result)
+	}
+	return false
+}
+
 // checkTools: a SideEffect ran at most once per call for the same
 // arguments and per idempotency key; every result reached every request
-// made after it was done; every tool call in a request is answered once.
+// made after it was done (reaches); every tool call in a request is
+// answered once.
 func checkTools(r *callRecord) error {
 	byArgs, byKey := map[string]int{}, map[string]int{}
 	for _, run := range r.Runs {
@@ -252,9 +271,7 @@ func checkTools(r *callRecord) error {
 			if !req.At.After(run.Done) {
 				continue
 			}
-			if !slices.ContainsFunc(req.Messages, func(m agent.Message) bool {
-				return m.Role == agent.RoleTool && m.ToolCallID == run.CallID && strings.Contains(m.Text, run.Result)
-			}) {
+			if !slices.ContainsFunc(req.Messages, func(m agent.Message) bool { return reaches(m, run) }) {
 				return violation("request %d, made after %s call %s was done, lacks its result", i, run.Name, run.CallID)
 			}
 		}

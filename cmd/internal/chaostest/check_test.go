@@ -2,6 +2,7 @@ package chaostest
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -98,6 +99,21 @@ func bookedRecord() *callRecord {
 	return r
 }
 
+// lateRecord is bookedRecord whose first answer failed while the booking
+// ran: its round closed, the call was answered interrupted, and the
+// result reached the next request as the llm stage's late-result note.
+func lateRecord() *callRecord {
+	r := bookedRecord()
+	for i := 1; i < len(r.Requests); i++ {
+		req := &r.Requests[i]
+		req.Messages = slices.Clone(req.Messages)
+		req.Messages[3].Text = `{"error":"interrupted","tool":"book_table","detail":"the answer was cut short"}`
+		req.Messages = slices.Insert(req.Messages, 4, agent.System(
+			`Late result: the earlier call t1.0 of tool book_table (interrupted or timed out before) has finished; do not repeat it. Result: {"booking":"BK-1001"}`))
+	}
+	return r
+}
+
 // slowRecord is a slow consumer cut by its next question: the engine cut
 // the first answer at the confirmed position (one word of five), the
 // caller went on to play all it had been sent (the clear came behind it).
@@ -115,7 +131,7 @@ func slowRecord() *callRecord {
 }
 
 func TestGoodRecordsPass(t *testing.T) {
-	for name, r := range map[string]*callRecord{"healthy": goodRecord(), "barge-in": bargedRecord(), "booked": bookedRecord(), "slow": slowRecord()} {
+	for name, r := range map[string]*callRecord{"healthy": goodRecord(), "barge-in": bargedRecord(), "booked": bookedRecord(), "slow": slowRecord(), "late result": lateRecord()} {
 		if err := checkCall(r); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
@@ -171,6 +187,12 @@ func TestCheckersFail(t *testing.T) {
 		}, "one idempotency key ran 2 times"},
 		{"a result that never reached the model", checkTools, bookedRecord, func(r *callRecord) {
 			r.Requests[2].Messages = r.Requests[0].Messages
+		}, "lacks its result"},
+		{"a late note without the result", checkTools, lateRecord, func(r *callRecord) {
+			r.Requests[2].Messages[4] = agent.System("Late result: the earlier call t1.0 of tool book_table (interrupted or timed out before) has finished; do not repeat it. Result: {}")
+		}, "lacks its result"},
+		{"a late note of another call", checkTools, lateRecord, func(r *callRecord) {
+			r.Requests[2].Messages[4].Text = strings.Replace(r.Requests[2].Messages[4].Text, "t1.0", "t9.9", 1)
 		}, "lacks its result"},
 		{"a tool call left unanswered", checkTools, goodRecord, func(r *callRecord) {
 			r.Requests[2].Messages[2].ToolCalls = []messages.ToolCall{{ID: "t1.0", Name: bookTool}}
