@@ -1,6 +1,6 @@
 // Package pacer plays the bot's audio out in real time: it cuts the TTS
 // audio of the current epoch into 20 ms frames, releases one frame per frame
-// period to the transport (the first at once), and feeds the playout book
+// period to the transport (the first at once, with Config.StartLead more), and feeds the playout book
 // (book.go, a pure type): which words of the epoch started playing and
 // what the marks confirmed. On an interrupt it clears its queue and the
 // transport's and settles what was heard, which the llm actor then asks
