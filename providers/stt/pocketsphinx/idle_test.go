@@ -60,6 +60,9 @@ func TestIdleCallersCostNoDecoder(t *testing.T) {
 				t.Errorf("dropped %d samples", d)
 			}
 		}
+		// A goroutine that was waited for may still be on its way out
+		// (its done signal is its last act): let the bubble settle.
+		synctest.Wait()
 		if n := leaktest.Snapshot().NewSince(base); n != 0 {
 			t.Errorf("%d goroutines left after every session closed", n)
 		}

@@ -197,6 +197,9 @@ func TestPoolFreesIdleDecoders(t *testing.T) {
 				if _, freed, _ := f.state(); !slices.Equal(freed, []int{1, 2, 3}) {
 					t.Errorf("after Close freed %v, want each of the 3 once", freed)
 				}
+				// A goroutine that was waited for may still be on its way out
+				// (its done signal is its last act): let the bubble settle.
+				synctest.Wait()
 				if n := leaktest.Snapshot().NewSince(base); n != 0 {
 					t.Errorf("%d goroutines left after Close", n)
 				}
@@ -249,6 +252,9 @@ func TestPoolBusyMinute(t *testing.T) {
 			t.Errorf("loaded %d idle %d, want 2 and 2", loaded, idle)
 		}
 		p.close()
+		// A goroutine that was waited for may still be on its way out
+		// (its done signal is its last act): let the bubble settle.
+		synctest.Wait()
 		if n := leaktest.Snapshot().NewSince(base); n != 0 {
 			t.Errorf("%d goroutines left after close", n)
 		}
@@ -306,6 +312,9 @@ func TestPoolCloseStopsExpiry(t *testing.T) {
 		if _, _, _, expired := p.counts(); expired != 1 {
 			t.Errorf("%d expired, want 1", expired)
 		}
+		// A goroutine that was waited for may still be on its way out
+		// (its done signal is its last act): let the bubble settle.
+		synctest.Wait()
 		if n := leaktest.Snapshot().NewSince(base); n != 0 {
 			t.Errorf("%d goroutines left after close", n)
 		}
