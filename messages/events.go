@@ -28,9 +28,13 @@ const (
 	// (Text: the tool's name, never its arguments; Call, Outcome, Detail
 	// and Subject say which call and what happened).
 	EventTool
+	// EventRestart: a stage of the call was restarted (Text: the stage),
+	// by its supervisor after a failure or by an operator. For operators:
+	// the caller's page is not told.
+	EventRestart
 )
 
-var eventNames = [...]string{"", "state", "user_speaking", "user_turn", "bot_word", "bot_done", "latency", "tool"}
+var eventNames = [...]string{"", "state", "user_speaking", "user_turn", "bot_word", "bot_done", "latency", "tool", "restart"}
 
 func (k EventKind) String() string {
 	if k > 0 && int(k) < len(eventNames) {

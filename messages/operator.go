@@ -9,18 +9,21 @@ type Describe struct {
 
 // Description is an actor's answer to Describe. Children holds the
 // descriptions of its children when the actor assembles a tree (session).
+//
+// Its JSON (the operator API's tree) names fields in lower case and
+// leaves out Ref and what is empty.
 type Description struct {
-	Ref      uint64
-	Name     string
-	State    string
-	Counters map[string]uint64
+	Ref      uint64            `json:"-"`
+	Name     string            `json:"name"`
+	State    string            `json:"state"`
+	Counters map[string]uint64 `json:"counters,omitempty"`
 	// Info holds facts that are not counts (a SIP call's dialog state,
 	// codec, latched media source, RTCP loss and jitter). Never a phone
 	// number, a header or anything said.
-	Info     map[string]string
-	Mailbox  int
-	Restarts int
-	Children []*Description
+	Info     map[string]string `json:"info,omitempty"`
+	Mailbox  int               `json:"mailbox"`
+	Restarts int               `json:"restarts"`
+	Children []*Description    `json:"children,omitempty"`
 }
 
 // Restart asks a session to restart one stage of its call while the call

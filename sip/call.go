@@ -106,6 +106,15 @@ func (c *Call) Admission() conn.Admission { return c.adm }
 // ID is our call id ("sip-" and 16 hex digits).
 func (c *Call) ID() string { return c.id }
 
+// Transport names the call's transport for operators: "sip" for a call
+// that came in, "sip-out" for one we placed.
+func (c *Call) Transport() string {
+	if c.outbound {
+		return "sip-out"
+	}
+	return "sip"
+}
+
 // InputRate is the rate the call's stages hear (Config.Rate).
 func (c *Call) InputRate() int { return c.sess.InputRate() }
 

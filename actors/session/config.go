@@ -1,7 +1,6 @@
 package session
 
 import (
-	"errors"
 	"fmt"
 	"github.com/asynkron/protoactor-go/actor"
 	"time"
@@ -18,9 +17,6 @@ import (
 	"github.com/brisvox/brisvox/providers"
 	"github.com/rs/zerolog"
 )
-
-// ErrInvalidConfig marks a bad Config.
-var ErrInvalidConfig = errors.New("session: invalid config")
 
 // Supervision bounds restarts of the call's stages.
 type Supervision struct {

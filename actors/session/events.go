@@ -68,6 +68,13 @@ func (a *Actor) markEvent(t *Timeline, m *messages.TurnMark) {
 }
 
 // setState reports a change of the call's state.
+// restarted tells the observer a stage was restarted.
+func (a *Actor) restarted(s messages.Stage) {
+	if a.cfg.OnEvent != nil {
+		a.cfg.OnEvent(messages.CallEvent{Kind: messages.EventRestart, Text: string(s), At: time.Now()})
+	}
+}
+
 func (a *Actor) setState(s string, e messages.Epoch) {
 	if a.cfg.OnEvent == nil || s == a.state {
 		return

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"strings"
@@ -323,6 +324,7 @@ func (a *Actor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, child 
 		return
 	}
 	st.restarts++
+	a.restarted(st.name)
 	delay := time.Duration(0)
 	if st.name == messages.StageSTT || st.name == messages.StageTTS {
 		delay = a.backoff.Delay(len(st.failures))
@@ -339,6 +341,9 @@ func (a *Actor) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, child 
 func (a *Actor) giveUp(sup actor.Supervisor, st *stage, err error) {
 	a.gaveUp = st.name
 	a.reason, a.endErr = "stage "+string(st.name)+" failed", err
+	if errors.Is(err, ErrRestartLimit) {
+		a.reason = "stage " + string(st.name) + " restarted too often"
+	}
 	switch st.name {
 	case messages.StageTTS, messages.StagePacer, messages.StageTransport, messages.StageTurn, messages.StageLLM:
 		// The line cannot be spoken without these: end at once.
@@ -362,8 +367,26 @@ func (a *Actor) operatorRestart(ctx actor.Context, s messages.Stage) error {
 	if a.ending {
 		return fmt.Errorf("%w: the call is ending", ErrInvalidConfig)
 	}
+	// An operator's restarts count toward the stage's limit as its
+	// failures do: a storm of them ends the call cleanly instead of
+	// restarting the stage for ever.
+	now := time.Now()
+	kept := st.failures[:0]
+	for _, t := range st.failures {
+		if now.Sub(t) < a.cfg.Supervision.Window {
+			kept = append(kept, t)
+		}
+	}
+	st.failures = append(kept, now)
+	if len(st.failures) > a.cfg.Supervision.MaxRestarts {
+		err := fmt.Errorf("%w: %s restarted %d times within %s; the call ends", ErrRestartLimit, s, len(st.failures), a.cfg.Supervision.Window)
+		a.cfg.Log.Warn().Err(err).Str("call_id", string(a.cfg.Call)).Str("stage", string(s)).Msg("operator restarts past the stage's limit; ending the call")
+		a.giveUp(ctx.(actor.Supervisor), st, err)
+		return err
+	}
 	a.opRestarts++
 	st.restarts++
+	a.restarted(st.name)
 	ctx.(actor.Supervisor).RestartChildren(st.pid)
 	return nil
 }

@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/brisvox/brisvox/providers"
@@ -347,6 +349,50 @@ func TestSTTDiesWhileFinalizing(t *testing.T) {
 		}
 		if r.Ended.Restarts[messages.StageSTT] != 1 {
 			t.Errorf("stt restarts %d, want 1", r.Ended.Restarts[messages.StageSTT])
+		}
+	})
+}
+
+// TestOperatorRestartStorm: an operator's restarts of one stage count
+// toward its supervision limit like failures, so a storm of them ends the
+// call cleanly (the restart past the limit is refused with
+// ErrRestartLimit and the call ends as "stage stt restarted too often")
+// instead of restarting the stage for ever. Mutation caught: the
+// operator's restarts not recorded in the stage's window (all five
+// succeed and the call goes on).
+func TestOperatorRestartStorm(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var results []*messages.RestartResult
+		storm := sim.Action{At: 1200 * time.Millisecond, Do: func(h *sim.Handle) {
+			for range 5 {
+				v, err := h.Request(&messages.Restart{Stage: messages.StageSTT})
+				if err != nil {
+					break
+				}
+				res, _ := v.(*messages.RestartResult)
+				results = append(results, res)
+				if res == nil || res.Err != nil {
+					break
+				}
+			}
+		}}
+		r, err := call("restart-storm", storm).Run()
+		if !errors.Is(err, sim.ErrCallFailed) || r == nil {
+			t.Fatalf("run: %v, want the call ended before its script", err)
+		}
+		if len(results) != 4 {
+			t.Fatalf("%d answers, want 3 restarts and a refusal: %+v", len(results), results)
+		}
+		for i, res := range results[:3] {
+			if res.Err != nil {
+				t.Errorf("restart %d: %v", i+1, res.Err)
+			}
+		}
+		if !errors.Is(results[3].Err, session.ErrRestartLimit) {
+			t.Errorf("restart 4: %v, want ErrRestartLimit", results[3].Err)
+		}
+		if r.Ended.Reason != "stage stt restarted too often" || r.Ended.GaveUp != messages.StageSTT {
+			t.Errorf("ended %q (gave up %q), want the stt stage's restart limit", r.Ended.Reason, r.Ended.GaveUp)
 		}
 	})
 }

@@ -795,10 +795,16 @@ func TestServeSIPByeFromUs(t *testing.T) {
 	for deadline := time.Now().Add(20 * time.Second); id == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		_, body := fetch(t, "GET", ls.base+"/operator/calls", token)
 		var calls struct {
-			Calls []string `json:"calls"`
+			Calls []struct {
+				ID        string `json:"id"`
+				Transport string `json:"transport"`
+			} `json:"calls"`
 		}
 		if json.Unmarshal([]byte(body), &calls) == nil && len(calls.Calls) == 1 {
-			id = calls.Calls[0]
+			id = calls.Calls[0].ID
+			if tr := calls.Calls[0].Transport; tr != "sip" {
+				t.Errorf("the call's transport is %q, want sip", tr)
+			}
 		}
 	}
 	if id == "" {

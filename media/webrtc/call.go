@@ -85,6 +85,9 @@ func newCallID() string {
 // ID is the call's id, as in the answer and the websocket URL.
 func (c *Call) ID() string { return c.id }
 
+// Transport names the call's transport for operators: "webrtc".
+func (c *Call) Transport() string { return "webrtc" }
+
 // InputRate is the rate of the frames ReadFrame delivers.
 func (c *Call) InputRate() int { return c.cfg.InputRate }
 

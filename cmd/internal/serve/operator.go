@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/brisvox/brisvox/actors/session"
 	"github.com/brisvox/brisvox/actors/switchboard"
 	"github.com/brisvox/brisvox/messages"
 )
@@ -28,17 +29,24 @@ func restartable() []messages.Stage {
 }
 
 // EnableOperator mounts the operator API under /operator/, each request
-// authorised by "Authorization: Bearer <token>":
+// authorised by "Authorization: Bearer <token>" (docs/OPERATIONS.md):
 //
-//	GET  /operator/calls                  {"calls": ["wr-...", ...]}
-//	GET  /operator/calls/{id}             the call's actor tree: each stage's
-//	                                      state, counters, mailbox, restarts
-//	POST /operator/calls/{id}/restart?stage=stt
-//	                                      restart one stage, the call goes on
-//	POST /operator/calls/{id}/hangup      end the call (202)
+//	GET    /operator/calls                 {"node", "calls": [CallSummary]}
+//	GET    /operator/calls/{id}            {"call": CallSummary, "tree": the
+//	                                       actor tree (each stage's state,
+//	                                       counters, mailbox, restarts),
+//	                                       "turns": [TurnTimeline]}
+//	POST   /operator/calls/{id}/restart?stage=stt
+//	                                       restart one stage, the call goes on
+//	POST   /operator/calls/{id}/hangup     end the call (202)
+//	GET    /operator/nodes                 {"nodes": [NodeInfo]}
+//	POST   /operator/nodes/{node}/drain    admit no new call (202)
+//	DELETE /operator/nodes/{node}/drain    admit calls again
+//	GET    /operator/events                the live calls and nodes as
+//	                                       server-sent events
 //
-// Answers are JSON; an unknown call is 404, an unknown stage 400, a
-// restart the session refuses 409, a missing or wrong token 401. The tree
+// Answers are JSON; an unknown call or node is 404, an unknown stage 400,
+// a restart the session refuses 409, a missing or wrong token 401. The tree
 // holds names, states and counts only: no words, numbers or arguments.
 func (s *Server) EnableOperator(token string) error {
 	if len(token) < MinOperatorToken {
@@ -46,11 +54,17 @@ func (s *Server) EnableOperator(token string) error {
 	}
 	auth := func(h http.HandlerFunc) http.HandlerFunc { return s.operatorAuth(token, h) }
 	s.mux.HandleFunc("GET /operator/calls", auth(func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]any{"calls": s.Live()})
+		writeJSON(w, http.StatusOK, map[string]any{"node": s.cfg.Node, "calls": s.AllCalls()})
 	}))
 	s.mux.HandleFunc("GET /operator/calls/{id}", auth(s.describeCall))
 	s.mux.HandleFunc("POST /operator/calls/{id}/restart", auth(s.restartStage))
 	s.mux.HandleFunc("POST /operator/calls/{id}/hangup", auth(s.hangupCall))
+	s.mux.HandleFunc("GET /operator/nodes", auth(func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"nodes": s.AllNodes()})
+	}))
+	s.mux.HandleFunc("POST /operator/nodes/{node}/drain", auth(s.drainNode))
+	s.mux.HandleFunc("DELETE /operator/nodes/{node}/drain", auth(s.undrainNode))
+	s.mux.HandleFunc("GET /operator/events", auth(s.operatorEvents))
 	return nil
 }
 
@@ -85,65 +99,147 @@ func (s *Server) askCall(id messages.CallID, msg any) (any, error) {
 	return res, nil
 }
 
+// CallDetail is one live call as an operator sees it: its summary, its
+// actor tree and its turns' timelines, oldest first.
+type CallDetail struct {
+	Call  CallSummary           `json:"call"`
+	Tree  *messages.Description `json:"tree"`
+	Turns []TurnTimeline        `json:"turns"`
+}
+
+// DescribeCall asks a live call's session for its tree and timelines.
+func (s *Server) DescribeCall(id messages.CallID) (CallDetail, error) {
+	if _, ok := s.callSummary(id); !ok {
+		return CallDetail{}, fmt.Errorf("%w: %s", ErrUnknownCall, id)
+	}
+	res, err := s.askCall(id, &messages.Describe{})
+	if err != nil {
+		return CallDetail{}, err
+	}
+	d, ok := res.(*messages.Description)
+	if !ok {
+		return CallDetail{}, fmt.Errorf("serve: call %s answered %T", id, res)
+	}
+	res, err = s.askCall(id, &session.GetTimelines{})
+	if err != nil {
+		return CallDetail{}, err
+	}
+	ts, ok := res.([]session.Timeline)
+	if !ok {
+		return CallDetail{}, fmt.Errorf("serve: call %s answered %T", id, res)
+	}
+	// Read after the answers, so the summary is as new as the tree.
+	sum, ok := s.callSummary(id)
+	if !ok {
+		return CallDetail{}, fmt.Errorf("%w: %s (it ended)", ErrUnknownCall, id)
+	}
+	return CallDetail{Call: sum, Tree: d, Turns: timelinesOf(ts)}, nil
+}
+
+// RestartStage restarts one stage of a live call while the call goes on:
+// ErrUnknownStage for a stage that is not one of restartable's,
+// ErrRefused when the session refuses (the call is ending, or the
+// stage's restart limit is reached and the call ends).
+func (s *Server) RestartStage(id messages.CallID, stage messages.Stage) error {
+	if !slices.Contains(restartable(), stage) {
+		return fmt.Errorf("%w: %q", ErrUnknownStage, stage)
+	}
+	res, err := s.askCall(id, &messages.Restart{Stage: stage})
+	if err != nil {
+		return err
+	}
+	rr, ok := res.(*messages.RestartResult)
+	if !ok {
+		return fmt.Errorf("serve: call %s answered %T", id, res)
+	}
+	if rr.Err != nil {
+		return fmt.Errorf("%w: %w", ErrRefused, rr.Err)
+	}
+	s.log.Info().Str("call_id", string(id)).Str("stage", string(stage)).Msg("operator restarted a stage")
+	return nil
+}
+
+// HangupCall ends a live call at once, as an operator asked.
+func (s *Server) HangupCall(id messages.CallID) error {
+	if _, live := s.callSummary(id); !live {
+		return fmt.Errorf("%w: %s", ErrUnknownCall, id)
+	}
+	s.sys.Root.Send(s.board, &switchboard.ToCall{Call: id, Msg: &messages.Hangup{Reason: "hung up by an operator"}})
+	s.log.Info().Str("call_id", string(id)).Msg("operator hung up a call")
+	return nil
+}
+
 func (s *Server) describeCall(w http.ResponseWriter, r *http.Request) {
 	id := messages.CallID(r.PathValue("id"))
-	res, err := s.askCall(id, &messages.Describe{})
+	var d CallDetail
+	var err error
+	if s.isLocal(id) {
+		d, err = s.DescribeCall(id)
+	} else if f, node, ferr := s.remoteCall(id); ferr != nil {
+		err = ferr
+	} else {
+		ctx, cancel := fleetContext(r.Context())
+		d, err = f.Describe(ctx, node, id)
+		cancel()
+	}
 	if err != nil {
 		operatorError(w, err)
 		return
 	}
-	d, ok := res.(*messages.Description)
-	if !ok {
-		operatorError(w, fmt.Errorf("serve: call %s answered %T", id, res))
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"call": id, "tree": d})
+	writeJSON(w, http.StatusOK, d)
 }
 
 func (s *Server) restartStage(w http.ResponseWriter, r *http.Request) {
 	id := messages.CallID(r.PathValue("id"))
 	stage := messages.Stage(strings.TrimSpace(r.URL.Query().Get("stage")))
-	if stages := restartable(); !slices.Contains(stages, stage) {
-		writeJSON(w, http.StatusBadRequest, map[string]any{"error": fmt.Sprintf("unknown stage %q", stage), "stages": stages})
-		return
+	var err error
+	if s.isLocal(id) || !slices.Contains(restartable(), stage) {
+		err = s.RestartStage(id, stage)
+	} else if f, node, ferr := s.remoteCall(id); ferr != nil {
+		err = ferr
+	} else {
+		ctx, cancel := fleetContext(r.Context())
+		err = f.Restart(ctx, node, id, stage)
+		cancel()
 	}
-	res, err := s.askCall(id, &messages.Restart{Stage: stage})
 	if err != nil {
 		operatorError(w, err)
 		return
 	}
-	rr, ok := res.(*messages.RestartResult)
-	if !ok {
-		operatorError(w, fmt.Errorf("serve: call %s answered %T", id, res))
-		return
-	}
-	if rr.Err != nil {
-		writeJSON(w, http.StatusConflict, map[string]string{"error": rr.Err.Error()})
-		return
-	}
-	s.log.Info().Str("call_id", string(id)).Str("stage", string(stage)).Msg("operator restarted a stage")
 	writeJSON(w, http.StatusOK, map[string]any{"call": id, "restarted": stage})
 }
 
 func (s *Server) hangupCall(w http.ResponseWriter, r *http.Request) {
 	id := messages.CallID(r.PathValue("id"))
-	s.mu.Lock()
-	_, live := s.live[id]
-	s.mu.Unlock()
-	if !live {
-		operatorError(w, fmt.Errorf("%w: %s", ErrUnknownCall, id))
+	var err error
+	if s.isLocal(id) {
+		err = s.HangupCall(id)
+	} else if f, node, ferr := s.remoteCall(id); ferr != nil {
+		err = ferr
+	} else {
+		ctx, cancel := fleetContext(r.Context())
+		err = f.Hangup(ctx, node, id)
+		cancel()
+	}
+	if err != nil {
+		operatorError(w, err)
 		return
 	}
-	s.sys.Root.Send(s.board, &switchboard.ToCall{Call: id, Msg: &messages.Hangup{Reason: "hung up by an operator"}})
-	s.log.Info().Str("call_id", string(id)).Msg("operator hung up a call")
 	writeJSON(w, http.StatusAccepted, map[string]any{"call": id, "hangup": true})
 }
 
 // operatorError answers an operator request that failed.
 func operatorError(w http.ResponseWriter, err error) {
 	status := http.StatusBadGateway
-	if errors.Is(err, ErrUnknownCall) {
+	body := map[string]any{"error": err.Error()}
+	switch {
+	case errors.Is(err, ErrUnknownCall), errors.Is(err, ErrUnknownNode):
 		status = http.StatusNotFound
+	case errors.Is(err, ErrUnknownStage):
+		status = http.StatusBadRequest
+		body["stages"] = restartable()
+	case errors.Is(err, ErrRefused):
+		status = http.StatusConflict
 	}
-	writeJSON(w, status, map[string]string{"error": err.Error()})
+	writeJSON(w, status, body)
 }

@@ -67,20 +67,20 @@ func TestOperatorAPI(t *testing.T) {
 			}
 		}
 		code, body := do(t, ln, "GET", "/operator/calls", testToken)
-		if calls, _ := body["calls"].([]any); code != 200 || len(calls) != 1 || calls[0] != "c1" {
+		if calls, _ := body["calls"].([]any); code != 200 || len(calls) != 1 || calls[0].(map[string]any)["id"] != "c1" {
 			t.Errorf("calls: %d %v", code, body)
 		}
 
 		restarts := func() float64 {
 			_, body := do(t, ln, "GET", "/operator/calls/c1", testToken)
 			tree, _ := body["tree"].(map[string]any)
-			children, _ := tree["Children"].([]any)
+			children, _ := tree["children"].([]any)
 			var names []string
 			for _, ch := range children {
 				m := ch.(map[string]any)
-				names = append(names, m["Name"].(string))
-				if m["Name"] == "stt" {
-					return m["Restarts"].(float64)
+				names = append(names, m["name"].(string))
+				if m["name"] == "stt" {
+					return m["restarts"].(float64)
 				}
 			}
 			t.Fatalf("no stt stage in the tree: %v", names)

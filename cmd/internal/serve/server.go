@@ -10,6 +10,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"sort"
 	"sync"
@@ -118,6 +119,9 @@ type Config struct {
 	// CPUTime reads the process's CPU time for the Meter (default
 	// admit.ProcessCPU).
 	CPUTime admit.CPUTime
+	// Node names this server in the operator API (its calls, its node
+	// entry). Default: the host's name.
+	Node string
 	// MachineTimes reads the machine's CPU times for the Meter, so what
 	// other processes take counts against the ceiling (default
 	// admit.ProcStat).
@@ -161,6 +165,13 @@ func (c Config) withDefaults() Config {
 	if c.MachineTimes == nil {
 		c.MachineTimes = admit.ProcStat
 	}
+	if c.Node == "" {
+		if h, err := os.Hostname(); err == nil && h != "" {
+			c.Node = h
+		} else {
+			c.Node = "brisvox"
+		}
+	}
 	return c
 }
 
@@ -182,7 +193,20 @@ type Server struct {
 	mux   *http.ServeMux
 
 	mu   sync.Mutex
-	live map[messages.CallID]Conn
+	live map[messages.CallID]*callInfo
+	// opDrain is an operator's drain of this node (nil: none); draining
+	// and shutdown are the shutdown's.
+	opDrain  *drainInfo
+	shutdown *drainInfo
+	// fleet is the deployment's other nodes (JoinFleet), nil alone.
+	fleet Fleet
+	// quit is closed when the shutdown's drain is over: the operator's
+	// event streams end.
+	quit chan struct{}
+	// ended remembers the last calls' ends for the operator's event
+	// stream (endedRing of them).
+	recent endedRing
+	born   time.Time
 	// reserved counts the slots admitted and not yet started or released:
 	// admission holds reserved + len(live) under MaxCalls.
 	reserved int
@@ -221,7 +245,7 @@ func New(cfg Config, agent Agent) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, agent: agent, log: cfg.Log, sys: sys, board: board, mux: http.NewServeMux(),
-		live: map[messages.CallID]Conn{}, changed: make(chan struct{}), stats: kit.Counters{},
+		live: map[messages.CallID]*callInfo{}, born: time.Now(), quit: make(chan struct{}), changed: make(chan struct{}), stats: kit.Counters{},
 		skip:      [2]chan struct{}{make(chan struct{}), make(chan struct{})},
 		sources:   map[string]func() map[string]uint64{},
 		readiness: map[string]func() any{},
@@ -311,11 +335,12 @@ func (s *Server) Admit() (conn.Admission, error) {
 }
 
 func (s *Server) admitLocked() (*slot, error) {
-	switch {
-	case s.draining:
+	if r := s.drainRefusalLocked(); r != nil {
 		s.stats.Inc("refused_draining")
 		s.metrics.refused.WithLabelValues("draining").Inc()
-		return nil, &conn.Refusal{Cause: conn.RefusedDraining, Detail: "shutting down", RetryAfter: s.cfg.RetryAfter}
+		return nil, r
+	}
+	switch {
 	case s.reserved+len(s.live) >= s.cfg.MaxCalls:
 		s.stats.Inc("refused_full")
 		s.metrics.refused.WithLabelValues("full").Inc()
@@ -398,7 +423,7 @@ func (s *Server) begin(c Conn, dial *DialRequest, res chan<- error) {
 	if started {
 		a.state = slotStarted
 		s.reserved--
-		s.live[id] = c
+		s.live[id] = newCallInfo(c)
 		s.notifyLocked()
 	}
 	s.mu.Unlock()
@@ -456,7 +481,7 @@ func (s *Server) start(id messages.CallID, c Conn, dial *DialRequest) error {
 
 func (s *Server) startCall(id messages.CallID, c Conn, dial *DialRequest) error {
 	s.mu.Lock()
-	draining := s.draining
+	draining := s.drainRefusalLocked() != nil
 	s.mu.Unlock()
 	if draining {
 		return ErrDraining
@@ -470,18 +495,14 @@ func (s *Server) startCall(id messages.CallID, c Conn, dial *DialRequest) error 
 	cfg.Log = s.log
 	m, observe := s.metrics, s.cfg.Observe
 	p, publishes := c.(publisher)
-	switch {
-	case !publishes && observe == nil:
-		cfg.OnEvent = m.event
-	default:
-		cfg.OnEvent = func(e messages.CallEvent) {
-			m.event(e)
-			if publishes {
-				_ = p.Publish(EventOf(e))
-			}
-			if observe != nil {
-				observe(id, e)
-			}
+	cfg.OnEvent = func(e messages.CallEvent) {
+		m.event(e)
+		s.follow(id, &e)
+		if publishes && e.Kind != messages.EventRestart {
+			_ = p.Publish(EventOf(e))
+		}
+		if observe != nil {
+			observe(id, e)
 		}
 	}
 	cfg.OnEnd = func(e messages.CallEnded) { s.ended(e) }
@@ -505,7 +526,11 @@ func (s *Server) startCall(id messages.CallID, c Conn, dial *DialRequest) error 
 // ended is a session's OnEnd: it only records and signals.
 func (s *Server) ended(e messages.CallEnded) {
 	s.mu.Lock()
-	c := s.live[e.Call]
+	var c Conn
+	if info := s.live[e.Call]; info != nil {
+		c = info.conn
+		s.recent.add(e.Call, e.Reason)
+	}
 	delete(s.live, e.Call)
 	s.stats.Inc("ended")
 	s.notifyLocked()
@@ -619,6 +644,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	case serveErr = <-errc:
 	}
 	s.drain()
+	close(s.quit)
 	s.mu.Lock()
 	closers := s.closers
 	s.mu.Unlock()
@@ -667,6 +693,8 @@ func (s *Server) Force() {
 func (s *Server) drain() {
 	s.mu.Lock()
 	s.draining = true
+	s.shutdown = &drainInfo{By: "shutdown", Started: time.Now().UTC(), LiveAtStart: len(s.live)}
+	s.notifyLocked()
 	s.mu.Unlock()
 	s.log.Info().Int("live_calls", len(s.Live())).Dur("deadline", s.cfg.DrainTimeout).Msg("shutting down: not admitting calls")
 	if s.waitCalls(s.cfg.DrainTimeout, s.skip[0]) {
@@ -720,7 +748,8 @@ func (s *Server) AddReadiness(name string, detail func() any) {
 
 func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
-	draining, live := s.draining, len(s.live)
+	refusal, live := s.drainRefusalLocked(), len(s.live)
+	draining := refusal != nil
 	details := make(map[string]func() any, len(s.readiness))
 	maps.Copy(details, s.readiness)
 	s.mu.Unlock()
@@ -737,7 +766,7 @@ func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 		body["admission"] = admissionBody{Estimate: e, Load: e.Load(live)}
 	}
 	if draining {
-		body["reason"] = "shutting down"
+		body["reason"] = refusal.Detail
 		writeJSON(w, http.StatusServiceUnavailable, body)
 		return
 	}

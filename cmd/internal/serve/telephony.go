@@ -23,12 +23,12 @@ var (
 // liveConn is the Conn of a live call.
 func (s *Server) liveConn(call string) (Conn, error) {
 	s.mu.Lock()
-	c, ok := s.live[messages.CallID(call)]
+	info, ok := s.live[messages.CallID(call)]
 	s.mu.Unlock()
-	if !ok || c == nil {
+	if !ok || info == nil || info.conn == nil {
 		return nil, fmt.Errorf("%w: %s", ErrUnknownCall, call)
 	}
-	return c, nil
+	return info.conn, nil
 }
 
 // TransferCall hands the call's caller to target through its Conn's

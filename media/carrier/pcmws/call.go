@@ -45,6 +45,9 @@ var _ conn.Conn = (*Call)(nil)
 // ID is our id of the call ("pw-" and 16 hex digits): the one to log.
 func (c *Call) ID() string { return c.core.ID }
 
+// Transport names the call's transport for operators: "pcm".
+func (c *Call) Transport() string { return "pcm" }
+
 // Query is the URL's query (a copy), rate included. The client chose
 // it: do not log it.
 func (c *Call) Query() url.Values {

@@ -59,6 +59,9 @@ var (
 // ID is our id of the call ("tw-" and 16 hex digits): the one to log.
 func (c *Call) ID() string { return c.core.ID }
 
+// Transport names the call's transport for operators: "twilio".
+func (c *Call) Transport() string { return "twilio" }
+
 // StreamSID is Twilio's id of the stream. Do not log it.
 func (c *Call) StreamSID() string { return c.streamSID }
 
