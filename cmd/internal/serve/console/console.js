@@ -105,6 +105,7 @@ function signOut(message) {
   rows.clear();
   ui.callsBody.replaceChildren();
   ui.nodes.replaceChildren();
+  nodeCards.clear();
   setStream("signed-out", "");
   ui.app.hidden = true;
   ui.signout.hidden = true;
@@ -192,14 +193,28 @@ async function api(method, path) {
 
 let streamGen = 0, streamAbort = null, wake = null;
 
-function setStream(state, note) {
+// setStream shows the stream's state in the header; when it is not live
+// with data on show, why, and from when the figures are.
+let liveSince = null;
+function setStream(state, note, retryMS) {
   con.stream = state;
   con.streamNote = note || "";
   ui.conn.dataset.state = state;
   ui.conn.textContent = {
     "signed-out": "not connected", connecting: "connecting\u2026", live: "live",
-    reconnecting: "reconnecting",
-  }[state] + (note ? ": " + note : "");
+    reconnecting: retryMS ? "reconnecting in " + (retryMS / 1000).toFixed(1) + " s" : "reconnecting\u2026",
+  }[state];
+  ui.conn.title = note || "";
+  if (state === "live") {
+    liveSince = null;
+    ui.error.textContent = "";
+  } else if (state === "reconnecting") {
+    if (!liveSince) liveSince = new Date();
+    if (note) {
+      ui.error.textContent = "Not live: " + note + ". What is shown is as of " +
+        liveSince.toLocaleTimeString([], { hour12: false }) + "; the console reconnects by itself.";
+    }
+  }
 }
 
 function stopStream() {
@@ -225,7 +240,7 @@ function pause(ms) {
 async function runStream(gen) {
   let backoff = backoffMinMS;
   while (gen === streamGen && token()) {
-    setStream(con.snapshots === 0 ? "connecting" : "reconnecting", con.snapshots === 0 ? "" : "connecting again");
+    setStream(con.snapshots === 0 ? "connecting" : "reconnecting", con.streamNote);
     const ctl = new AbortController();
     streamAbort = ctl;
     let why;
@@ -253,7 +268,7 @@ async function runStream(gen) {
     con.reconnects++;
     const wait = Math.round(backoff * (0.8 + 0.4 * Math.random()));
     backoff = Math.min(backoff * 2, backoffMaxMS);
-    setStream("reconnecting", why + "; again in " + (wait / 1000).toFixed(1) + " s");
+    setStream("reconnecting", why, wait);
     await pause(wait);
   }
 }
@@ -342,7 +357,10 @@ function onEvent(name, d) {
       break;
     case "call":
       putCall(d, now);
-      if (d && d.id === con.selected) refreshDetail();
+      if (d && d.id === con.selected) {
+        showCallHead(d);
+        refreshDetail();
+      }
       break;
     case "ended":
       if (d && typeof d.id === "string") {
@@ -377,6 +395,10 @@ function scheduleRender() {
 }
 
 function renderSummary() {
+  if (con.stream === "signed-out") {
+    ui.summary.textContent = "";
+    return;
+  }
   const calls = Object.keys(con.calls).length, nodes = Object.keys(con.nodes).length;
   ui.summary.textContent = (con.self ? "node " + con.self + " \u00b7 " : "") + plural(calls, "live call", "live calls") +
     " on " + plural(nodes, "node", "nodes");
@@ -400,7 +422,7 @@ function makeRow(id) {
   b.addEventListener("click", () => select(id));
   first.append(b);
   tr.append(first);
-  for (const cls of ["node", "transport", "agent", "state", "num age", "num turns", "num last", "num restarts"]) tr.append(el("td", cls));
+  for (const cls of ["c-node", "c-transport", "c-agent", "c-state", "num age", "num turns", "num last", "num restarts"]) tr.append(el("td", cls));
   return tr;
 }
 
@@ -472,6 +494,8 @@ function select(id) {
     con.detailGone = "";
     con.waterfall = [];
     openCounters.clear();
+    treeShape = "";
+    treeParts = new Map();
     ui.tree.replaceChildren(el("p", "hint", "reading the call\u2026"));
     ui.waterfall.replaceChildren();
     ui.action.textContent = "";
@@ -557,13 +581,7 @@ function showCallHead(c) {
 
 function renderDetail(d) {
   if (d.call) showCallHead(d.call);
-  // The tree is drawn afresh: a focused Restart button keeps the focus.
-  const focused = document.activeElement && ui.tree.contains(document.activeElement) ? document.activeElement.dataset.stage : "";
-  ui.tree.replaceChildren(treeList(d.tree));
-  if (focused) {
-    const b = ui.tree.querySelector('button[data-stage="' + CSS.escape(focused) + '"]');
-    if (b) b.focus();
-  }
+  renderTree(d.tree);
   renderWaterfall(Array.isArray(d.turns) ? d.turns : []);
 }
 
@@ -579,62 +597,102 @@ function actorTone(state) {
   return "ok";
 }
 
-function treeList(root) {
-  const ul = el("ul", "tree");
-  if (root && typeof root === "object") ul.append(treeNode(root, true));
-  return ul;
+// The tree is kept, not drawn afresh, while its shape (the actors and
+// their places) stays: a button under the pointer or the keyboard's focus
+// is the same element from one reading to the next, and an open counters
+// list stays open.
+let treeShape = "", treeParts = new Map(); // actor path -> its elements
+
+function shapeOf(n, path, out) {
+  out.push(path);
+  for (const k of Array.isArray(n.children) ? n.children : []) {
+    if (k && typeof k === "object") shapeOf(k, path + "/" + str(k.name), out);
+  }
+  return out;
 }
 
-function treeNode(n, isRoot) {
+function renderTree(root) {
+  if (!root || typeof root !== "object") {
+    ui.tree.replaceChildren(el("p", "hint", "The call sent no tree."));
+    treeShape = "";
+    return;
+  }
+  const shape = shapeOf(root, "session", []).join("\n");
+  if (shape !== treeShape) {
+    treeShape = shape;
+    treeParts = new Map();
+    const ul = el("ul", "tree");
+    ul.append(treeNode(root, "session", true));
+    ui.tree.replaceChildren(ul);
+  }
+  fillTree(root, "session");
+}
+
+function fillTree(n, path) {
+  const p = treeParts.get(path);
+  if (p) fillActor(p, n);
+  for (const k of Array.isArray(n.children) ? n.children : []) {
+    if (k && typeof k === "object") fillTree(k, path + "/" + str(k.name));
+  }
+}
+
+function treeNode(n, path, isRoot) {
   const name = str(n.name);
   const li = el("li");
   const box = el("div", "actor");
   box.dataset.actor = isRoot ? "session" : name;
-  box.dataset.tone = actorTone(n.state);
   const head = el("div", "actor-head");
-  head.append(el("span", "actor-name", name));
-  const st = el("span", "tone", str(n.state));
-  st.dataset.tone = actorTone(n.state);
-  head.append(st);
-  const mb = el("span", "fig mailbox", "mailbox " + num(n.mailbox));
-  mb.classList.toggle("warn", num(n.mailbox) > 0);
-  const rs = el("span", "fig restarts", "restarts " + num(n.restarts));
-  rs.classList.toggle("warn", num(n.restarts) > 0);
-  head.append(mb, rs);
+  const p = { box, name, state: el("span", "tone"), mailbox: el("span", "fig mailbox"), restarts: el("span", "fig restarts"), det: null, summary: null, dl: null, button: null };
+  head.append(el("span", "actor-name", name), p.state, p.mailbox, p.restarts);
   if (!isRoot && restartable.includes(name)) {
-    const b = el("button", "small", "Restart");
+    const b = p.button = el("button", "small", "Restart");
     b.type = "button";
     b.dataset.stage = name;
     b.setAttribute("aria-label", "restart the " + name + " stage");
-    b.disabled = !!con.detailGone;
     b.addEventListener("click", () => restartStage(con.selected, name));
     head.append(b);
   }
   box.append(head);
-  const counters = n.counters && typeof n.counters === "object" ? Object.entries(n.counters) : [];
-  const info = n.info && typeof n.info === "object" ? Object.entries(n.info) : [];
-  if (counters.length + info.length > 0) {
-    counters.sort((a, b) => (a[0] < b[0] ? -1 : 1));
-    info.sort((a, b) => (a[0] < b[0] ? -1 : 1));
-    box.title = counters.concat(info).map(([k, v]) => k + " " + str(v)).join("\n");
-    const det = el("details", "counters");
-    det.open = openCounters.has(name);
-    det.addEventListener("toggle", () => { if (det.open) openCounters.add(name); else openCounters.delete(name); });
-    det.append(el("summary", "", (counters.length ? plural(counters.length, "counter", "counters") : "") +
-      (counters.length && info.length ? ", " : "") + (info.length ? plural(info.length, "fact", "facts") : "")));
-    const dl = el("dl");
-    for (const [k, v] of counters.concat(info)) dl.append(el("dt", "", k), el("dd", "", str(v)));
-    det.append(dl);
-    box.append(det);
-  }
+  const det = p.det = el("details", "counters");
+  det.open = openCounters.has(path);
+  det.addEventListener("toggle", () => { if (det.open) openCounters.add(path); else openCounters.delete(path); });
+  p.summary = el("summary");
+  p.dl = el("dl");
+  det.append(p.summary, p.dl);
+  box.append(det);
   li.append(box);
+  treeParts.set(path, p);
   const kids = Array.isArray(n.children) ? n.children : [];
   if (kids.length > 0) {
     const ul = el("ul", "branches");
-    for (const k of kids) if (k && typeof k === "object") ul.append(treeNode(k, false));
+    for (const k of kids) if (k && typeof k === "object") ul.append(treeNode(k, path + "/" + str(k.name), false));
     li.append(ul);
   }
   return li;
+}
+
+function fillActor(p, n) {
+  const tone = actorTone(n.state);
+  p.box.dataset.tone = tone;
+  p.state.textContent = str(n.state);
+  p.state.dataset.tone = tone;
+  p.mailbox.textContent = "mailbox " + num(n.mailbox);
+  p.mailbox.classList.toggle("warn", num(n.mailbox) > 0);
+  p.restarts.textContent = "restarts " + num(n.restarts);
+  p.restarts.classList.toggle("warn", num(n.restarts) > 0);
+  if (p.button) p.button.disabled = !!con.detailGone;
+  const counters = n.counters && typeof n.counters === "object" ? Object.entries(n.counters) : [];
+  const info = n.info && typeof n.info === "object" ? Object.entries(n.info) : [];
+  counters.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  info.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  const all = counters.concat(info);
+  p.det.hidden = all.length === 0;
+  p.box.title = all.map(([k, v]) => k + " " + str(v)).join("\n");
+  p.summary.textContent = (counters.length ? plural(counters.length, "counter", "counters") : "") +
+    (counters.length && info.length ? ", " : "") + (info.length ? plural(info.length, "fact", "facts") : "");
+  const items = [];
+  for (const [k, v] of all) items.push(el("dt", "", k), el("dd", "", str(v)));
+  p.dl.replaceChildren(...items);
 }
 
 // ---- the turn waterfall ----
@@ -715,7 +773,7 @@ function renderWaterfall(turns) {
   const step = niceStep(max || 100);
   const axisMax = Math.max(step, Math.ceil((max || 1) / step) * step);
   const W = Math.max(320, Math.floor(ui.waterfall.clientWidth || 520));
-  const left = 62, right = 66, top = 22, rowH = 24, barH = 14;
+  const left = 62, right = 80, top = 22, rowH = 24, barH = 14;
   const plotW = W - left - right;
   const H = top + rowH * shown.length + 6;
   const x = (v) => left + (Math.max(0, v) / axisMax) * plotW;
@@ -727,7 +785,7 @@ function renderWaterfall(turns) {
     root.append(svg("line", { x1: gx, x2: gx, y1: top - 4, y2: H - 4, class: "grid" }));
     root.append(svg("text", { x: gx, y: top - 8, class: "axis", "text-anchor": "middle" }, v >= 1000 && step >= 1000 ? v / 1000 + " s" : String(Math.round(v))));
   }
-  root.append(svg("text", { x: W - right + 6, y: top - 8, class: "axis" }, "ms"));
+  root.append(svg("text", { x: 4, y: top - 8, class: "axis" }, "ms"));
   shown.forEach((t, i) => {
     const marks = t.marks_ms || {};
     const y = top + i * rowH + (rowH - barH) / 2;
@@ -746,8 +804,10 @@ function renderWaterfall(turns) {
       tk.append(svg("title", {}, k.label + " at " + v.toFixed(1) + " ms"));
       row.append(tk);
     }
-    const total = marks.first_audio_out;
-    row.append(svg("text", { x: W - right + 6, y: y + barH - 3, class: "total" }, typeof total === "number" ? fmtMS(total) : "no audio"));
+    // A turn with no caller speech (the greeting) has no latency to show.
+    const total = typeof marks.vad_stop === "number" ? marks.first_audio_out : undefined;
+    row.append(svg("text", { x: W - right + 6, y: y + barH - 3, class: "total" },
+      typeof total === "number" ? fmtMS(total) : typeof marks.vad_stop === "number" ? "no audio" : "no speech"));
     root.append(row);
   });
   const parts = [root];
@@ -833,45 +893,65 @@ function nodeState(n) {
   return { key: "draining", text: "draining" };
 }
 
+// The node cards are kept from one drawing to the next (a Drain button
+// under the pointer stays the same element); their texts are set anew.
+const nodeCards = new Map(); // name -> its elements
+
+function nodeCard(name) {
+  const li = el("li", "node");
+  li.dataset.node = name;
+  const head = el("div", "node-head");
+  const c = { li, tag: el("span", "tag", "this node"), badge: el("span", "badge"), body: el("div"), button: el("button") };
+  head.append(el("span", "node-name", name), c.tag, c.badge);
+  c.button.type = "button";
+  c.button.dataset.node = name;
+  // What the button does is read when it is pressed: the node's state then.
+  c.button.addEventListener("click", () => {
+    const n = con.nodes[name];
+    if (n && n.draining) undrain(name); else drain(name);
+  });
+  li.append(head, c.body, c.button);
+  return c;
+}
+
 function renderNodes() {
   const names = Object.keys(con.nodes).sort((a, b) => (a === con.self ? -1 : b === con.self ? 1 : a < b ? -1 : 1));
-  const items = names.map((name) => {
+  for (const [name, c] of nodeCards) {
+    if (!con.nodes[name]) { c.li.remove(); nodeCards.delete(name); }
+  }
+  ui.nodes.querySelectorAll("li.hint").forEach((e) => e.remove());
+  let prev = null;
+  for (const name of names) {
     const n = con.nodes[name];
+    let c = nodeCards.get(name);
+    if (!c) { c = nodeCard(name); nodeCards.set(name, c); }
     const st = nodeState(n);
-    const li = el("li", "node");
-    li.dataset.node = name;
-    li.dataset.state = st.key;
-    const head = el("div", "node-head");
-    head.append(el("span", "node-name", name));
-    if (name === con.self) head.append(el("span", "tag", "this node"));
-    const badge = el("span", "badge", st.text);
-    badge.dataset.state = st.key;
-    head.append(badge);
-    li.append(head);
-
+    c.li.dataset.state = st.key;
+    c.tag.hidden = name !== con.self;
+    c.badge.textContent = st.text;
+    c.badge.dataset.state = st.key;
     const live = num(n.live_calls), maxc = num(n.max_calls);
-    li.append(gauge("calls", live + " / " + maxc + " live", maxc > 0 ? live / maxc : 0, 1));
+    const body = [gauge("calls", live + " / " + maxc + " live", maxc > 0 ? live / maxc : 0, 1)];
     if (n.admission && typeof n.admission === "object") {
       const a = n.admission, ceil = num(a.ceiling) || 1;
-      li.append(gauge("CPU", Math.round(num(a.load) * 100) + " % of " + num(a.cores) + " cores, ceiling " + Math.round(ceil * 100) + " %", num(a.load), ceil));
-      li.append(el("p", "fine", "measured admission: " + (num(a.per_call_cores) * 100).toFixed(2) + " % of a core per call"));
+      body.push(gauge("CPU", Math.round(num(a.load) * 100) + " % of " + num(a.cores) + " cores, ceiling " + Math.round(ceil * 100) + " %", num(a.load), ceil));
+      body.push(el("p", "fine", "measured admission: " + (num(a.per_call_cores) * 100).toFixed(2) + " % of a core per call"));
     }
     if (n.draining && n.drain) {
-      li.append(el("p", "fine", (n.drain.by === "shutdown" ? "shutting down" : "drained by an operator") + " at " + fmtClock(n.drain.started) +
+      body.push(el("p", "fine", (n.drain.by === "shutdown" ? "shutting down" : "drained by an operator") + " at " + fmtClock(n.drain.started) +
         ", " + plural(num(n.drain.live_at_start), "call", "calls") + " live then, " + live + " now"));
     }
-    li.append(el("p", "fine uptime", "up " + fmtAge(num(n.uptime_ms) + (performance.now() - n.at))));
-    const b = el("button", n.draining ? "" : "danger", n.draining ? "Undrain" : "Drain");
-    b.type = "button";
-    b.dataset.node = name;
-    b.dataset.action = n.draining ? "undrain" : "drain";
-    b.disabled = st.key === "shutdown";
-    b.addEventListener("click", () => (n.draining ? undrain(name) : drain(name)));
-    li.append(b);
-    return li;
-  });
-  ui.nodes.replaceChildren(...items);
-  if (items.length === 0) ui.nodes.append(el("li", "hint", con.stream === "live" ? "No node." : "Waiting for the event stream\u2026"));
+    body.push(el("p", "fine uptime", "up " + fmtAge(num(n.uptime_ms) + (performance.now() - n.at))));
+    c.body.replaceChildren(...body);
+    c.button.textContent = n.draining ? "Undrain" : "Drain";
+    c.button.className = n.draining ? "" : "danger";
+    c.button.dataset.action = n.draining ? "undrain" : "drain";
+    c.button.disabled = st.key === "shutdown";
+    const want = prev ? prev.nextSibling : ui.nodes.firstChild;
+    if (c.li !== want) ui.nodes.insertBefore(c.li, want);
+    prev = c.li;
+  }
+  if (names.length === 0) ui.nodes.append(el("li", "hint", con.stream === "live" ? "No node." : "Waiting for the event stream\u2026"));
 }
 
 function gauge(what, text, share, limit) {
