@@ -427,6 +427,12 @@ function makeRow(id) {
 }
 
 function fillRow(tr, c) {
+  // Only a row whose call changed (or was selected) is written: at a
+  // thousand calls a flush changes a few.
+  const sel = c.id === con.selected;
+  if (tr.filledAt === c.at && tr.filledSel === sel) return;
+  tr.filledAt = c.at;
+  tr.filledSel = sel;
   const cells = tr.children;
   cells[1].textContent = str(c.node);
   cells[2].textContent = str(c.transport);
@@ -440,8 +446,8 @@ function fillRow(tr, c) {
   cells[7].textContent = fmtMS(c.last_turn_ms);
   cells[8].textContent = String(num(c.restarts));
   cells[8].classList.toggle("warn", num(c.restarts) > 0);
-  tr.classList.toggle("selected", c.id === con.selected);
-  tr.setAttribute("aria-selected", c.id === con.selected ? "true" : "false");
+  tr.classList.toggle("selected", sel);
+  cells[0].firstChild.setAttribute("aria-pressed", sel ? "true" : "false");
 }
 
 function renderCalls() {
