@@ -12,7 +12,7 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: brisvox vad [--engine energy|silero] FILE.wav | brisvox check FILE... | brisvox serve --agent FILE [--addr HOST:PORT] | brisvox dial --trunk NAME --to NUMBER [--var k=v]... | brisvox sign --secret-env NAME --path /pcm [--ttl 5m] (the simulator: go tool task sim, go tool task demo)")
+		fmt.Fprintln(stderr, "usage: brisvox vad [--engine energy|silero] FILE.wav | brisvox check FILE... | brisvox serve --agent FILE [--addr HOST:PORT] | brisvox dial --trunk NAME --to NUMBER [--var k=v]... | brisvox sign --secret-env NAME --path /pcm [--ttl 5m] | brisvox calls [--addr URL] list|show|restart|hangup|nodes|drain|undrain (the simulator: go tool task sim, go tool task demo)")
 		return 2
 	}
 	switch args[0] {
@@ -31,6 +31,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return checkCommand(args[1:], stdout, stderr, os.LookupEnv)
 	case "dial":
 		return dialCommand(args[1:], stdout, stderr)
+	case "calls":
+		return callsCommand(args[1:], stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "brisvox: unknown command %q (want vad, check, serve, dial or sign)\n", args[0])
 		return 2
