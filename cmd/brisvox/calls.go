@@ -267,8 +267,15 @@ func (r *callsRun) drain(ctx context.Context, sub, node string) int {
 	name := clean(n.Node)
 	switch {
 	case sub == "drain":
-		fmt.Fprintf(r.env.stdout, "node %s is %s: it admits no new call; its %s go on to their end (brisvox calls undrain %s admits again)\n",
-			name, nodeState(*n), plural(n.LiveCalls, "live call"), name)
+		live := "it has no live call"
+		switch n.LiveCalls {
+		case 0:
+		case 1:
+			live = "its live call goes on to its end"
+		default:
+			live = fmt.Sprintf("its %d live calls go on to their end", n.LiveCalls)
+		}
+		fmt.Fprintf(r.env.stdout, "node %s is %s: it admits no new call; %s (brisvox calls undrain %s admits again)\n", name, nodeState(*n), live, name)
 	case n.Draining:
 		fmt.Fprintf(r.env.stdout, "node %s is still %s\n", name, nodeState(*n))
 	default:

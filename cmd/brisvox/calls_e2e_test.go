@@ -312,6 +312,23 @@ func TestCallsAgainstServe(t *testing.T) {
 		t.Errorf("nodes: %d %q", code, out)
 	}
 
+	// A drain: the node admits no new call, the live one goes on.
+	if code, out, errs := runCalls(ctx, env, "drain", "n1"); code != 0 || !strings.Contains(out, "node n1 is draining (operator): it admits no new call; its live call goes on to its end") {
+		t.Fatalf("drain: %d %q %q", code, out, errs)
+	}
+	if code, out, _ := runCalls(ctx, env, "nodes"); code != 0 || !strings.Contains(out, "draining (operator)") {
+		t.Errorf("nodes while drained: %d %q", code, out)
+	}
+	if _, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/pcm?rate=16000", &websocket.DialOptions{HTTPClient: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}}); err == nil || !strings.Contains(err.Error(), "503") {
+		t.Errorf("a new call while drained: %v, want 503", err)
+	}
+	if n := len(listed()); n != 1 {
+		t.Errorf("%d calls live while drained, want the 1", n)
+	}
+	if code, out, errs := runCalls(ctx, env, "undrain", "n1"); code != 0 || out != "node n1 admits calls again\n" {
+		t.Fatalf("undrain: %d %q %q", code, out, errs)
+	}
+
 	if code, out, errs := runCalls(ctx, env, "hangup", id); code != 0 || !strings.Contains(out, "hung up call "+id) {
 		t.Fatalf("hangup: %d %q %q", code, out, errs)
 	}

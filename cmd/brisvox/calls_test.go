@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/brisvox/brisvox/cmd/internal/opclient"
@@ -236,4 +238,53 @@ func TestCallsCommandLine(t *testing.T) {
 	if code, _, errs := runCalls(ctx, env, "list"); code != 1 || !strings.Contains(errs, "cannot reach the operator API at "+srv.URL+": ") || !strings.Contains(errs, "is brisvox serve running with --operator-token-env?") {
 		t.Errorf("a stopped server: %d %q", code, errs)
 	}
+}
+
+// pipeTransport answers the event stream from a pipe the test writes.
+type pipeTransport struct{ body *io.PipeReader }
+
+func (p pipeTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	h := http.Header{}
+	h.Set("Content-Type", "text/event-stream")
+	return &http.Response{StatusCode: 200, Status: "200 OK", Header: h, Body: p.body, Request: r}, nil
+}
+
+// TestWatchRedraws: on a terminal, list --watch redraws in place (cursor
+// home, clear) at most every 500 ms however fast the events come, keeps
+// redrawing while calls are live (their ages move), and its last table
+// has the last state; it ends with its context, its reader gone. In a
+// synctest bubble: the time is virtual. Mutation caught (seen failing):
+// the throttle removed (a table per event: 21 draws).
+func TestWatchRedraws(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pr, pw := io.Pipe()
+		var out, errs bytes.Buffer
+		ctx, cancel := context.WithCancel(context.Background())
+		code := make(chan int, 1)
+		env := callsEnv{stdout: &out, stderr: &errs, tty: true, httpClient: &http.Client{Transport: pipeTransport{pr}},
+			lookupEnv: func(k string) (string, bool) { return "op-token-0123456789abcdef", k == "BRISVOX_OPERATOR_TOKEN" }}
+		go func() { code <- callsWith(ctx, []string{"list", "--watch"}, env) }()
+		fmt.Fprint(pw, "event: snapshot\ndata: {\"node\":\"n1\",\"calls\":[],\"nodes\":[]}\n\n")
+		synctest.Wait()
+		for i := range 20 {
+			fmt.Fprintf(pw, "event: call\ndata: {\"id\":\"c1\",\"node\":\"n1\",\"state\":\"speaking\",\"age_ms\":1000,\"turns\":%d}\n\n", i)
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		draws := strings.Count(out.String(), "\x1b[H\x1b[2J")
+		// The snapshot, then in 1.2 s at most one a 500 ms.
+		if draws < 2 || draws > 4 {
+			t.Errorf("%d draws in 1.2 s of 20 events, want 2 to 4", draws)
+		}
+		frames := strings.Split(out.String(), "\x1b[H\x1b[2J")
+		if last := frames[len(frames)-1]; !strings.Contains(last, "c1") || !strings.Contains(last, " 19 ") {
+			t.Errorf("the last table: %q", last)
+		}
+		cancel()
+		if c := <-code; c != 0 {
+			t.Errorf("exit %d: %s", c, errs.String())
+		}
+		pw.Close()
+	})
 }
