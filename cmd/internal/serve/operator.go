@@ -44,6 +44,9 @@ func restartable() []messages.Stage {
 //	DELETE /operator/nodes/{node}/drain    admit calls again
 //	GET    /operator/events                the live calls and nodes as
 //	                                       server-sent events
+//	GET    /operator/                      the operator console (its page
+//	                                       and assets need no token; it
+//	                                       asks for one)
 //
 // Answers are JSON; an unknown call or node is 404, an unknown stage 400,
 // a restart the session refuses 409, a missing or wrong token 401. The tree
@@ -65,6 +68,9 @@ func (s *Server) EnableOperator(token string) error {
 	s.mux.HandleFunc("POST /operator/nodes/{node}/drain", auth(s.drainNode))
 	s.mux.HandleFunc("DELETE /operator/nodes/{node}/drain", auth(s.undrainNode))
 	s.mux.HandleFunc("GET /operator/events", auth(s.operatorEvents))
+	// The console's page and assets hold no data: the page asks for the
+	// token and reads everything through the API above.
+	s.mountConsole()
 	return nil
 }
 
