@@ -288,3 +288,29 @@ func TestWatchRedraws(t *testing.T) {
 		pw.Close()
 	})
 }
+
+// TestWatchJSON: list --watch --json prints each event as one JSON line
+// {"event", "data"} as it comes, and ends with the stream (exit 0, the
+// end said on stderr). Mutation caught: the event's data re-encoded from
+// the typed struct (a field the server added is lost).
+func TestWatchJSON(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pr, pw := io.Pipe()
+		var out, errs bytes.Buffer
+		code := make(chan int, 1)
+		env := callsEnv{stdout: &out, stderr: &errs, httpClient: &http.Client{Transport: pipeTransport{pr}},
+			lookupEnv: func(k string) (string, bool) { return "op-token-0123456789abcdef", k == "BRISVOX_OPERATOR_TOKEN" }}
+		go func() { code <- callsWith(context.Background(), []string{"list", "--watch", "--json"}, env) }()
+		fmt.Fprint(pw, "event: snapshot\ndata: {\"node\":\"n1\",\"calls\":[],\"nodes\":[]}\n\n")
+		fmt.Fprint(pw, "event: call\ndata: {\"id\":\"c1\",\"node\":\"n1\",\"state\":\"listening\",\"newer\":7}\n\n")
+		pw.Close()
+		if c := <-code; c != 0 || !strings.Contains(errs.String(), "ended the event stream") {
+			t.Errorf("exit %d: %q", c, errs.String())
+		}
+		want := `{"data":{"node":"n1","calls":[],"nodes":[]},"event":"snapshot"}` + "\n" +
+			`{"data":{"id":"c1","node":"n1","state":"listening","newer":7},"event":"call"}` + "\n"
+		if out.String() != want {
+			t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+		}
+	})
+}
