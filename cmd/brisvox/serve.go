@@ -54,6 +54,8 @@ type serveFlags struct {
 	admission                string
 	cpuCeiling               float64
 	admissionSet, ceilingSet bool
+	// fleet joins the node to the others (serve_fleet.go).
+	fleet fleetFlags
 	// force carries each signal after the first (not a flag): each one
 	// cuts the drain short (serve.Server.Force).
 	force <-chan struct{}
@@ -72,9 +74,10 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.operatorTokenEnv, "operator-token-env", "", "the environment variable holding the operator API's bearer token (at least 16 characters); unset: no operator API")
 	fs.StringVar(&f.sipAddr, "sip-addr", "", "replace the agent file's SIP udp and tcp listen addresses with this HOST:PORT")
 	f.admissionFlags(fs)
+	f.fleet.register(fs)
 	fs.BoolVar(&f.logContent, "log-content", false, "for debugging only: log what callers and the bot said and tool arguments (needs --log-level debug)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: brisvox serve --agent FILE [--addr HOST:PORT] [--max-calls N] [--drain 30s] [--log-level info] [--operator-token-env NAME] [--log-content] [--sip-addr HOST:PORT] [--admission fixed|measured] [--cpu-ceiling 0.75]")
+		fmt.Fprintln(stderr, "usage: brisvox serve --agent FILE [--addr HOST:PORT] [--max-calls N] [--drain 30s] [--log-level info] [--operator-token-env NAME] [--log-content] [--sip-addr HOST:PORT] [--admission fixed|measured] [--cpu-ceiling 0.75] [--node NAME] [--cluster-addr HOST:PORT [--cluster-provider automanaged|kubernetes] [--seeds HOST:PORT,...] [--cluster-advertise HOST:PORT]]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -98,6 +101,10 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "brisvox serve: --sip-addr: %q is not an IP address and port\n", f.sipAddr)
 			return 2
 		}
+	}
+	if err := f.fleet.check(f.operatorTokenEnv != "", f.fleet.nodeName()); err != nil {
+		fmt.Fprintf(stderr, "brisvox serve: %v\n", err)
+		return 2
 	}
 	level, err := zerolog.ParseLevel(f.logLevel)
 	if err != nil {
@@ -240,7 +247,7 @@ func runServe(ctx context.Context, f serveFlags, ln net.Listener, stdout, stderr
 	if f.logContent {
 		log.Warn().Msg("--log-content: transcripts and tool arguments go to the log; for debugging only")
 	}
-	cfg := serve.Config{MaxCalls: maxCalls, DrainTimeout: f.drain, Log: log, LogContent: f.logContent}
+	cfg := serve.Config{MaxCalls: maxCalls, DrainTimeout: f.drain, Log: log, LogContent: f.logContent, Node: f.fleet.nodeName()}
 	if mode, ceiling := f.admissionOf(file.Serve); mode == "measured" {
 		m, err := admit.New(admit.Config{Cores: float64(runtime.GOMAXPROCS(0)), Ceiling: ceiling})
 		if err != nil {
@@ -277,6 +284,15 @@ func runServe(ctx context.Context, f serveFlags, ln net.Listener, stdout, stderr
 			fmt.Fprintf(stderr, "brisvox serve: outbound calls: %v; not serving\n", err)
 			return 1
 		}
+	}
+	fl, err := f.fleet.startFleet(srv, log, stdout)
+	if err != nil {
+		fmt.Fprintf(stderr, "brisvox serve: %v; not serving\n", err)
+		return 1
+	}
+	if fl != nil {
+		// After Serve: the others see this node's drain to its end.
+		defer fl.Stop()
 	}
 	fmt.Fprintf(stdout, "brisvox: serving agent %q on http://%s/ (Ctrl-C to stop)\n", a.Name(), ln.Addr())
 	if sipSrv != nil {

@@ -28,7 +28,9 @@ const benchCalls = 1000
 // go test -run '^$' -bench BenchmarkOperatorFleet -benchmem ./cmd/internal/fleet
 func BenchmarkOperatorFleet(b *testing.B) {
 	skipUnderRace(b)
-	defer goleak.VerifyNone(b, leakOptions...)
+	// The runner's goroutines (the main one waits in run1 for the
+	// sub-benchmarks) were there before.
+	defer goleak.VerifyNone(b, append(leakOptions, goleak.IgnoreCurrent())...)
 	agent := test.NewInMemAgent()
 	nodes := []*testNode{
 		startNode(b, "n1", agent, benchCalls),
