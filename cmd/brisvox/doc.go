@@ -9,6 +9,11 @@
 //	                      file:line:col: setting: message (hint: ...),
 //	                      "FILE: ok" on stdout for a clean one; exit
 //	                      status 1 on any problem, 2 for bad usage
+//	brisvox calls [--addr URL] [--token-env NAME] COMMAND
+//	                      the operator's command line over a serving
+//	                      node's operator API: list [--watch], show ID,
+//	                      restart ID STAGE, hangup ID, nodes, drain NODE,
+//	                      undrain NODE
 //
 // The simulator's suites and demo call are the dev command brisvox-sim
 // (cmd/brisvox-sim: go tool task sim, go tool task demo): this binary

@@ -34,7 +34,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "calls":
 		return callsCommand(args[1:], stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "brisvox: unknown command %q (want vad, check, serve, dial or sign)\n", args[0])
+		fmt.Fprintf(stderr, "brisvox: unknown command %q (want vad, check, serve, dial, sign or calls)\n", args[0])
 		return 2
 	}
 }
