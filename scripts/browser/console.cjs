@@ -7,10 +7,12 @@
 // The steps: a wrong token is refused (the prompt again, saying 401); the
 // right one shows the calls; a call's detail draws its actor tree and turn
 // waterfall; a Restart of the stt stage, confirmed; a Hang up of another
-// call, confirmed, and the call leaves the table; a Drain of the node,
+// call, confirmed, and the call leaves the table; a Restart confirmed
+// after its call ended (the API's 404 shown); a Drain of the node,
 // confirmed, then Undrain; last, the server stops and the page says it is
 // reconnecting. Where the test must act or look (make the caller speak
-// again, try a call on the drained node, stop the server), the script
+// again, hang a call up behind the page's back, try a call on the drained
+// node, stop the server), the script
 // prints {"step": NAME, ...} and waits for a line on its standard input:
 // "ok" to go on, anything else to stop with that as the error.
 //
@@ -196,16 +198,23 @@ function look() {
   let stopping = false;
   try {
     const page = await browser.newPage();
-    page.on("console", (m) => logs.push(m.type() + ": " + m.text()));
-    page.on("pageerror", (e) => logs.push("pageerror: " + e.message));
     const origin = new URL(url).origin;
+    // Answers the test asks for (a wrong token's 401, a late restart's
+    // 404): "status path" each; their failed-load lines are marked.
+    const expected = new Set();
+    const isExpected = (status, u) => expected.has(status + " " + u.replace(origin, "").split("?")[0]);
+    page.on("console", (m) => {
+      const where = m.location() && m.location().url || "";
+      const st = (m.text().match(/status of (\d{3})/) || [])[1];
+      logs.push((st && where && isExpected(st, where) ? "expected " : "") + m.type() + ": " + m.text());
+    });
+    page.on("pageerror", (e) => logs.push("pageerror: " + e.message));
     page.on("request", (r) => {
       requests.push(r.method() + " " + r.url().replace(origin, ""));
       if (!r.url().startsWith(origin + "/") && !r.url().startsWith("data:")) badResponses.push("foreign " + r.url());
     });
     page.on("response", (r) => {
-      // The wrong token's 401 is expected: the test checks what the page did.
-      if (r.status() >= 400 && r.status() !== 401) badResponses.push(r.status() + " " + r.url());
+      if (r.status() >= 400 && !isExpected(r.status(), r.url())) badResponses.push(r.status() + " " + r.url());
     });
     page.on("requestfailed", (r) => {
       const why = r.failure() ? r.failure().errorText : "";
@@ -247,12 +256,14 @@ function look() {
     await page.screenshot({ path: shot("console-1-token.png") });
 
     // 2. A wrong token: back to the prompt, saying why.
+    expected.add("401 /operator/events");
     await page.type("#token", "wrong-token-0123456789abcdef");
     await page.click("#login-go");
     await wait(() => !document.getElementById("login").hidden && document.getElementById("login-error").textContent !== "", null, "the refusal of a wrong token");
     result.steps.wrongToken = { look: await page.evaluate(look) };
 
     // 3. The right token: the calls, live.
+    expected.delete("401 /operator/events");
     await page.type("#token", token);
     await page.click("#login-go");
     await wait((ids) => window.brisvoxConsole.stream === "live" && ids.every((id) => document.querySelector('#calls-body tr[data-call="' + id + '"]')),
@@ -310,6 +321,22 @@ function look() {
     const hungUp = await nextAction(n, "the hang-up");
     await wait((id) => !document.querySelector('#calls-body tr[data-call="' + id + '"]') && window.brisvoxConsole.detailGone !== "", hangupCall, "the hung-up call to leave the table");
     result.steps.hangup = { ask: hangupAsk, action: hungUp, look: await page.evaluate(look) };
+    await page.click("#close-detail");
+
+    // 6b. A call that ends while its Restart is being confirmed: the API's
+    // error (404) is what the page shows.
+    const lateCall = calls.find((id) => id !== restartCall && id !== hangupCall);
+    await page.click('#calls-body tr[data-call="' + lateCall + '"] button.link');
+    await wait((id) => window.brisvoxConsole.selected === id && !!document.querySelector('#tree button[data-stage="tts"]'), lateCall, "the third call's detail");
+    await page.click('#tree button[data-stage="tts"]');
+    await wait(() => document.getElementById("confirm").open, null, "the confirmation dialog");
+    await step("confirming", { call: lateCall });
+    expected.add("404 /operator/calls/" + encodeURIComponent(lateCall) + "/restart");
+    expected.add("404 /operator/calls/" + encodeURIComponent(lateCall));
+    n = await actionsBefore();
+    await page.click("#confirm-ok");
+    const late = await nextAction(n, "the late restart");
+    result.steps.late = { call: lateCall, action: late, look: await page.evaluate(look) };
     await page.click("#close-detail");
 
     // 7. Drain the node from the page; the test tries a call; undrain.
