@@ -113,7 +113,10 @@ func (f *Fleet) Start() (err error) {
 	if f.cfg.Advertise != "" {
 		ropts = append(ropts, remote.WithAdvertisedHost(f.cfg.Advertise))
 	}
-	f.sys = kit.NewSystem(f.log)
+	// protoactor logs a failure per attempt (the automanaged provider an
+	// error per seed it cannot reach, every Refresh): a burst a minute
+	// of its lines reaches the log.
+	f.sys = kit.NewSystem(f.log.Sample(&zerolog.BurstSampler{Burst: 20, Period: time.Minute}))
 	ccfg := cluster.Configure(f.cfg.Cluster, provider, disthash.New(), remote.Configure(host, port, ropts...))
 	// protoactor's cluster panics where it cannot start (the remote's
 	// port taken, the provider refusing): an error here.

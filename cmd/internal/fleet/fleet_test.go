@@ -305,8 +305,10 @@ func TestOneNode(t *testing.T) {
 	c := newSimConn("c1", sim.NewScenario("long").Silence(120*time.Second))
 	defer c.Close()
 	n.srv.Start(c)
-	eventually(t, 5*time.Second, "c1 live", func() (bool, string) {
-		return slices.Contains(n.srv.Live(), "c1"), ""
+	// Live from its admission; its session answers once it has a state.
+	eventually(t, 5*time.Second, "c1's session running", func() (bool, string) {
+		calls := n.srv.Calls()
+		return len(calls) == 1 && calls[0].State != "starting", fmt.Sprintf("%v", calls)
 	})
 	f := n.fleet
 	ask := func(msg any) any {
@@ -319,8 +321,9 @@ func TestOneNode(t *testing.T) {
 	if l, ok := ask(&operatorpb.ListCalls{}).(*operatorpb.CallList); !ok || len(l.GetCalls()) != 1 || l.GetCalls()[0].GetId() != "c1" || l.GetNode().GetNode() != "n1" {
 		t.Errorf("list: %v", l)
 	}
-	if d, ok := ask(&operatorpb.DescribeCall{Call: "c1"}).(*operatorpb.CallDetail); !ok || !strings.HasPrefix(d.GetTree().GetName(), "session") || len(d.GetTree().GetChildren()) == 0 {
-		t.Errorf("describe: %v", d)
+	res := ask(&operatorpb.DescribeCall{Call: "c1"})
+	if d, ok := res.(*operatorpb.CallDetail); !ok || !strings.HasPrefix(d.GetTree().GetName(), "session") || len(d.GetTree().GetChildren()) == 0 {
+		t.Errorf("describe: %T %v", res, res)
 	}
 	if e, ok := ask(&operatorpb.DescribeCall{Call: "nope"}).(*operatorpb.Error); !ok || e.GetCode() != operatorpb.Code_CODE_UNKNOWN_CALL {
 		t.Errorf("describe of an unknown call: %v", e)
