@@ -26,10 +26,12 @@ import (
 	"go.uber.org/goleak"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
 )
 
@@ -49,6 +51,7 @@ type bundle struct {
 	binding  *rbacv1.RoleBinding
 	pdb      *policyv1.PodDisruptionBudget
 	config   *corev1.ConfigMap
+	policy   *networkingv1.NetworkPolicy
 
 	docker    *dockerfile
 	ignore    []string          // the repository root's .dockerignore
@@ -88,7 +91,7 @@ func load(t testing.TB) *bundle {
 	for what, missing := range map[string]bool{
 		"StatefulSet": b.sts == nil, "ServiceAccount": b.sa == nil, "Role": b.role == nil,
 		"RoleBinding": b.binding == nil, "PodDisruptionBudget": b.pdb == nil, "ConfigMap": b.config == nil,
-		"Service": len(b.services) == 0,
+		"Service": len(b.services) == 0, "NetworkPolicy": b.policy == nil,
 	} {
 		if missing {
 			t.Errorf("deploy/k8s has no %s", what)
@@ -159,6 +162,9 @@ func (b *bundle) addManifests(file string, text []byte) error {
 		case "policy/v1 PodDisruptionBudget":
 			b.pdb = &policyv1.PodDisruptionBudget{}
 			obj = b.pdb
+		case "networking.k8s.io/v1 NetworkPolicy":
+			b.policy = &networkingv1.NetworkPolicy{}
+			obj = b.policy
 		case "v1 ConfigMap":
 			b.config = &corev1.ConfigMap{}
 			obj = b.config
@@ -241,7 +247,7 @@ func check(b *bundle) []string {
 	var probs []string
 	for _, c := range []func(*bundle) []string{
 		checkProbes, checkDrain, checkToken, checkRBAC, checkSelectors, checkResources,
-		checkServices, checkAgentMount, checkDockerStages, checkDockerPins, checkDockerRuntime, checkExpose, checkDockerIgnore,
+		checkServices, checkAgentMount, checkDockerStages, checkDockerPins, checkDockerRuntime, checkExpose, checkDockerIgnore, checkNetworkPolicy,
 	} {
 		probs = append(probs, c(b)...)
 	}
@@ -307,6 +313,16 @@ var mutations = []struct {
 		b.docker.stages[1].replace("ENTRYPOINT", `, "--drain=300s"`, "")
 	}, "--drain"},
 	{"RTP range not exposed", func(b *bundle) { b.docker.stages[1].replace("EXPOSE", "20000-20039/udp", "20000-20019/udp") }, "EXPOSE"},
+	{"cluster port open to every pod", func(b *bundle) { b.policy.Spec.Ingress[0].From = nil }, "cluster port"},
+	{"cluster port in the open rule", func(b *bundle) {
+		r := &b.policy.Spec.Ingress[1]
+		r.Ports = append(r.Ports, b.policy.Spec.Ingress[0].Ports...)
+	}, "cluster port"},
+	{"RTP closed by the policy", func(b *bundle) {
+		r := &b.policy.Spec.Ingress[1]
+		r.Ports = r.Ports[:len(r.Ports)-1]
+	}, "RTP"},
+	{"policy on other pods", func(b *bundle) { b.policy.Spec.PodSelector.MatchLabels = map[string]string{"app": "x"} }, "NetworkPolicy"},
 	{".native in the build context", func(b *bundle) {
 		b.ignore = slices.DeleteFunc(b.ignore, func(l string) bool { return l == ".native" })
 	}, ".native"},
@@ -829,6 +845,79 @@ func checkDockerIgnore(b *bundle) []string {
 	for _, want := range []string{".native", ".git"} {
 		if !slices.Contains(b.ignore, want) {
 			probs = append(probs, fmt.Sprintf(".dockerignore does not leave out %s", want))
+		}
+	}
+	return probs
+}
+
+// checkNetworkPolicy: the policy selects the pods; the cluster port is
+// reachable from the brisvox pods only (the remote has no
+// authentication: any other pod could hang up calls), and the ports the
+// Services route (HTTP, SIP) and the agent file's RTP range stay open.
+// Mutations caught: the cluster port's rule without its from (every pod),
+// the cluster port in the open rule, the RTP range left out, the policy
+// selecting other pods.
+func checkNetworkPolicy(b *bundle) []string {
+	var probs []string
+	pods := labels.Set(b.sts.Spec.Template.Labels)
+	sel, err := metav1.LabelSelectorAsSelector(&b.policy.Spec.PodSelector)
+	if err != nil || sel.Empty() || !sel.Matches(pods) || !slices.Contains(b.policy.Spec.PolicyTypes, networkingv1.PolicyTypeIngress) {
+		probs = append(probs, "the NetworkPolicy does not select the pods for ingress")
+	}
+	a, err := b.agent()
+	if err != nil {
+		return append(probs, err.Error())
+	}
+	// opens says which sources a rule lets reach the port: "" none, "pods"
+	// the brisvox pods only, "any" anyone.
+	opens := func(port int32, proto corev1.Protocol) string {
+		got := ""
+		for _, r := range b.policy.Spec.Ingress {
+			for _, p := range r.Ports {
+				num, end := int32(1), int32(65535) // no port: every port
+				if p.Port != nil {
+					num = p.Port.IntVal
+					if p.Port.Type == intstr.String {
+						num, _, _ = b.port(p.Port.StrVal)
+					}
+					end = num
+				}
+				if p.EndPort != nil {
+					end = *p.EndPort
+				}
+				if p.Protocol == nil || *p.Protocol != proto || port < num || port > end {
+					continue
+				}
+				from := "any"
+				if len(r.From) > 0 {
+					from = "pods"
+					for _, peer := range r.From {
+						s, err := metav1.LabelSelectorAsSelector(peer.PodSelector)
+						if peer.PodSelector == nil || peer.NamespaceSelector != nil || peer.IPBlock != nil || err != nil || s.Empty() || !s.Matches(pods) {
+							from = "any"
+						}
+					}
+				}
+				if got != "any" {
+					got = from
+				}
+			}
+		}
+		return got
+	}
+	cluster, _, _ := b.port("cluster")
+	if o := opens(cluster, corev1.ProtocolTCP); o != "pods" {
+		probs = append(probs, fmt.Sprintf("the cluster port %d is open to %q, want the brisvox pods only", cluster, o))
+	}
+	for _, name := range []string{"http", "sip-udp", "sip-tcp"} {
+		port, proto, _ := b.port(name)
+		if opens(port, proto) != "any" {
+			probs = append(probs, fmt.Sprintf("the NetworkPolicy closes the %s port %d", name, port))
+		}
+	}
+	for _, port := range []int{a.Transports.SIP.RTPPortMin, a.Transports.SIP.RTPPortMax} {
+		if opens(int32(port), corev1.ProtocolUDP) != "any" {
+			probs = append(probs, fmt.Sprintf("the NetworkPolicy closes the RTP port %d", port))
 		}
 	}
 	return probs
