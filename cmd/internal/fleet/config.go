@@ -18,7 +18,7 @@ const (
 	ProviderAutomanaged = "automanaged"
 	// ProviderKubernetes is protoactor's Kubernetes provider: each pod
 	// labels itself through the API server and watches the others'
-	// labels (in-cluster config; RBAC to get, list, watch and patch pods).
+	// labels (in-cluster config; RBAC to get, watch and patch pods).
 	ProviderKubernetes = "kubernetes"
 )
 

@@ -25,7 +25,7 @@ func automanagedProvider(cfg Config) (cluster.ClusterProvider, error) {
 func kubernetesProvider() (cluster.ClusterProvider, error) {
 	p, err := k8s.New()
 	if err != nil {
-		return nil, fmt.Errorf("%w: the kubernetes membership: %v (it runs in a pod, with a service account allowed to get, list, watch and patch pods)", ErrStart, err)
+		return nil, fmt.Errorf("%w: the kubernetes membership: %v (it runs in a pod, with a service account allowed to get, watch and patch pods in its namespace)", ErrStart, err)
 	}
 	return p, nil
 }
