@@ -44,7 +44,7 @@ func ids(m map[string]map[string]any) []string {
 // calls on each; everything an operator does goes through node 1's
 // operator API:
 //   - the list has every node's calls, each with its node, within
-//     listBound;
+//     listBound, and so has the event stream's snapshot;
 //   - a restart of a call on n2 acts on it (its restart count rises,
 //     its stt restarted once) and the call goes on (it answers its
 //     caller's turn after the restart);
@@ -104,6 +104,15 @@ func TestFleetThreeNodes(t *testing.T) {
 	}
 	if code, body := n1.api(t, "GET", "/operator/nodes"); code != 200 || len(body["nodes"].([]any)) != 3 {
 		t.Errorf("nodes on n1: %d %v", code, body)
+	}
+	// The event stream's snapshot on n1 has the other nodes' calls too.
+	snap := n1.snapshot(t)
+	var snapCalls []string
+	for _, c := range snap["calls"].([]any) {
+		snapCalls = append(snapCalls, c.(map[string]any)["id"].(string))
+	}
+	if !slices.Equal(snapCalls, []string{"c1a", "c2a", "c2b", "c3a", "c3b"}) || len(snap["nodes"].([]any)) != 3 {
+		t.Errorf("n1's event stream snapshot: calls %v, nodes %v", snapCalls, snap["nodes"])
 	}
 
 	// Restart n2's call through n1: it acts on it and the call goes on.

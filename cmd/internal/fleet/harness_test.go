@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -246,6 +248,39 @@ func (n *testNode) api(t testing.TB, method, path string) (int, map[string]any) 
 		t.Fatalf("%s %s on %s: %v in %q", method, path, n.name, err, body)
 	}
 	return resp.StatusCode, out
+}
+
+// snapshot is the first event of n's operator event stream.
+func (n *testNode) snapshot(t testing.TB) map[string]any {
+	t.Helper()
+	req, err := http.NewRequest("GET", n.url+"/operator/events", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("events on %s: %v", n.name, err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 0, 1<<20), 1<<20)
+	event := ""
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "event: "):
+			event = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: ") && event == "snapshot":
+			var out map[string]any
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &out); err != nil {
+				t.Fatalf("snapshot on %s: %v", n.name, err)
+			}
+			return out
+		}
+	}
+	t.Fatalf("events on %s: no snapshot (%v)", n.name, sc.Err())
+	return nil
 }
 
 // listed is the calls n's operator API lists, by id, with their node.
