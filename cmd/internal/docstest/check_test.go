@@ -216,7 +216,11 @@ func main() {
 	_ = prometheus.NewCounter(prometheus.CounterOpts{Name: "brisvox_plain_total"})
 	_ = prometheus.NewDesc("brisvox_desc_total", "h", []string{"cause"}, nil)
 	_ = srv.GaugeFunc("brisvox_func_depth", "h", labels, nil)
+	sub := flag.NewFlagSet(os.Args[1], flag.ContinueOnError)
+	sub.Bool("watch", false, "")
 }
+
+func register(fs *flag.FlagSet) { fs.String("seeds", "", "") }
 `)
 	write("skipped/s.go", "package s\n\nvar bad = \"skipped_name\"\n\nfunc TestSkipped() {}\n")
 	write("nested/go.mod", "module other\n")
@@ -259,6 +263,13 @@ func main() {
 	}
 	if got := code.Flags["json"]; !slices.Equal(got, []string{"cmd/c"}) {
 		t.Errorf("package flag json: %v", got)
+	}
+	// A set named at run time and a set passed in are the package's.
+	// Mutation caught: their flags left out (no command has --watch).
+	for _, n := range []string{"watch", "seeds"} {
+		if got := code.Flags[n]; !slices.Equal(got, []string{"cmd/c"}) {
+			t.Errorf("flag %s: %v, want the package's", n, got)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -341,7 +342,7 @@ func (s *scan) facts(f file) {
 			if d.Name.Name == "counterNames" {
 				s.allStrings(f, d.Body)
 			}
-			s.body(f, d.Body, returnsCounts(d.Type))
+			s.bodyWith(f, d.Body, returnsCounts(d.Type), s.flagSetParams(f, d.Type))
 		case *ast.GenDecl:
 			for _, sp := range d.Specs {
 				vs, ok := sp.(*ast.ValueSpec)
@@ -449,8 +450,40 @@ func (s *scan) countKey(f file, e ast.Expr) {
 	}
 }
 
-func (s *scan) body(f file, n ast.Node, counts bool) {
+// flagSetParams names a function's *flag.FlagSet parameters: the flags
+// it registers on them belong to whichever command passes its set in,
+// which the syntax alone does not say, so they are the package's (as the
+// global flag set's are).
+func (s *scan) flagSetParams(f file, t *ast.FuncType) map[string]string {
+	out := map[string]string{}
+	if t.Params == nil {
+		return out
+	}
+	for _, p := range t.Params.List {
+		star, ok := p.Type.(*ast.StarExpr)
+		if !ok {
+			continue
+		}
+		sel, ok := star.X.(*ast.SelectorExpr)
+		if !ok || sel.Sel.Name != "FlagSet" {
+			continue
+		}
+		if pkg, ok := sel.X.(*ast.Ident); !ok || pkg.Name != "flag" {
+			continue
+		}
+		rel, _ := filepath.Rel(s.root, f.dir)
+		for _, n := range p.Names {
+			out[n.Name] = filepath.ToSlash(rel)
+		}
+	}
+	return out
+}
+
+func (s *scan) body(f file, n ast.Node, counts bool) { s.bodyWith(f, n, counts, nil) }
+
+func (s *scan) bodyWith(f file, n ast.Node, counts bool, params map[string]string) {
 	flagSets := map[string]string{} // variable -> flag set name
+	maps.Copy(flagSets, params)
 	ast.Inspect(n, func(x ast.Node) bool {
 		switch x := x.(type) {
 		case *ast.AssignStmt:
@@ -499,7 +532,12 @@ func (s *scan) newFlagSet(f file, e ast.Expr) (string, bool) {
 	if !ok || sel.Sel.Name != "NewFlagSet" {
 		return "", false
 	}
-	return s.str(f.dir, c.Args[0])
+	if name, ok := s.str(f.dir, c.Args[0]); ok {
+		return name, true
+	}
+	// A set named at run time (a subcommand's): the package's.
+	rel, _ := filepath.Rel(s.root, f.dir)
+	return filepath.ToSlash(rel), true
 }
 
 func (s *scan) call(f file, c *ast.CallExpr, flagSets map[string]string) {
