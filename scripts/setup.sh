@@ -46,6 +46,7 @@ APT_TEST=(
   kamailio       # the SIP load balancer in front of two nodes (deploy/kamailio, cmd/brisvox)
   libspandsp-dev # G.722 reference (media/g722's cgo cross-check)
   chromium       # the browser end-to-end test (cmd/brisvox)
+  protobuf-compiler # protoc: TestGeneratedIsCurrent and the proto task (cmd/internal/fleet/operatorpb)
 )
 
 # --- Native files from npm ---------------------------------------------------
