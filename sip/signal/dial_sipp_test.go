@@ -32,7 +32,7 @@ func startSippUAS(ctx context.Context, t *testing.T, scenario string) *sippUAS {
 	t.Helper()
 	u := &sippUAS{port: freePort(t), dir: t.TempDir()}
 	args := []string{"-m", "1", "-t", "u1", "-i", "127.0.0.1", "-p", strconv.Itoa(u.port),
-		"-mp", strconv.Itoa(freePort(t)), "-timeout", "20s", "-timeout_error",
+		"-mp", strconv.Itoa(freeMediaPort(t)), "-timeout", "20s", "-timeout_error",
 		"-trace_err", "-error_file", filepath.Join(u.dir, "err.log"),
 		"-trace_msg", "-message_file", filepath.Join(u.dir, "msg.log"), "-nostdin"}
 	if scenario == "" {

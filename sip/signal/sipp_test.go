@@ -114,6 +114,35 @@ func freePort(t *testing.T) int {
 	return 0
 }
 
+// freeMediaPort is a port for sipp's media (-mp), free on 127.0.0.1 with
+// the three after it (sipp binds audio and video RTP and RTCP from it).
+// It is above the kernel's ephemeral range (32768-60999 by default), so no
+// socket bound to port 0 elsewhere can take it between this check and
+// sipp's bind: CI's -race pass saw sipp fail "Unable to bind audio RTP
+// socket ... Address already in use" on a port freePort had found free.
+func freeMediaPort(t *testing.T) int {
+	t.Helper()
+	const lo, hi = 61000, 65532
+	start := lo + (os.Getpid()*4)%(hi-lo)
+	for i := 0; i < (hi-lo)/4; i++ {
+		port := lo + (start-lo+i*4)%(hi-lo)
+		ok := true
+		for k := range 4 {
+			pc, err := net.ListenPacket("udp", "127.0.0.1:"+strconv.Itoa(port+k))
+			if err != nil {
+				ok = false
+				break
+			}
+			_ = pc.Close()
+		}
+		if ok {
+			return port
+		}
+	}
+	t.Fatal("no free media port above the ephemeral range")
+	return 0
+}
+
 // sippRun is one sipp call against addr; it returns sipp's exit code and
 // its message trace.
 func sippRun(t *testing.T, addr, scenario, transport string, timeout time.Duration, calls int) (int, string) {
@@ -126,7 +155,7 @@ func sippRun(t *testing.T, addr, scenario, transport string, timeout time.Durati
 	args := []string{addr,
 		"-sf", filepath.Join("testdata", "sipp", scenario),
 		"-m", strconv.Itoa(calls), "-t", mode, "-i", localIP(addr),
-		"-p", strconv.Itoa(freePort(t)), "-mp", strconv.Itoa(freePort(t)),
+		"-p", strconv.Itoa(freePort(t)), "-mp", strconv.Itoa(freeMediaPort(t)),
 		"-timeout", strconv.Itoa(int(timeout/time.Second)) + "s", "-timeout_error",
 		"-trace_err", "-error_file", filepath.Join(dir, "err.log"),
 		"-trace_msg", "-message_file", filepath.Join(dir, "msg.log"),
