@@ -170,6 +170,46 @@ func pageEvents() (events []serve.Event, lines []string, stages []messages.TurnS
 	return events, lines, stages
 }
 
+// inBrowserNetns runs test (a browser test of this binary) again inside
+// `unshare -n` with only loopback up, so nothing leaves the machine, and
+// returns once it ran there (inside false; the test should return). In
+// that run it returns inside true and the screenshots' directory, the
+// environment's shotsEnv (outside: its value, else .native/<dir> of the
+// module, kept after the run to be looked at). Without what the browser
+// runs on it fails under CI and skips elsewhere.
+func inBrowserNetns(t *testing.T, test, shotsEnv, dir string) (shots string, inside bool) {
+	t.Helper()
+	if os.Getenv("BRISVOX_IN_NETNS") == "1" {
+		return os.Getenv(shotsEnv), true
+	}
+	root := moduleRoot(t)
+	if missing := browserNeeds(root); len(missing) > 0 {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("missing %v (go tool task setup installs them)", missing)
+		}
+		t.Skipf("missing %v (go tool task setup installs them)", missing)
+	}
+	shots = os.Getenv(shotsEnv)
+	if shots == "" {
+		shots = filepath.Join(root, ".native", dir)
+	} else if abs, err := filepath.Abs(shots); err == nil {
+		shots = abs
+	}
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshots: %s", shots)
+	cmd := exec.Command("unshare", "-n", "sh", "-c", `ip link set lo up && exec "$@"`, "sh",
+		os.Args[0], "-test.run=^"+test+"$", "-test.v", "-test.count=1", "-test.timeout=5m")
+	cmd.Env = append(os.Environ(), "BRISVOX_IN_NETNS=1", shotsEnv+"="+shots)
+	out, err := cmd.CombinedOutput()
+	t.Logf("inside unshare -n:\n%s", out)
+	if err != nil {
+		t.Fatalf("%s failed inside its network namespace: %v", test, err)
+	}
+	return "", false
+}
+
 // browserNeeds lists what the browser test runs on; setup installs it.
 func browserNeeds(root string) []string {
 	var missing []string
@@ -207,36 +247,11 @@ func TestBrowserCall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a real browser and real engines")
 	}
-	root := moduleRoot(t)
-	if os.Getenv("BRISVOX_IN_NETNS") != "1" {
-		if missing := browserNeeds(root); len(missing) > 0 {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("missing %v (go tool task setup installs them)", missing)
-			}
-			t.Skipf("missing %v (go tool task setup installs them)", missing)
-		}
-		// Kept after the run, to be looked at: .native/ is not committed.
-		shots := os.Getenv("BRISVOX_SCREENSHOTS")
-		if shots == "" {
-			shots = filepath.Join(root, ".native", "screenshots")
-		} else if abs, err := filepath.Abs(shots); err == nil {
-			shots = abs
-		}
-		if err := os.MkdirAll(shots, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("screenshots: %s", shots)
-		// The same test binary, in a network namespace of its own.
-		cmd := exec.Command("unshare", "-n", "sh", "-c", `ip link set lo up && exec "$@"`, "sh",
-			os.Args[0], "-test.run=^TestBrowserCall$", "-test.v", "-test.count=1", "-test.timeout=5m")
-		cmd.Env = append(os.Environ(), "BRISVOX_IN_NETNS=1", "BRISVOX_SCREENSHOTS="+shots)
-		out, err := cmd.CombinedOutput()
-		t.Logf("inside unshare -n:\n%s", out)
-		if err != nil {
-			t.Fatalf("the browser test failed inside its network namespace: %v", err)
-		}
+	shots, inside := inBrowserNetns(t, "TestBrowserCall", "BRISVOX_SCREENSHOTS", "screenshots")
+	if !inside {
 		return
 	}
+	root := moduleRoot(t)
 	// Inside the namespace: the question, with pauses around it (chromium
 	// plays the file in a loop; the greeting plays in the first pause).
 	dir := t.TempDir()
@@ -257,7 +272,6 @@ func TestBrowserCall(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	shots := os.Getenv("BRISVOX_SCREENSHOTS")
 	if shots == "" {
 		shots = dir
 	}

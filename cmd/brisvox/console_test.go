@@ -196,37 +196,12 @@ func TestBrowserConsole(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a real browser and real engines")
 	}
-	root := moduleRoot(t)
-	if os.Getenv("BRISVOX_IN_NETNS") != "1" {
-		if missing := browserNeeds(root); len(missing) > 0 {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("missing %v (go tool task setup installs them)", missing)
-			}
-			t.Skipf("missing %v (go tool task setup installs them)", missing)
-		}
-		// Kept after the run, to be looked at: .native/ is not committed.
-		shots := os.Getenv("BRISVOX_ARTIFACTS")
-		if shots == "" {
-			shots = filepath.Join(root, ".native", "artifacts")
-		} else if abs, err := filepath.Abs(shots); err == nil {
-			shots = abs
-		}
-		if err := os.MkdirAll(shots, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("screenshots: %s", shots)
-		cmd := exec.Command("unshare", "-n", "sh", "-c", `ip link set lo up && exec "$@"`, "sh",
-			os.Args[0], "-test.run=^TestBrowserConsole$", "-test.v", "-test.count=1", "-test.timeout=5m")
-		cmd.Env = append(os.Environ(), "BRISVOX_IN_NETNS=1", "BRISVOX_ARTIFACTS="+shots)
-		out, err := cmd.CombinedOutput()
-		t.Logf("inside unshare -n:\n%s", out)
-		if err != nil {
-			t.Fatalf("the console test failed inside its network namespace: %v", err)
-		}
+	shots, inside := inBrowserNetns(t, "TestBrowserConsole", "BRISVOX_ARTIFACTS", "artifacts")
+	if !inside {
 		return
 	}
+	root := moduleRoot(t)
 	leaks := goleak.IgnoreCurrent()
-	shots := os.Getenv("BRISVOX_ARTIFACTS")
 	if shots == "" {
 		shots = t.TempDir()
 	}
