@@ -110,13 +110,8 @@ func keylessAgent(t *testing.T, dir string) string {
 // connections closed.
 func waitGoroutines(t *testing.T, base leaktest.Set) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for leaktest.Snapshot().NewSince(base) > 0 {
-		if time.Now().After(deadline) {
-			t.Errorf("%d goroutines left", leaktest.Snapshot().NewSince(base))
-			return
-		}
-		time.Sleep(50 * time.Millisecond) // polling a loopback test's end, not a timing
+	if n, stacks := leaktest.Settle(base, 5*time.Second); n != 0 {
+		t.Errorf("%d goroutines left\n%s", n, stacks)
 	}
 }
 

@@ -385,7 +385,8 @@ func TestSIPLegAgainstSipp(t *testing.T) {
 		t.Errorf("bye: %v", err)
 	}
 	leg.close()
-	if n := leaktest.Snapshot().NewSince(base); n != 0 {
+	if n, stacks := leaktest.Settle(base, 5*time.Second); n != 0 {
+		t.Log(stacks)
 		t.Errorf("%d of the leg's goroutines left after close", n)
 	}
 	if err := <-exited; err != nil {

@@ -121,11 +121,5 @@ func TestDialBenchSipp(t *testing.T) {
 	if rep.LiveMax < 1 || rep.LiveMax > 10 {
 		t.Errorf("calls live max %d", rep.LiveMax)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for leaktest.Snapshot().NewSince(base) > 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if n := leaktest.Snapshot().NewSince(base); n != 0 {
-		t.Errorf("%d goroutines left", n)
-	}
+	waitGoroutines(t, base)
 }

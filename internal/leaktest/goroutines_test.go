@@ -2,9 +2,12 @@ package leaktest
 
 import (
 	"runtime"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 )
 
 // TestCountInsideABubble: inside a bubble, a goroutine started outside it
@@ -171,4 +174,40 @@ func selfID() uint64 {
 	buf = buf[:runtime.Stack(buf, false)]
 	g, _ := parseGoroutine(buf, nil)
 	return g.id
+}
+
+// TestSettleWaitsForAnExitingGoroutine: a goroutine past its WaitGroup's
+// Done but not yet gone is not a leak once it has gone; one that never
+// ends is counted, with its stack. Mutation caught: Settle returning the
+// first snapshot's count (the exiting goroutine counted whenever the
+// snapshot beats its exit, as TestLoopbackSendDTMF failed in CI), or
+// returning 0 without looking (the blocked one missed).
+func TestSettleWaitsForAnExitingGoroutine(t *testing.T) {
+	base := Snapshot()
+	release := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	gone := make(chan struct{})
+	go func() {
+		defer close(gone)
+		wg.Done()
+		<-release // alive after Done, as a deferred call would keep it
+	}()
+	wg.Wait()
+	if n := Snapshot().NewSince(base); n != 1 {
+		t.Fatalf("one snapshot after Wait counts %d, want the exiting goroutine (1)", n)
+	}
+	time.AfterFunc(20*time.Millisecond, func() { close(release) })
+	if n, stacks := Settle(base, 5*time.Second); n != 0 {
+		t.Fatalf("Settle: %d left\n%s", n, stacks)
+	}
+	<-gone
+
+	stop := make(chan struct{})
+	go func() { <-stop }()
+	defer close(stop)
+	n, stacks := Settle(base, 30*time.Millisecond)
+	if n != 1 || !strings.Contains(stacks, "TestSettleWaitsForAnExitingGoroutine") {
+		t.Fatalf("Settle on a blocked goroutine: %d left, stacks %q", n, stacks)
+	}
 }

@@ -176,7 +176,8 @@ func TestBridgeLoopback(t *testing.T) {
 	if st := br.Stats(); st["a_to_b"] != n-3 || st["b_to_a"] != n-3 || st["dropped"] != 0 {
 		t.Errorf("bridge stats %v", st)
 	}
-	if k := leaktest.Snapshot().NewSince(base); k != 0 {
+	if k, stacks := leaktest.Settle(base, 5*time.Second); k != 0 {
+		t.Log(stacks)
 		t.Errorf("%d goroutines left", k)
 	}
 }
