@@ -32,9 +32,19 @@ const (
 	// by its supervisor after a failure or by an operator. For operators:
 	// the caller's page is not told.
 	EventRestart
+	// EventUsage: a provider was used (Usage says for what: an LLM
+	// response's tokens, an STT session's audio, a TTS context's text and
+	// audio). For the call record; the caller's page is not told.
+	EventUsage
+	// EventRound: round Round (1, 2, ...) of the LLM loop of Epoch got
+	// its first token At. For the call record.
+	EventRound
+	// EventFailover: a stage (Text) switched from one provider or model
+	// to another (Failover). For the call record and operators.
+	EventFailover
 )
 
-var eventNames = [...]string{"", "state", "user_speaking", "user_turn", "bot_word", "bot_done", "latency", "tool", "restart"}
+var eventNames = [...]string{"", "state", "user_speaking", "user_turn", "bot_word", "bot_done", "latency", "tool", "restart", "usage", "round", "failover"}
 
 func (k EventKind) String() string {
 	if k > 0 && int(k) < len(eventNames) {
@@ -88,7 +98,58 @@ type CallEvent struct {
 	// called one: a confirm_pending call is about the held tool it
 	// confirms ("" when that is not known).
 	Subject string
-	At      time.Time
+	// Audit is an EventTool's settled call as the record keeps it: the
+	// contract's outcome, when it started, the idempotency key's digest,
+	// its arguments and result (the record's policy decides whether they
+	// are kept). Nil on a running line. Never for the page or logs.
+	Audit *ToolAudit
+	// Usage is an EventUsage's account.
+	Usage *ProviderUsage
+	// Round is an EventRound's round number.
+	Round int
+	// Failover is an EventFailover's switch.
+	Failover *Failover
+	At       time.Time
+}
+
+// ToolAudit is a settled tool call for the call record.
+type ToolAudit struct {
+	// Outcome is the contract's outcome name (ToolResult.Outcome).
+	Outcome string
+	Started time.Time
+	// KeyDigest is the sha256 (hex) of the SideEffect call's idempotency
+	// key ("" for a ReadOnly call).
+	KeyDigest string
+	// Args are the call's arguments as the model sent them; Result the
+	// content the model got back. Both may hold personal data: the
+	// record's redactor and policy see them before anything is stored.
+	Args   []byte
+	Result string
+}
+
+// The kinds of ProviderUsage.
+const (
+	UsageLLM = "llm"
+	UsageSTT = "stt"
+	UsageTTS = "tts"
+)
+
+// ProviderUsage is one use of a provider: an LLM response (tokens), an
+// STT session (audio sent), a TTS context (text sent, audio received).
+// Vendor is the provider's name (providers' Name, "openai", "deepgram",
+// "flite", "mock"), Model its model where it has one.
+type ProviderUsage struct {
+	Kind                                    string
+	Vendor, Model                           string
+	InputTokens, OutputTokens, CachedTokens int
+	Audio                                   time.Duration
+	Characters                              int
+}
+
+// Failover is a stage's switch from one provider to another (the VAD's
+// model to the energy detector).
+type Failover struct {
+	From, To string
 }
 
 // The outcomes of an EventTool, as the caller's page shows them.

@@ -43,6 +43,18 @@ type Stage struct {
 	MS   float64 `json:"ms"`
 }
 
+// forPage tells the kinds of live events the caller's page gets; the
+// others (restarts, provider usage, LLM rounds, failovers) are for
+// operators and the call record.
+func forPage(k messages.EventKind) bool {
+	switch k {
+	case messages.EventState, messages.EventUserSpeaking, messages.EventUserTurn, messages.EventBotWord,
+		messages.EventBotDone, messages.EventLatency, messages.EventTool:
+		return true
+	}
+	return false
+}
+
 // EventOf encodes a session's live event for the page.
 func EventOf(e messages.CallEvent) Event {
 	out := Event{Type: "event", Kind: e.Kind.String(), Epoch: uint64(e.Epoch), Text: e.Text, State: e.State, Cut: e.Cut}

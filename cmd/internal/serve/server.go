@@ -498,7 +498,7 @@ func (s *Server) startCall(id messages.CallID, c Conn, dial *DialRequest) error 
 	cfg.OnEvent = func(e messages.CallEvent) {
 		m.event(e)
 		s.follow(id, &e)
-		if publishes && e.Kind != messages.EventRestart {
+		if publishes && forPage(e.Kind) {
 			_ = p.Publish(EventOf(e))
 		}
 		if observe != nil {
