@@ -77,3 +77,15 @@ type Transferrer interface {
 type DTMFSender interface {
 	SendDTMF(ctx context.Context, digits string) error
 }
+
+// Tap sees a call's audio where it crosses the transport: every frame
+// read from the caller (Input) and every frame written to them (Output:
+// the bot as actually sent, so a cut answer stops where it was cut). The
+// transport actor calls it on its reader's and writer's goroutines, after
+// the read and after the write. A Tap copies what it keeps (the frames
+// go back to their pools) and never blocks: one that cannot keep up drops
+// and counts (a call recorder), the call goes on.
+type Tap interface {
+	Input(f *messages.AudioFrame)
+	Output(f *messages.OutputAudio)
+}
