@@ -47,6 +47,7 @@ APT_TEST=(
   libspandsp-dev # G.722 reference (media/g722's cgo cross-check)
   chromium       # the browser end-to-end test (cmd/brisvox)
   protobuf-compiler # protoc: TestGeneratedIsCurrent and the proto task (cmd/internal/fleet/operatorpb)
+  postgresql     # the call records' PostgreSQL backend suite (a private server per test: internal/pgtest)
 )
 
 # --- Native files from npm ---------------------------------------------------

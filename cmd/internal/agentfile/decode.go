@@ -97,6 +97,8 @@ func (w *walker) decode(root *node, complete bool) *File {
 	f.DTMF = w.dtmf(top.sub("dtmf"))
 	f.Transports = w.transports(top.sub("transports"))
 	f.Serve = w.serve(top.sub("serve"))
+	f.Records = w.records(top.sub("records"))
+	f.Tracing = w.tracing(top.sub("tracing"))
 	f.Outbound = w.outbound(top.sub("outbound"), f.Greeting)
 	w.placeholders(f.Outbound.Greeting, "outbound.greeting")
 	top.done("key", "", nil)

@@ -284,7 +284,7 @@ func TestDocsSettings(t *testing.T) {
 	documented := settingNames(t)
 	const bogus = "zzzzzzzzzz"
 	for _, table := range []string{"", "stt", "llm", "tts", "vad", "turn", "fillers", "tools", "dtmf", "transports",
-		"transports.webrtc", "transports.twilio", "transports.pcm", "transports.sip", "transports.sip.trunks.t", "serve", "outbound"} {
+		"transports.webrtc", "transports.twilio", "transports.pcm", "transports.sip", "transports.sip.trunks.t", "serve", "outbound", "records", "tracing"} {
 		src := "prompt = \"p\"\n"
 		if table != "" {
 			src = "[" + table + "]\n"

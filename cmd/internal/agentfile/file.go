@@ -326,6 +326,9 @@ type File struct {
 	Serve                     Serve
 	// Outbound is [outbound]: the calls the agent places (outbound.go).
 	Outbound Outbound
+	// Records is [records] and Tracing [tracing] (records.go).
+	Records Records
+	Tracing Tracing
 }
 
 // Diag is a diagnostic of the file at pos: how the command reports what

@@ -20,7 +20,7 @@ var (
 )
 
 // tables are the tables of an agent file.
-var tables = []string{"stt", "llm", "tts", "vad", "turn", "fillers", "tools", "dtmf", "transports", "serve", "outbound"}
+var tables = []string{"stt", "llm", "tts", "vad", "turn", "fillers", "tools", "dtmf", "transports", "serve", "outbound", "records", "tracing"}
 
 // settingNames are the names a file can hold: the tables, every provider
 // option, and every field documented in docs/CONFIG.md's Agent files
