@@ -147,7 +147,7 @@ func (a *Actor) answer(s actor.SenderContext, key batchKey, b *batch, i int, r m
 	b.results[i] = r
 	b.remaining--
 	a.traceSettled(b.trace(key, i), r.Outcome)
-	a.tellSettled(s, key.epoch, b.calls[i], r)
+	a.tellSettled(s, key.epoch, b.calls[i], r, b.auditOf(i))
 }
 
 // traceAdmitted traces the calls answered while a round was admitted, once
@@ -157,7 +157,7 @@ func (a *Actor) traceAdmitted(s actor.SenderContext, key batchKey, b *batch) {
 	for i, r := range b.results {
 		if r.CallID != "" {
 			a.traceSettled(b.trace(key, i), r.Outcome)
-			a.tellSettled(s, key.epoch, b.calls[i], r)
+			a.tellSettled(s, key.epoch, b.calls[i], r, b.auditOf(i))
 		}
 	}
 }
@@ -175,7 +175,7 @@ func (a *Actor) traceCut(s actor.SenderContext, key batchKey, b *batch) {
 			outcome = outcomeInterruptedRunning
 		}
 		a.traceSettled(b.trace(key, i), outcome)
-		a.tellSettled(s, key.epoch, c, messages.ToolResult{CallID: c.ID, Name: c.Name, Outcome: outcome})
+		a.tellSettled(s, key.epoch, c, messages.ToolResult{CallID: c.ID, Name: c.Name, Outcome: outcome}, b.auditOf(i))
 	}
 }
 

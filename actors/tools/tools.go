@@ -33,6 +33,22 @@ type batch struct {
 	// go to it. gone: the round ended before it could take them.
 	round *actor.PID
 	gone  bool
+	// audit is each slot's start and key digest for the call record; nil
+	// when the call is not observed.
+	audit []slotAudit
+}
+
+// auditOf is slot i's audit; a call answered without starting (refused,
+// answered in planning) is stamped at its round's admission.
+func (b *batch) auditOf(i int) slotAudit {
+	if b.audit == nil {
+		return slotAudit{}
+	}
+	au := b.audit[i]
+	if au.started.IsZero() {
+		au.started = b.admitted
+	}
+	return au
 }
 
 // flight is a SideEffect call running in its own actor.
@@ -45,6 +61,8 @@ type flight struct {
 	timer *time.Timer
 	// answered: the slot was answered (timeout) before the result came.
 	answered bool
+	// audit is its slot's, for the settle line of a late result.
+	audit slotAudit
 }
 
 // slotTimeout fires at a SideEffect call's timeout.
@@ -165,6 +183,9 @@ func (a *Actor) Receive(ctx actor.Context) {
 func (a *Actor) run(ctx actor.Context, m *messages.RunTools) {
 	key := batchKey{m.Epoch, m.Round}
 	b := &batch{calls: m.Calls, results: make([]messages.ToolResult, len(m.Calls)), remaining: len(m.Calls), admitted: time.Now(), logArgs: a.logArgs, round: ctx.Sender()}
+	if a.peers.Events {
+		b.audit = make([]slotAudit, len(m.Calls))
+	}
 	if !a.admit(ctx, key, b, m.Malformed) {
 		return
 	}
@@ -194,7 +215,11 @@ func (a *Actor) run(ctx actor.Context, m *messages.RunTools) {
 func (a *Actor) start(ctx actor.Context, key batchKey, b *batch, i int) {
 	call := b.calls[i]
 	a.stats.Inc("calls")
-	a.tellStart(ctx, key.epoch, call)
+	now := time.Now()
+	a.tellStart(ctx, key.epoch, call, now)
+	if b.audit != nil {
+		b.audit[i].started = now
+	}
 	info := agent.CallInfo{Session: string(a.peers.Call), CallID: call.ID, Epoch: key.epoch, Round: key.round}
 	done := &messages.ToolDone{Epoch: key.epoch, Round: key.round, Index: i}
 	if a.gated && call.Name == agent.ConfirmPendingTool {
@@ -273,6 +298,11 @@ func (a *Actor) admit(ctx actor.Context, key batchKey, b *batch, malformed int) 
 func (a *Actor) sideEffect(ctx actor.Context, call messages.ToolCall, spec agent.Spec, info agent.CallInfo, bk batchKey, tr trace, done *messages.ToolDone, gated bool) (messages.ToolResult, bool) {
 	now := time.Now()
 	key := agent.IdempotencyKey{Session: string(a.peers.Call), Epoch: bk.epoch, CallID: call.ID}
+	var au slotAudit
+	if b, ok := a.batches[bk]; ok && b.audit != nil {
+		b.audit[done.Index].keyDigest = keyDigest(key)
+		au = b.audit[done.Index]
+	}
 	tracked := agent.TrackedCall{Key: key, Round: bk.round, Tool: call.Name, Digest: agent.ArgumentsDigest(call.Name, call.Arguments)}
 	// A confirmed call takes no part in repeats and orphan replays: the
 	// user's reply to the question is its licence, once.
@@ -301,7 +331,7 @@ func (a *Actor) sideEffect(ctx actor.Context, call messages.ToolCall, spec agent
 	if !gated {
 		a.orphans.Start(tracked, now)
 	}
-	f := &flight{key: key, call: call, batch: bk, trace: tr}
+	f := &flight{key: key, call: call, batch: bk, trace: tr, audit: au}
 	a.inflight[call.ID] = f
 	a.stats.Inc("side_effect_calls")
 	info.IdempotencyKey = key
@@ -349,7 +379,7 @@ func (a *Actor) done(ctx actor.Context, m *messages.ToolDone) {
 			// it is already reported.
 			a.stats.Inc("side_effect_late_results")
 			a.traceLate(f.trace, m.Result.Outcome)
-			a.tellSettled(ctx, f.trace.epoch, f.call, m.Result)
+			a.tellSettled(ctx, f.trace.epoch, f.call, m.Result, f.audit)
 			a.orphans.MarkReported(f.key)
 			ctx.Send(a.peers.LLM, &messages.LateResult{Epoch: m.Epoch, Result: m.Result})
 			return
@@ -473,7 +503,7 @@ func (a *Actor) loseInFlight(ctx actor.Context) {
 		// Its round is gone, or its slot was answered at its timeout:
 		// the model learns of the loss from a note.
 		a.traceLate(f.trace, agent.OutcomeLost)
-		a.tellSettled(ctx, f.trace.epoch, f.call, lost(f.call))
+		a.tellSettled(ctx, f.trace.epoch, f.call, lost(f.call), f.audit)
 		ctx.Send(a.peers.LLM, &messages.LateResult{Epoch: f.key.Epoch, Result: lost(f.call)})
 	}
 	for key, b := range a.batches {
