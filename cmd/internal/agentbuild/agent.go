@@ -175,6 +175,10 @@ func Build(f *agentfile.File, opts Options) (*Agent, agentfile.Diagnostics) {
 // File is the agent file the agent was built from.
 func (a *Agent) File() *agentfile.File { return a.file }
 
+// Digest is the sha256 (hex) of the agent file (serve.Digester: the
+// call records name the agent's version by it).
+func (a *Agent) Digest() string { return a.file.Digest }
+
 // Name is the agent's name.
 func (a *Agent) Name() string { return a.file.Name.V }
 

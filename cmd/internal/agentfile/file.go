@@ -1,6 +1,8 @@
 package agentfile
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -302,6 +304,9 @@ type File struct {
 	// Path is the name given to Parse (Load: the path).
 	Path   string
 	Format Format
+	// Digest is the sha256 (hex) of the file's bytes: which version of
+	// the agent a call record was made by.
+	Digest string
 
 	Name     Value[string] // default: the file's base name
 	Prompt   Value[string]
@@ -386,5 +391,7 @@ func Parse(name string, data []byte, format Format, opts Options) (*File, Diagno
 	}
 	f := w.decode(root, complete)
 	f.Format = format
+	sum := sha256.Sum256(data)
+	f.Digest = hex.EncodeToString(sum[:])
 	return f, w.diags
 }
