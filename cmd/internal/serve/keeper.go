@@ -51,6 +51,8 @@ type CallStart struct {
 	// Started is when the call was admitted; Answered when its session
 	// started (the call was connected).
 	Started, Answered time.Time
+	// InputRate and OutputRate are the call's audio rates (a recording's).
+	InputRate, OutputRate int
 }
 
 // Digester is an Agent that knows the digest of the file it was built
@@ -65,7 +67,8 @@ type trunked interface{ TrunkName() string }
 
 // callStart gathers what the keeper is told of a starting call.
 func (s *Server) callStart(id messages.CallID, c Conn, dial *DialRequest) CallStart {
-	st := CallStart{ID: id, Transport: "unknown", Direction: "inbound", Agent: s.agent.Name(), Answered: time.Now()}
+	st := CallStart{ID: id, Transport: "unknown", Direction: "inbound", Agent: s.agent.Name(), Answered: time.Now(),
+		InputRate: c.InputRate(), OutputRate: c.OutputRate()}
 	if tn, ok := c.(transporter); ok {
 		st.Transport = tn.Transport()
 	}
