@@ -68,6 +68,7 @@ func (s *Server) EnableOperator(token string) error {
 	s.mux.HandleFunc("POST /operator/nodes/{node}/drain", auth(s.drainNode))
 	s.mux.HandleFunc("DELETE /operator/nodes/{node}/drain", auth(s.undrainNode))
 	s.mux.HandleFunc("GET /operator/events", auth(s.operatorEvents))
+	s.mountRecords(auth)
 	// The console's page and assets hold no data: the page asks for the
 	// token and reads everything through the API above.
 	s.mountConsole()

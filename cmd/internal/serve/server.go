@@ -135,6 +135,11 @@ type Config struct {
 	// ObserveEnd, when set, receives every call's end after the server
 	// recorded it (same rules as Observe).
 	ObserveEnd func(messages.CallEnded)
+	// Records, when set, serves the node's call records, their
+	// recordings and erasures on the operator API (operator_records.go;
+	// RecordParts joins records.Service and the recorder). nil: those
+	// routes answer 501.
+	Records RecordKeeper
 }
 
 func (c Config) withDefaults() Config {
