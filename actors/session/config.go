@@ -70,6 +70,10 @@ type Config struct {
 	// notice. A tap costs an allocation per message; production leaves
 	// Taps empty.
 	Taps map[messages.Stage]actor.ReceiverMiddleware
+	// Tap, when set, sees the call's audio at the transport: every frame
+	// read from the caller and every frame written to them (a call
+	// recorder). It copies and never blocks. Nil: no tap, no cost.
+	Tap conn.Tap
 	// OnEnd is called once when the call is over; it must only hand the
 	// value on (a channel send, a message).
 	OnEnd func(messages.CallEnded)

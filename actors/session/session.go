@@ -279,7 +279,7 @@ func stageProps(name messages.Stage, cfg *Config, p kit.Peers, newDet func() vad
 	case messages.StageVAD:
 		return vad.Props(vad.Config{NewDetector: newDet, Model: cfg.VADModel, TurnModel: cfg.TurnModel}, p, cfg.Log, o...)
 	case messages.StageTransport:
-		return transport.Props(cfg.Conn, p, cfg.Log, o...)
+		return transport.Props(cfg.Conn, cfg.Tap, p, cfg.Log, o...)
 	}
 	panic("session: no stage " + string(name))
 }

@@ -32,6 +32,7 @@ type keyPress struct{ d messages.DTMF }
 // Actor bridges a conn.Conn to the tree.
 type Actor struct {
 	conn   conn.Conn
+	tap    conn.Tap // nil: no recording
 	peers  kit.Peers
 	pool   *FramePool
 	log    zerolog.Logger
@@ -43,13 +44,15 @@ type Actor struct {
 }
 
 // Props makes the transport actor's props. The pool is shared across
-// restarts of the actor, so frames in flight stay valid.
-func Props(c conn.Conn, peers kit.Peers, log zerolog.Logger, opts ...actor.PropsOption) *actor.Props {
+// restarts of the actor, so frames in flight stay valid. tap, when not
+// nil, sees every frame read (before the vad actor has it) and every frame
+// written (before it goes back to the pacer's pool): a call recorder.
+func Props(c conn.Conn, tap conn.Tap, peers kit.Peers, log zerolog.Logger, opts ...actor.PropsOption) *actor.Props {
 	pool := NewFramePool(c.InputRate())
 	// The counts are the stage's over the call: they survive restarts.
 	stats := kit.Counters{}
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Actor{conn: c, peers: peers, pool: pool, log: log, stats: stats}
+		return &Actor{conn: c, tap: tap, peers: peers, pool: pool, log: log, stats: stats}
 	}, opts...)
 }
 
@@ -101,7 +104,7 @@ func (a *Actor) start(ctx actor.Context) {
 	rctx, cancel := context.WithCancel(context.Background())
 	a.cancel = cancel
 	root := ctx.ActorSystem().Root
-	vad, self := a.peers.VAD, a.peers.Transport
+	vad, self, tap := a.peers.VAD, a.peers.Transport, a.tap
 	a.conn.OnMarkEcho(func(name string) { root.Send(self, &markEcho{name: name}) })
 	if r, ok := a.conn.(conn.DTMFReceiver); ok {
 		r.OnDTMF(func(d messages.DTMF) { root.Send(self, &keyPress{d: d}) })
@@ -117,6 +120,9 @@ func (a *Actor) start(ctx actor.Context) {
 					root.Send(self, &readFailed{err: err})
 				}
 				return
+			}
+			if tap != nil {
+				tap.Input(f)
 			}
 			root.Send(vad, f)
 		}
@@ -151,6 +157,9 @@ func (a *Actor) write(ctx actor.Context, f *messages.OutputAudio) {
 		}
 	} else {
 		a.stats.Inc("frames_out")
+		if a.tap != nil {
+			a.tap.Output(f)
+		}
 	}
 	f.Release()
 }
