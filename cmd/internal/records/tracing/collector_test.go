@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -102,3 +103,7 @@ func valueText(v *commonpb.AnyValue) string {
 }
 
 func hexID(b []byte) string { return hex.EncodeToString(b) }
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func sortStrings(s []string) { slices.Sort(s) }

@@ -1,6 +1,7 @@
 package tracing
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -64,8 +65,16 @@ func (c Config) exportURL() (string, error) {
 	if c.Endpoint == "" {
 		return "", fmt.Errorf("%w: no OTLP endpoint: tracing is off unless one is set (the collector's OTLP/HTTP address, such as http://127.0.0.1:4318)", ErrInvalidConfig)
 	}
+	if !strings.Contains(c.Endpoint, "://") {
+		return "", fmt.Errorf("%w: OTLP endpoint has no scheme: use http:// or https:// before the address (http://127.0.0.1:4318)", ErrInvalidConfig)
+	}
 	u, err := url.Parse(c.Endpoint)
 	if err != nil {
+		// The url.Error's own text repeats the URL (credentials and all).
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return "", fmt.Errorf("%w: OTLP endpoint is not a URL (%v): give one such as http://127.0.0.1:4318", ErrInvalidConfig, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {

@@ -151,7 +151,9 @@ func checkAttrs(t *testing.T, s *tracepb.Span, want map[string]string) {
 // TestScriptedCall: a scripted call's events reach the collector as one
 // trace: the call, its turns, their stages, rounds and tool calls, with
 // the right parents, names, times and attributes, and nothing of the
-// call's content. Close flushes them.
+// call's content. Close flushes them. Mutation caught: a tool span named
+// with its Detail (its summary: "PLANTED-DETAIL reference B-77") fails the
+// content check.
 func TestScriptedCall(t *testing.T) {
 	col := newCollector(t)
 	var logs bytes.Buffer
