@@ -135,6 +135,9 @@ type Config struct {
 	// ObserveEnd, when set, receives every call's end after the server
 	// recorded it (same rules as Observe).
 	ObserveEnd func(messages.CallEnded)
+	// Keeper, when set, follows every call for its record, recording and
+	// trace (keeper.go).
+	Keeper Keeper
 	// Records, when set, serves the node's call records, their
 	// recordings and erasures on the operator API (operator_records.go;
 	// RecordParts joins records.Service and the recorder). nil: those
@@ -495,9 +498,27 @@ func (s *Server) startCall(id messages.CallID, c Conn, dial *DialRequest) error 
 	if err != nil {
 		return err
 	}
+	var keep Follower
+	if s.cfg.Keeper != nil {
+		keep = s.cfg.Keeper.Begin(s.callStart(id, c, dial))
+	}
+	started := false
+	defer func() {
+		if keep != nil && !started {
+			keep.End(messages.CallEnded{Call: id, Reason: ReasonNotStarted})
+		}
+	}()
 	cfg.Call, cfg.Conn = id, c
 	cfg.LogContent = cfg.LogContent || s.cfg.LogContent
 	cfg.Log = s.log
+	if keep != nil {
+		if tap := keep.Tap(); tap != nil {
+			cfg.Tap = tap
+		}
+		if tid := keep.TraceID(); tid != "" {
+			cfg.Log = s.log.With().Str("trace_id", tid).Logger()
+		}
+	}
 	m, observe := s.metrics, s.cfg.Observe
 	p, publishes := c.(publisher)
 	cfg.OnEvent = func(e messages.CallEvent) {
@@ -506,11 +527,19 @@ func (s *Server) startCall(id messages.CallID, c Conn, dial *DialRequest) error 
 		if publishes && forPage(e.Kind) {
 			_ = p.Publish(EventOf(e))
 		}
+		if keep != nil {
+			keep.Event(&e)
+		}
 		if observe != nil {
 			observe(id, e)
 		}
 	}
-	cfg.OnEnd = func(e messages.CallEnded) { s.ended(e) }
+	cfg.OnEnd = func(e messages.CallEnded) {
+		s.ended(e)
+		if keep != nil {
+			keep.End(e)
+		}
+	}
 	props, err := session.Props(cfg)
 	if err != nil {
 		return err
@@ -525,6 +554,7 @@ func (s *Server) startCall(id messages.CallID, c Conn, dial *DialRequest) error 
 		}
 		return fmt.Errorf("serve: switchboard answered %T", res)
 	}
+	started = true
 	return nil
 }
 
