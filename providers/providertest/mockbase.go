@@ -3,6 +3,8 @@ package providertest
 import (
 	"context"
 	"sync"
+
+	"github.com/brisvox/brisvox/providers"
 )
 
 // mockBase is what the three mock providers share: the lock over their
@@ -13,6 +15,18 @@ type mockBase struct {
 	connects int
 	warms    int
 }
+
+var (
+	_ providers.Named = (*MockLLM)(nil)
+	_ providers.Named = (*MockSTT)(nil)
+	_ providers.Named = (*MockTTS)(nil)
+)
+
+// Vendor is "mock" (providers.Named).
+func (*mockBase) Vendor() string { return "mock" }
+
+// Model is "": a mock has none (providers.Named).
+func (*mockBase) Model() string { return "" }
 
 // Inject queues a fault for the next session that connects (for the LLM:
 // the next stream).

@@ -16,12 +16,14 @@ const cutDetail = "stream ended before message_stop"
 // Adapter streams Messages API responses. It is safe for concurrent use: each
 // Stream is independent; they share the connection pool.
 type Adapter struct {
-	core *httpllm.Adapter // holds the key: never printed (see String)
+	core  *httpllm.Adapter // holds the key: never printed (see String)
+	model string
 }
 
 var (
 	_ providers.LLM           = (*Adapter)(nil)
 	_ providers.RequestWarmer = (*Adapter)(nil)
+	_ providers.Named         = (*Adapter)(nil)
 )
 
 // New checks cfg, reads the key from the environment variable it names and
@@ -41,7 +43,7 @@ func New(cfg Config) (*Adapter, error) {
 		auth.Set("x-api-key", key)
 	}
 	auth.Set("anthropic-version", cfg.Version)
-	return &Adapter{core: httpllm.NewAdapter(httpllm.AdapterConfig{
+	return &Adapter{model: cfg.Model, core: httpllm.NewAdapter(httpllm.AdapterConfig{
 		Client: httpllm.ClientConfig{StreamConfig: streamConfig(&cfg), DialContext: cfg.DialContext,
 			Key: key, Header: auth, InvalidConfig: ErrInvalidConfig},
 		Name:      "anthropic.Adapter(" + cfg.BaseURL + ", " + cfg.Model + ")",
@@ -69,6 +71,12 @@ func streamConfig(cfg *Config) httpllm.StreamConfig {
 		IdleTimeout: cfg.IdleTimeout, MaxLineBytes: cfg.MaxLineBytes, CutDetail: cutDetail,
 	}
 }
+
+// Vendor is "anthropic" (providers.Named).
+func (a *Adapter) Vendor() string { return "anthropic" }
+
+// Model is the model the adapter asks for (providers.Named).
+func (a *Adapter) Model() string { return a.model }
 
 // String names the adapter (base URL and model) without its key.
 func (a *Adapter) String() string { return a.core.String() }

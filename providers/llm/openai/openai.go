@@ -15,12 +15,14 @@ const cutDetail = "stream ended before [DONE]"
 // Adapter streams Chat Completions. It is safe for concurrent use: each
 // Stream is independent; they share the connection pool.
 type Adapter struct {
-	core *httpllm.Adapter // holds the key: never printed (see String)
+	core  *httpllm.Adapter // holds the key: never printed (see String)
+	model string
 }
 
 var (
 	_ providers.LLM           = (*Adapter)(nil)
 	_ providers.RequestWarmer = (*Adapter)(nil)
+	_ providers.Named         = (*Adapter)(nil)
 )
 
 // New checks cfg, reads the key from the environment variable it names and
@@ -39,7 +41,7 @@ func New(cfg Config) (*Adapter, error) {
 	if key != "" {
 		auth.Set("Authorization", "Bearer "+key)
 	}
-	return &Adapter{core: httpllm.NewAdapter(httpllm.AdapterConfig{
+	return &Adapter{model: cfg.Model, core: httpllm.NewAdapter(httpllm.AdapterConfig{
 		Client: httpllm.ClientConfig{StreamConfig: streamConfig(&cfg), DialContext: cfg.DialContext,
 			Key: key, Header: auth, InvalidConfig: ErrInvalidConfig},
 		Name:      "openai.Adapter(" + cfg.BaseURL + ", " + cfg.Model + ")",
@@ -66,6 +68,12 @@ func streamConfig(cfg *Config) httpllm.StreamConfig {
 		IdleTimeout: cfg.IdleTimeout, MaxLineBytes: cfg.MaxLineBytes, CutDetail: cutDetail,
 	}
 }
+
+// Vendor is "openai" (providers.Named).
+func (a *Adapter) Vendor() string { return "openai" }
+
+// Model is the model the adapter asks for (providers.Named).
+func (a *Adapter) Model() string { return a.model }
 
 // String names the adapter (base URL and model) without its key.
 func (a *Adapter) String() string { return a.core.String() }

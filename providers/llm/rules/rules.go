@@ -127,3 +127,11 @@ func halves(s string) (string, string) {
 	}
 	return s[:mid], s[mid:]
 }
+
+var _ providers.Named = (*LLM)(nil)
+
+// Vendor is "rules" (providers.Named).
+func (*LLM) Vendor() string { return "rules" }
+
+// Model is "": the rules are the agent's own (providers.Named).
+func (*LLM) Model() string { return "" }

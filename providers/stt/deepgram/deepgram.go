@@ -266,3 +266,11 @@ func (s *session) onEnd(err error) {
 	}
 	close(s.events)
 }
+
+var _ providers.Named = (*Adapter)(nil)
+
+// Vendor is "deepgram" (providers.Named).
+func (*Adapter) Vendor() string { return "deepgram" }
+
+// Model is the model it asks for (providers.Named).
+func (a *Adapter) Model() string { return a.cfg.Model }

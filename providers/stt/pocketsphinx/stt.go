@@ -136,3 +136,11 @@ func (t *STT) Stats() Stats {
 	st.Decoded = t.cfg.duration(t.use.decoded.Load())
 	return st
 }
+
+var _ providers.Named = (*STT)(nil)
+
+// Vendor is "pocketsphinx" (providers.Named).
+func (*STT) Vendor() string { return "pocketsphinx" }
+
+// Model is "": the acoustic and language models are local files (providers.Named).
+func (*STT) Model() string { return "" }

@@ -456,3 +456,11 @@ func (s *session) onEnd(err error) {
 	defer s.mu.Unlock()
 	s.pump.EndLocked(err)
 }
+
+var _ providers.Named = (*Adapter)(nil)
+
+// Vendor is "cartesia" (providers.Named).
+func (*Adapter) Vendor() string { return "cartesia" }
+
+// Model is the model it asks for (providers.Named).
+func (a *Adapter) Model() string { return a.cfg.Model }

@@ -98,3 +98,11 @@ func rejectDetail(resp *http.Response, body []byte) string {
 	}
 	return http.StatusText(resp.StatusCode)
 }
+
+var _ providers.Named = (*Adapter)(nil)
+
+// Vendor is "deepgram" (providers.Named).
+func (*Adapter) Vendor() string { return "deepgram" }
+
+// Model is the model (voice) it asks for (providers.Named).
+func (a *Adapter) Model() string { return a.cfg.Model }

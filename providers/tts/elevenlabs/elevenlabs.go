@@ -128,3 +128,11 @@ func rejectDetail(resp *http.Response, body []byte) string {
 	}
 	return http.StatusText(resp.StatusCode)
 }
+
+var _ providers.Named = (*Adapter)(nil)
+
+// Vendor is "elevenlabs" (providers.Named).
+func (*Adapter) Vendor() string { return "elevenlabs" }
+
+// Model is the model it asks for (providers.Named).
+func (a *Adapter) Model() string { return a.cfg.Model }

@@ -53,3 +53,11 @@ func (e *Engine) Connect(ctx context.Context) (providers.TTSSession, error) {
 	}
 	return newSession(ctx, e.cfg, e.voice), nil
 }
+
+var _ providers.Named = (*Engine)(nil)
+
+// Vendor is "flite" (providers.Named).
+func (*Engine) Vendor() string { return "flite" }
+
+// Model is "": the voice is built in (providers.Named).
+func (*Engine) Model() string { return "" }

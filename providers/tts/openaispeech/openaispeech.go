@@ -108,3 +108,11 @@ func (a *Adapter) Warm(ctx context.Context) error {
 	}
 	return nil
 }
+
+var _ providers.Named = (*Adapter)(nil)
+
+// Vendor is "openaispeech" (providers.Named).
+func (*Adapter) Vendor() string { return "openaispeech" }
+
+// Model is the model it asks for (providers.Named).
+func (a *Adapter) Model() string { return a.cfg.Model }
