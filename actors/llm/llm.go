@@ -88,6 +88,9 @@ type Actor struct {
 	peers    kit.Peers
 	log      zerolog.Logger
 	stats    kit.Counters
+	// vendor and model name the provider in the call record's usage
+	// (providers.NameOf).
+	vendor, model string
 }
 
 var _ actor.Actor = (*Actor)(nil)
@@ -100,8 +103,9 @@ func Props(cfg Config, p providers.LLM, peers kit.Peers, log zerolog.Logger, opt
 	mem := &memory{conv: agent.NewContext(cfg.System)}
 	// The counts are the stage's over the call: they survive restarts.
 	stats := kit.Counters{}
+	vendor, model := providers.NameOf(p)
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Actor{memory: mem, cfg: cfg, provider: p, peers: peers, log: log, stats: stats}
+		return &Actor{memory: mem, cfg: cfg, provider: p, peers: peers, log: log, stats: stats, vendor: vendor, model: model}
 	}, opts...)
 }
 
@@ -140,6 +144,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.stats.Add("input_tokens", uint64(max(m.u.InputTokens, 0)))
 		a.stats.Add("output_tokens", uint64(max(m.u.OutputTokens, 0)))
 		a.stats.Add("cached_input_tokens", uint64(max(m.u.CachedInputTokens, 0)))
+		a.tellUsage(ctx, m)
 	case *messages.TextFlush:
 		if a.live(m.Epoch) {
 			a.out(ctx, m)

@@ -214,6 +214,7 @@ func (r *round) event(ctx actor.Context, ev providers.LLMEvent) {
 		now := time.Now()
 		ctx.Send(ctx.Parent(), &messages.RoundFirstToken{Epoch: r.epoch, Round: r.n, At: now})
 		r.peers.Mark(ctx, r.epoch, messages.MarkLLMFirstToken, now)
+		r.peers.Event(ctx, &messages.CallEvent{Kind: messages.EventRound, Epoch: r.epoch, Round: r.n + 1, At: now})
 	}
 	switch ev.Kind {
 	case providers.LLMText:
@@ -230,7 +231,7 @@ func (r *round) event(ctx actor.Context, ev providers.LLMEvent) {
 			ctx.Send(ctx.Parent(), &fragmentRefused{err: err})
 		}
 	case providers.LLMUsage:
-		ctx.Send(ctx.Parent(), &usage{u: ev.Usage})
+		ctx.Send(ctx.Parent(), &usage{epoch: r.epoch, u: ev.Usage, at: time.Now()})
 	case providers.LLMToolCall:
 		err := r.asm.AppendCall(agent.CallFragment{Index: ev.Index, ID: ev.ID, Name: ev.Name, Arguments: ev.Args, ProviderData: ev.ProviderData})
 		switch {
@@ -255,8 +256,13 @@ func (r *round) event(ctx actor.Context, ev providers.LLMEvent) {
 // was not applied.
 type fragmentRefused struct{ err error }
 
-// usage tells the llm actor (for its counters) a response's token counts.
-type usage struct{ u providers.Usage }
+// usage tells the llm actor (for its counters and the call record) a
+// response's token counts, as they came.
+type usage struct {
+	epoch messages.Epoch
+	u     providers.Usage
+	at    time.Time
+}
 
 // cutByLimit tells the llm actor that a response ended at its token limit.
 type cutByLimit struct{}
