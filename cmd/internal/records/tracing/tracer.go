@@ -22,6 +22,14 @@ const instrumentation = "github.com/brisvox/brisvox/cmd/internal/records/tracing
 // refused or failed batch with backoff within its own limit).
 const exportTimeout = 10 * time.Second
 
+// The batch processor's queue of ended spans and its largest export: a
+// drain ending 200 calls with their last turns at once (a dozen spans a
+// turn) fits; past it the processor drops spans (the exporter is behind).
+const (
+	spanQueue   = 16384
+	exportBatch = 1024
+)
+
 // Tracer turns calls into traces for one node. Its goroutine builds the
 // spans of every call from the events its calls buffered (see Call.Event)
 // and hands them to the SDK's batch processor, which exports them over
@@ -87,7 +95,9 @@ func New(ctx context.Context, cfg Config) (*Tracer, error) {
 		done:      make(chan struct{}),
 	}
 	t.tp = sdktrace.NewTracerProvider(
-		sdktrace.WithBatcher(&exporter{next: otlp, t: t}),
+		sdktrace.WithBatcher(&exporter{next: otlp, t: t},
+			sdktrace.WithMaxQueueSize(spanQueue),
+			sdktrace.WithMaxExportBatchSize(exportBatch)),
 		sdktrace.WithResource(resource.NewSchemaless(attrs...)),
 		sdktrace.WithSampler(sdktrace.AlwaysSample()),
 	)
