@@ -179,6 +179,9 @@ func (r *Recorder) poolLocked(rate int) *sync.Pool {
 	return p
 }
 
+// Dir is the recordings directory.
+func (r *Recorder) Dir() string { return r.cfg.Dir }
+
 // Pause records silence on the live call's both channels until Resume
 // (the caller reads a card number).
 func (r *Recorder) Pause(callID string) error {

@@ -12,12 +12,12 @@ import (
 	"github.com/brisvox/brisvox/media"
 )
 
-// window is how many slots (500 ms) the writer holds before it writes the
+// window is how many slots (1 s) the writer holds before it writes the
 // oldest: a frame of one channel may reach it that much after the other
 // channel's frames of the same time (the two taps run on different
 // goroutines) and still land in its slot. A frame later than that is
 // silence in the file and counted late.
-const window = 25
+const window = 50
 
 // wavHeader is the size of the RIFF/WAVE header with a 16-byte fmt chunk.
 const wavHeader = 44
@@ -45,12 +45,12 @@ type writer struct {
 	endSlot int64
 	// silent are the paused slots, reloaded when the call's pauses
 	// change (pauses is the count it was loaded at).
-	silent  [][2]int64
-	pauses  uint64
-	failed  error
-	frames  uint64
-	late    int
-	done    chan *records.Recording
+	silent [][2]int64
+	pauses uint64
+	failed error
+	frames uint64
+	late   int
+	done   chan *records.Recording
 }
 
 // countWriter counts the bytes its writer took.

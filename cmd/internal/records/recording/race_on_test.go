@@ -1,0 +1,7 @@
+//go:build race
+
+package recording_test
+
+// raceEnabled: the race detector changes allocation counts, so the
+// allocation budgets are pinned without it.
+const raceEnabled = true
