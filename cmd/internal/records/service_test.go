@@ -30,9 +30,9 @@ func newRig(t *testing.T, cfg Config, store Store, recs, live *memJournal, sinks
 	t.Helper()
 	r := &rig{store: store, recs: recs, live: live, log: &syncBuffer{}}
 	if r.store == nil {
-		r.mem = newMemStore()
-		r.store = r.mem
+		r.store = newMemStore()
 	}
+	r.mem, _ = r.store.(*memStore)
 	if r.recs == nil {
 		r.recs = &memJournal{}
 	}
