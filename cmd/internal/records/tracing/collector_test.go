@@ -1,6 +1,7 @@
 package tracing
 
 import (
+	"compress/gzip"
 	"encoding/hex"
 	"io"
 	"net/http"
@@ -21,12 +22,13 @@ import (
 type collector struct {
 	srv *httptest.Server
 
-	mu       sync.Mutex
-	spans    []*tracepb.Span
-	resource map[string]string
-	paths    []string
-	headers  []http.Header
-	status   int // answer with this status instead of 200, when set
+	mu        sync.Mutex
+	spans     []*tracepb.Span
+	resource  map[string]string
+	paths     []string
+	headers   []http.Header
+	encodings []string
+	status    int // answer with this status instead of 200, when set
 }
 
 func newCollector(t testing.TB) *collector {
@@ -37,7 +39,16 @@ func newCollector(t testing.TB) *collector {
 }
 
 func (c *collector) serve(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
+	var in io.Reader = r.Body
+	if r.Header.Get("Content-Encoding") == "gzip" {
+		zr, err := gzip.NewReader(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		in = zr
+	}
+	body, err := io.ReadAll(in)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
@@ -50,6 +61,7 @@ func (c *collector) serve(w http.ResponseWriter, r *http.Request) {
 	c.mu.Lock()
 	c.paths = append(c.paths, r.URL.Path)
 	c.headers = append(c.headers, r.Header.Clone())
+	c.encodings = append(c.encodings, r.Header.Get("Content-Encoding"))
 	status := c.status
 	if status == 0 {
 		for _, rs := range req.ResourceSpans {

@@ -78,7 +78,10 @@ func New(ctx context.Context, cfg Config) (*Tracer, error) {
 	otlp, err := otlptracehttp.New(ctx,
 		otlptracehttp.WithEndpointURL(endpoint),
 		otlptracehttp.WithHeaders(cfg.Headers),
-		otlptracehttp.WithHTTPClient(client))
+		otlptracehttp.WithHTTPClient(client),
+		// Every OTLP receiver takes gzip; set here, the environment's
+		// OTEL_EXPORTER_OTLP_COMPRESSION does not change it.
+		otlptracehttp.WithCompression(otlptracehttp.GzipCompression))
 	if err != nil {
 		return nil, fmt.Errorf("tracing: the OTLP exporter: %w", err)
 	}

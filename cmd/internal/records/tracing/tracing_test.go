@@ -182,6 +182,9 @@ func TestScriptedCall(t *testing.T) {
 	if len(col.paths) == 0 || col.paths[0] != "/v1/traces" {
 		t.Errorf("exports posted to %v, want /v1/traces", col.paths)
 	}
+	if col.encodings[0] != "gzip" {
+		t.Errorf("export's Content-Encoding %q, want gzip", col.encodings[0])
+	}
 	if got := col.headers[0].Get("Authorization"); got != "Bearer "+plantedToken {
 		t.Errorf("the configured header did not reach the collector (got %d bytes)", len(got))
 	}
