@@ -9,6 +9,10 @@
 // The session's goroutine only copies a call's events into the call's own
 // buffer (Call.Event: a short lock, no allocation once warm); the spans are
 // built from their explicit timestamps by the tracer's one goroutine, and
-// the SDK's batch processor exports them. Tracing is off unless an
-// endpoint is configured: the caller builds a Tracer only then.
+// the SDK's batch processor exports them, gzip-compressed. The endpoint,
+// headers and compression are the Config's alone (OpenTelemetry's
+// OTEL_EXPORTER_OTLP_* variables do not change them), and export errors
+// go to the node's log, not OpenTelemetry's global handler. Tracing is
+// off unless an endpoint is configured: the caller builds a Tracer only
+// then.
 package tracing
