@@ -23,6 +23,10 @@ type Actor struct {
 
 	link *kit.Link[providers.STTSession, providers.STTEvent]
 	sess providers.STTSession // the open session, nil while connecting
+	// sent is the audio the open session was sent, for the call record's
+	// usage when it ends; vendor and model name the provider there.
+	sent          time.Duration
+	vendor, model string
 
 	*backlog
 }
@@ -55,8 +59,9 @@ func Props(p providers.STT, peers kit.Peers, opts ...actor.PropsOption) *actor.P
 	bl := &backlog{}
 	// The counts are the stage's over the call: they survive restarts.
 	stats := kit.Counters{}
+	vendor, model := providers.NameOf(p)
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Actor{provider: p, peers: peers, stats: stats, link: kit.NewLink[providers.STTSession](gens), backlog: bl}
+		return &Actor{provider: p, peers: peers, stats: stats, link: kit.NewLink[providers.STTSession](gens), backlog: bl, vendor: vendor, model: model}
 	}, opts...)
 }
 
@@ -104,14 +109,14 @@ func (a *Actor) Receive(ctx actor.Context) {
 		// to wait for them, and ends the turn with what it has. A caller
 		// still speaking is heard by the next session from its first frame.
 		a.link.Shutdown()
-		a.sess = nil
+		a.sessionEnded(ctx)
 		a.owed = a.owed[:0]
 		if a.speaking {
 			a.owed = append(a.owed, owedMark{at: 0, start: true})
 		}
 		ctx.Send(a.peers.Turn, &messages.SttFailed{At: time.Now()})
 	case *actor.Stopping:
-		a.shutdown()
+		a.shutdown(ctx)
 	case *actor.Stopped:
 	default:
 		a.stats.Inc("unknown_messages")
@@ -173,6 +178,9 @@ func (a *Actor) send(f *messages.AudioFrame) {
 		a.stats.Inc("send_errors")
 	} else {
 		a.stats.Inc("frames")
+		if f.Rate > 0 {
+			a.sent += time.Duration(len(f.PCM)) * time.Second / time.Duration(f.Rate)
+		}
 	}
 	f.Release()
 }
@@ -232,11 +240,23 @@ func (a *Actor) onEvent(ctx actor.Context, ev providers.STTEvent) {
 
 // shutdown ends the session and its goroutines and, the call being over,
 // releases the frames that waited for a session.
-func (a *Actor) shutdown() {
+func (a *Actor) shutdown(ctx actor.Context) {
 	a.link.Shutdown()
-	a.sess = nil
+	a.sessionEnded(ctx)
 	for _, f := range a.buffered {
 		f.Release()
 	}
 	a.buffered = nil
+}
+
+// sessionEnded forgets the open session, and puts the audio it was sent
+// in the call record (an EventUsage, one per session that connected) when
+// the call is observed. A session that never connected was sent nothing
+// and is not told.
+func (a *Actor) sessionEnded(ctx actor.Context) {
+	if a.sess != nil && a.peers.Events {
+		a.peers.Event(ctx, &messages.CallEvent{Kind: messages.EventUsage, At: time.Now(), Usage: &messages.ProviderUsage{
+			Kind: messages.UsageSTT, Vendor: a.vendor, Model: a.model, Audio: a.sent}})
+	}
+	a.sess, a.sent = nil, 0
 }

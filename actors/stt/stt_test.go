@@ -222,3 +222,102 @@ func TestSpeechStartReachesTheSession(t *testing.T) {
 		})
 	}
 }
+
+// namedSTT is a gatedSTT that names itself (providers.Named).
+type namedSTT struct{ *gatedSTT }
+
+var _ providers.Named = namedSTT{}
+
+func (namedSTT) Vendor() string { return "acme" }
+func (namedSTT) Model() string  { return "ears-2" }
+
+// TestSessionUsage: each provider session that connected puts the audio
+// it was sent in the call record when it ends, once: at a restart after
+// the session failed, and at the actor's stop for the open one; a session
+// that never connected (stopped while connecting) is not told, and with
+// nobody observing nothing is sent. Mutations caught (seen failing): the
+// usage of the failed session not sent ("restart": 40 ms only), a frame
+// counted when buffered as well as when sent ("buffered then sent":
+// 100 ms), the observer check dropped with a plain send ("off"), and a
+// session that never connected told ("never connected": 0 s).
+func TestSessionUsage(t *testing.T) {
+	type step func(p *gatedSTT, send func(n int))
+	frames := func(n int) step { return func(_ *gatedSTT, send func(int)) { send(n) } }
+	fail := func(p *gatedSTT, _ func(int)) {
+		p.last().fail(&providers.Disconnected{Cause: errors.New("the line dropped")})
+	}
+	release := func(p *gatedSTT, _ func(int)) { p.release() }
+	cases := []struct {
+		name     string
+		open     bool
+		observed bool
+		steps    []step
+		want     []time.Duration
+	}{
+		{name: "one session", open: true, observed: true, steps: []step{frames(3)}, want: []time.Duration{60 * time.Millisecond}},
+		{name: "restart", open: true, observed: true, steps: []step{frames(3), fail, frames(2)},
+			want: []time.Duration{60 * time.Millisecond, 40 * time.Millisecond}},
+		{name: "buffered then sent", observed: true, steps: []step{frames(2), release, frames(1)}, want: []time.Duration{60 * time.Millisecond}},
+		{name: "never connected", observed: true, steps: []step{frames(2)}},
+		{name: "off", open: true, steps: []step{frames(3), fail, frames(2)}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				base := leaktest.Snapshot()
+				sys := kit.NewSystem(zerolog.Nop())
+				var (
+					mu     sync.Mutex
+					events []messages.CallEvent
+				)
+				session := sys.Root.Spawn(actor.PropsFromFunc(func(ctx actor.Context) {
+					if e, ok := ctx.Message().(*messages.CallEvent); ok {
+						mu.Lock()
+						events = append(events, *e)
+						mu.Unlock()
+					}
+				}))
+				turn := sys.Root.Spawn(actor.PropsFromFunc(func(actor.Context) {}))
+				p := newGatedSTT(true, c.open)
+				pid := sys.Root.Spawn(Props(namedSTT{p}, kit.Peers{Session: session, Turn: turn, Events: c.observed}))
+				send := func(n int) {
+					for range n {
+						sys.Root.Send(pid, frame())
+					}
+				}
+				for _, s := range c.steps {
+					synctest.Wait()
+					s(p, send)
+				}
+				synctest.Wait()
+				for _, q := range []*actor.PID{pid, session, turn} {
+					if err := sys.Root.StopFuture(q).Wait(); err != nil {
+						t.Fatal(err)
+					}
+					synctest.Wait() // the stage's last event reaches the session before its stop
+				}
+				mu.Lock()
+				var got []time.Duration
+				for _, e := range events {
+					if e.Kind != messages.EventUsage || e.Usage == nil {
+						t.Errorf("event %v without usage", e.Kind)
+						continue
+					}
+					if u := *e.Usage; u.Kind != messages.UsageSTT || u.Vendor != "acme" || u.Model != "ears-2" {
+						t.Errorf("usage %+v, want stt acme ears-2", u)
+					}
+					got = append(got, e.Usage.Audio)
+				}
+				mu.Unlock()
+				if !slices.Equal(got, c.want) {
+					t.Errorf("audio per session %v, want %v", got, c.want)
+				}
+				time.Sleep(sys.Config.DeadLetterThrottleInterval + messages.FrameDuration)
+				synctest.Wait()
+				if n := leaktest.Snapshot().NewSince(base); n != 0 {
+					t.Errorf("%d goroutines left after the actor stopped", n)
+				}
+			})
+		})
+	}
+}
