@@ -36,9 +36,8 @@ func (a *Actor) filler(ctx actor.Context, e *epochOut, text string) {
 		if a.clips != nil {
 			a.stats.Inc("clip_fallbacks")
 		}
-		e.opened = true
-		a.must(a.sess.Push(e.id, text))
-		a.must(a.sess.Push(e.id, " "))
+		a.push(e, text)
+		a.push(e, " ")
 		return
 	}
 	e.clip = clip
@@ -71,13 +70,15 @@ func (a *Actor) playClip(ctx actor.Context) {
 	for _, w := range clip.words {
 		ctx.Send(a.peers.Pacer, &messages.TTSWord{Epoch: e.epoch, Text: w.Text, Offset: start + w.Offset})
 	}
-	a.nextSegment(e)
+	a.nextSegment(ctx, e)
 	a.resume(ctx, e)
 }
 
 // nextSegment closes the current segment: later text goes to a new
 // provider context whose audio follows what was played so far.
-func (a *Actor) nextSegment(e *epochOut) {
+func (a *Actor) nextSegment(ctx actor.Context, e *epochOut) {
+	a.tellUsage(ctx, e)
+	e.chars, e.received = 0, 0
 	delete(a.byID, e.id)
 	e.seg++
 	e.id = contextID(e.epoch, e.seg)
@@ -116,7 +117,7 @@ func (a *Actor) clipWaitDue(ctx actor.Context, m *clipWaitDue) {
 	}
 	a.stats.Inc("clips_dropped")
 	e.clip = nil
-	a.nextSegment(e)
+	a.nextSegment(ctx, e)
 	a.resume(ctx, e)
 }
 

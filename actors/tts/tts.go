@@ -51,6 +51,11 @@ type epochOut struct {
 	clip    *Clip
 	waiting []op
 	waitGen int
+	// chars and received are the current segment's text sent and audio
+	// received, for the call record's usage (counted only when the call is
+	// observed).
+	chars    int
+	received time.Duration
 }
 
 func contextID(e messages.Epoch, seg int) string {
@@ -67,6 +72,8 @@ type Actor struct {
 	peers    kit.Peers
 	stats    kit.Counters
 	closed   *atomic.Uint64
+	// vendor and model name the provider in the call record's usage.
+	vendor, model string
 
 	link *kit.Link[providers.TTSSession, providers.TTSEvent]
 	sess providers.TTSSession // the open session, nil while connecting
@@ -127,8 +134,9 @@ func Props(p providers.TTS, peers kit.Peers, clips *ClipStore, opts ...actor.Pro
 	stats := kit.Counters{}
 	var buf [4]actor.PropsOption // PropsFromProducer applies them at once
 	all := append(append(buf[:0], actor.WithReceiverMiddleware(recordEpoch)), opts...)
+	vendor, model := providers.NameOf(p)
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &Actor{provider: p, peers: peers, stats: stats, link: kit.NewLink[providers.TTSSession](gens), closed: closed, byID: map[string]messages.Epoch{}, clips: clips}
+		return &Actor{provider: p, peers: peers, stats: stats, link: kit.NewLink[providers.TTSSession](gens), closed: closed, byID: map[string]messages.Epoch{}, clips: clips, vendor: vendor, model: model}
 	}, all...)
 }
 
@@ -177,9 +185,9 @@ func (a *Actor) Receive(ctx actor.Context) {
 		ctx.Respond(d)
 	case *actor.Restarting:
 		a.failAll(ctx)
-		a.shutdown()
+		a.shutdown(ctx)
 	case *actor.Stopping:
-		a.shutdown()
+		a.shutdown(ctx)
 	case *actor.Stopped:
 	default:
 		a.stats.Inc("unknown_messages")
@@ -219,6 +227,7 @@ func (a *Actor) do(ctx actor.Context, o op) {
 			a.must(a.sess.Cancel(a.cur.id))
 			a.cur.cancelled, a.cur.ended = true, true
 			a.stats.Inc("superseded")
+			a.tellUsage(ctx, a.cur)
 		}
 		a.dropClip()
 		a.cur = &epochOut{epoch: o.epoch, id: contextID(o.epoch, 0)}
@@ -238,8 +247,7 @@ func (a *Actor) do(ctx actor.Context, o op) {
 		return
 	}
 	if o.text != "" {
-		e.opened = true
-		a.must(a.sess.Push(e.id, o.text))
+		a.push(e, o.text)
 		return
 	}
 	if !o.flush {
@@ -250,7 +258,7 @@ func (a *Actor) do(ctx actor.Context, o op) {
 		// so the provider speaks everything it holds; the context stays
 		// open for the next round's text.
 		if e.opened {
-			a.must(a.sess.Push(e.id, " "))
+			a.push(e, " ")
 		}
 		return
 	}
@@ -290,6 +298,7 @@ func (a *Actor) interrupt(ctx actor.Context, e messages.Epoch) {
 			a.cur.cancelled = true
 		}
 		a.cur.ended = true // the pacer cleared it; no TTSEnded needed
+		a.tellUsage(ctx, a.cur)
 	}
 }
 
@@ -316,6 +325,9 @@ func (a *Actor) onEvent(ctx actor.Context, ev providers.TTSEvent) {
 	}
 	switch ev.Kind {
 	case providers.TTSAudio:
+		if a.peers.Events {
+			a.cur.received += samplesDuration(len(ev.PCM), ev.Rate)
+		}
 		a.play(ctx, ev.Rate, ev.PCM)
 	case providers.TTSWord:
 		a.stats.Inc("words")
@@ -340,6 +352,7 @@ func (a *Actor) endEpoch(ctx actor.Context, err error) {
 	}
 	a.cur.ended = true
 	a.dropClip()
+	a.tellUsage(ctx, a.cur)
 	if err != nil {
 		a.closed.Store(uint64(a.cur.epoch))
 	}
@@ -373,9 +386,12 @@ func (a *Actor) failAll(ctx actor.Context) {
 	}
 }
 
-func (a *Actor) shutdown() {
+func (a *Actor) shutdown(ctx actor.Context) {
 	if a.timer != nil {
 		a.timer.Stop()
+	}
+	if a.cur != nil && !a.cur.ended {
+		a.tellUsage(ctx, a.cur) // the context open at the call's end
 	}
 	a.link.Shutdown()
 	a.sess = nil
