@@ -1,8 +1,3 @@
-// Package keeper joins what is kept of a call (its record, its
-// recording, its trace) into the one serve.Keeper the server follows
-// calls with. Each part is optional; a call's follower asks each part it
-// has, in an order that lets the record carry the recording's account
-// and the trace id.
 package keeper
 
 import (
@@ -26,8 +21,7 @@ type Keeper struct {
 
 var _ serve.Keeper = (*Keeper)(nil)
 
-// New joins the parts; Record says whether a call of this agent is
-// recorded (the agent's [records] recording).
+// New joins the parts (any may be nil).
 func New(rs *records.Service, rec *recording.Recorder, tr *tracing.Tracer, log zerolog.Logger) *Keeper {
 	return &Keeper{records: rs, recorder: rec, tracer: tr, log: log}
 }
