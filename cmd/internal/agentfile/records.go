@@ -131,7 +131,7 @@ func (w *walker) records(t *tbl) Records {
 }
 
 func validPatternName(s string) bool {
-	if s == "" || len(s) > 32 {
+	if s == "" || len(s) > 32 || s[0] < 'a' || s[0] > 'z' {
 		return false
 	}
 	for _, c := range s {
