@@ -74,12 +74,12 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.speechStarted()
 	case *messages.SpeechStopped:
 		a.speaking = false
-		a.finalize()
+		a.finalize(ctx)
 	case *actor.Started:
 		a.connect(ctx)
 	case *kit.Connected[providers.STTSession]:
 		if a.link.Accept(ctx, m) {
-			a.onConnected(m.Sess)
+			a.onConnected(ctx, m.Sess)
 		}
 	case *kit.ConnectFailed:
 		if a.link.Current(m.Gen) {
@@ -130,30 +130,30 @@ func (a *Actor) connect(ctx actor.Context) {
 
 // onConnected sends what waited for the session in the order it came:
 // buffered frames, and the speech starts and finalizes owed between them.
-func (a *Actor) onConnected(sess providers.STTSession) {
+func (a *Actor) onConnected(ctx actor.Context, sess providers.STTSession) {
 	a.sess = sess
 	owed := a.owed
 	a.owed = a.owed[:0] // the marks are sent below, through a live session
 	for i, f := range a.buffered {
 		for len(owed) > 0 && owed[0].at == i {
-			a.sendMark(owed[0])
+			a.sendMark(ctx, owed[0])
 			owed = owed[1:]
 		}
 		a.send(f)
 	}
 	for _, m := range owed {
-		a.sendMark(m)
+		a.sendMark(ctx, m)
 	}
 	clear(a.buffered)
 	a.buffered = a.buffered[:0]
 }
 
-func (a *Actor) sendMark(m owedMark) {
+func (a *Actor) sendMark(ctx actor.Context, m owedMark) {
 	if m.start {
 		a.markSpeech()
 		return
 	}
-	a.finalize()
+	a.finalize(ctx)
 }
 
 func (a *Actor) audio(f *messages.AudioFrame) {
@@ -185,7 +185,7 @@ func (a *Actor) send(f *messages.AudioFrame) {
 	f.Release()
 }
 
-func (a *Actor) finalize() {
+func (a *Actor) finalize(ctx actor.Context) {
 	a.stats.Inc("finalizes")
 	if a.sess == nil {
 		a.owed = append(a.owed, owedMark{at: len(a.buffered)})
@@ -194,6 +194,7 @@ func (a *Actor) finalize() {
 	if err := a.sess.Finalize(); err != nil {
 		panic(fmt.Errorf("stt finalize: %w", err))
 	}
+	a.tellSent(ctx)
 }
 
 // speechStarted passes the VAD's speech start on to a session that holds
@@ -249,14 +250,29 @@ func (a *Actor) shutdown(ctx actor.Context) {
 	a.buffered = nil
 }
 
-// sessionEnded forgets the open session, and puts the audio it was sent
-// in the call record (an EventUsage, one per session that connected) when
-// the call is observed. A session that never connected was sent nothing
-// and is not told.
-func (a *Actor) sessionEnded(ctx actor.Context) {
-	if a.sess != nil && a.peers.Events {
+// The call record's usage of the recognizer: EventUsage {stt, vendor,
+// model, Audio}, the audio sent to the open session since the last
+// report, told at each finalize (the end of an utterance) and when the
+// session ends (a restart after it failed, the actor's stop). Their sum is
+// the audio each session was sent. Not one event per session at its end
+// only: a stage's events sent while the call's session actor stops are
+// lost when its last child's Terminated overtakes them (protoactor
+// handles system messages first, and drops user messages once stopped),
+// which would lose a whole call's audio; told per utterance, only the
+// tail after the caller's last words is at risk. Sent only when the call
+// is observed; a session that never connected was sent nothing.
+func (a *Actor) tellSent(ctx actor.Context) {
+	if a.sent > 0 && a.peers.Events {
 		a.peers.Event(ctx, &messages.CallEvent{Kind: messages.EventUsage, At: time.Now(), Usage: &messages.ProviderUsage{
 			Kind: messages.UsageSTT, Vendor: a.vendor, Model: a.model, Audio: a.sent}})
+	}
+	a.sent = 0
+}
+
+// sessionEnded tells the open session's last audio and forgets it.
+func (a *Actor) sessionEnded(ctx actor.Context) {
+	if a.sess != nil {
+		a.tellSent(ctx)
 	}
 	a.sess, a.sent = nil, 0
 }

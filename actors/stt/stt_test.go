@@ -231,15 +231,16 @@ var _ providers.Named = namedSTT{}
 func (namedSTT) Vendor() string { return "acme" }
 func (namedSTT) Model() string  { return "ears-2" }
 
-// TestSessionUsage: each provider session that connected puts the audio
-// it was sent in the call record when it ends, once: at a restart after
-// the session failed, and at the actor's stop for the open one; a session
-// that never connected (stopped while connecting) is not told, and with
-// nobody observing nothing is sent. Mutations caught (seen failing): the
-// usage of the failed session not sent ("restart": 40 ms only), a frame
-// counted when buffered as well as when sent ("buffered then sent":
-// 100 ms), the observer check dropped with a plain send ("off"), and a
-// session that never connected told ("never connected": 0 s).
+// TestSessionUsage: the audio sent to the provider goes in the call
+// record, told at each finalize (the end of an utterance) and when the
+// session ends (a restart after it failed, the actor's stop), each frame
+// once; nothing for a session that never connected, nothing with nobody
+// observing. Mutations caught (seen failing): the failed session's audio
+// not told at the restart ("restart": 40 ms only), the count not reset
+// after a finalize ("utterances": 40 ms then 60 ms), no report at the
+// finalize ("utterances": one of 60 ms), a frame counted when buffered as
+// well as when sent ("buffered then sent": 100 ms), and the observer check
+// dropped with a plain send ("off").
 func TestSessionUsage(t *testing.T) {
 	type step func(p *gatedSTT, send func(n int))
 	frames := func(n int) step { return func(_ *gatedSTT, send func(int)) { send(n) } }
@@ -247,6 +248,9 @@ func TestSessionUsage(t *testing.T) {
 		p.last().fail(&providers.Disconnected{Cause: errors.New("the line dropped")})
 	}
 	release := func(p *gatedSTT, _ func(int)) { p.release() }
+	var pid *actor.PID
+	var sys *kit.System
+	stop := func(*gatedSTT, func(int)) { sys.Root.Send(pid, stopped()) }
 	cases := []struct {
 		name     string
 		open     bool
@@ -257,6 +261,8 @@ func TestSessionUsage(t *testing.T) {
 		{name: "one session", open: true, observed: true, steps: []step{frames(3)}, want: []time.Duration{60 * time.Millisecond}},
 		{name: "restart", open: true, observed: true, steps: []step{frames(3), fail, frames(2)},
 			want: []time.Duration{60 * time.Millisecond, 40 * time.Millisecond}},
+		{name: "utterances", open: true, observed: true, steps: []step{frames(2), stop, frames(1)},
+			want: []time.Duration{40 * time.Millisecond, 20 * time.Millisecond}},
 		{name: "buffered then sent", observed: true, steps: []step{frames(2), release, frames(1)}, want: []time.Duration{60 * time.Millisecond}},
 		{name: "never connected", observed: true, steps: []step{frames(2)}},
 		{name: "off", open: true, steps: []step{frames(3), fail, frames(2)}},
@@ -265,7 +271,7 @@ func TestSessionUsage(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				base := leaktest.Snapshot()
-				sys := kit.NewSystem(zerolog.Nop())
+				sys = kit.NewSystem(zerolog.Nop())
 				var (
 					mu     sync.Mutex
 					events []messages.CallEvent
@@ -279,7 +285,7 @@ func TestSessionUsage(t *testing.T) {
 				}))
 				turn := sys.Root.Spawn(actor.PropsFromFunc(func(actor.Context) {}))
 				p := newGatedSTT(true, c.open)
-				pid := sys.Root.Spawn(Props(namedSTT{p}, kit.Peers{Session: session, Turn: turn, Events: c.observed}))
+				pid = sys.Root.Spawn(Props(namedSTT{p}, kit.Peers{Session: session, Turn: turn, Events: c.observed}))
 				send := func(n int) {
 					for range n {
 						sys.Root.Send(pid, frame())
