@@ -74,15 +74,34 @@ type Gate interface {
 
 // Model configures the model mode. NewScorer is called for every
 // incarnation of the actor (a restart starts a fresh stream); when it
-// fails the actor runs the energy detector instead and says so in the log
-// and in Describe (state "energy_fallback", counter model_unavailable).
+// fails the actor runs the energy detector instead and says so in the log,
+// in Describe (state "energy_fallback", counter model_unavailable) and in
+// the call record (an EventFailover, switchTo).
 type Model struct {
+	// Name names the model in the call record's failovers; default
+	// DefaultModelName.
+	Name      string
 	NewScorer func() (Scorer, error)
 	NewGate   func() Gate
 	// Floor is the RMS level (of full scale 32768) under which a window
 	// is silence without the model; 0 scores every window. DefaultFloor
 	// is -60 dBFS.
 	Floor int
+}
+
+// DefaultModelName is the Name of a Model that gives none: Silero, the
+// speech model the stage runs (media/silero).
+const DefaultModelName = "silero"
+
+// energyName names the energy detector in the call record's failovers.
+const energyName = "energy"
+
+// name is the model's name for the record.
+func (m *Model) name() string {
+	if m.Name == "" {
+		return DefaultModelName
+	}
+	return m.Name
 }
 
 // DefaultFloor is the default Model.Floor: an RMS of 33 of 32768, -60
@@ -133,8 +152,10 @@ func (a *Actor) startModel(ctx actor.Context) {
 	if err != nil {
 		a.stats.Inc("model_unavailable")
 		a.log.Warn().Err(err).Str("call_id", string(a.peers.Call)).Msg("vad model unavailable; using the energy detector")
+		a.switchTo(ctx, true)
 		return
 	}
+	a.switchTo(ctx, false)
 	f := int64(min(max(a.model.Floor, 0), MaxFloor))
 	w := &window{scorer: s, gate: a.model.NewGate(), answer: &scored{}, floorSq: f * f}
 	w.buf = make([]int16, s.WindowSamples())
@@ -145,6 +166,26 @@ func (a *Actor) startModel(ctx actor.Context) {
 		root.Send(self, answer)
 	}
 	a.win = w
+}
+
+// switchTo records what this incarnation runs, and puts a switch in the
+// call record (an EventFailover of stage "vad", when the call is
+// observed): the model unavailable and the energy detector taking over,
+// or, after a restart, the model back. An incarnation that runs what the
+// one before ran switches nothing.
+func (a *Actor) switchTo(ctx actor.Context, energy bool) {
+	if a.mode.energy == energy {
+		return
+	}
+	a.mode.energy = energy
+	if !a.peers.Events {
+		return
+	}
+	f := &messages.Failover{From: a.model.name(), To: energyName}
+	if !energy {
+		f.From, f.To = f.To, f.From
+	}
+	a.peers.Event(ctx, &messages.CallEvent{Kind: messages.EventFailover, Text: string(messages.StageVAD), Failover: f, At: time.Now()})
 }
 
 // modelFrame adds a frame to the window and submits full windows; the

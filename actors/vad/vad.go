@@ -29,7 +29,14 @@ type Actor struct {
 	peers kit.Peers
 	stats kit.Counters
 	log   zerolog.Logger
+	// mode is what the stage runs, over its restarts (the record's
+	// failovers are switches between incarnations too).
+	mode *mode
 }
+
+// mode says whether the model mode's stage runs the energy fallback; only
+// one incarnation runs at a time, so it needs no lock.
+type mode struct{ energy bool }
 
 // Config is what the vad stage runs.
 type Config struct {
@@ -48,8 +55,9 @@ type Config struct {
 func Props(cfg Config, peers kit.Peers, log zerolog.Logger, opts ...actor.PropsOption) *actor.Props {
 	// The counts are the stage's over the call: they survive restarts.
 	stats := kit.Counters{}
+	m := &mode{}
 	return actor.PropsFromProducer(func() actor.Actor {
-		a := &Actor{det: cfg.NewDetector(), model: cfg.Model, peers: peers, stats: stats, log: log}
+		a := &Actor{det: cfg.NewDetector(), model: cfg.Model, peers: peers, stats: stats, log: log, mode: m}
 		if cfg.TurnModel != nil {
 			a.eot = newEOTState(cfg.TurnModel)
 		}
