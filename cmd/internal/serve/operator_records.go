@@ -34,10 +34,12 @@ type RecordKeeper interface {
 	// the store as its hash only.
 	HashNumber(n string) string
 	// OpenRecording opens a recording by its Recording.Key (ErrNoRecording
-	// when recordings are off, fs.ErrNotExist when its file is gone).
+	// when recordings are off; records.ErrNotFound or fs.ErrNotExist when
+	// its file is gone).
 	OpenRecording(key string) (io.ReadSeekCloser, error)
 	// Pause and Resume pause a live call's recording (silence is
-	// written) and resume it (ErrNoRecording: no live recording of it).
+	// written) and resume it; any error means no live recording of it
+	// here (recording.ErrNoCall).
 	Pause(callID string) error
 	Resume(callID string) error
 }
@@ -180,12 +182,12 @@ func (a *recordsAPI) recordsError(w http.ResponseWriter, r *http.Request, id str
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": bq.msg})
 	case errors.Is(err, records.ErrInvalidQuery):
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+	case errors.Is(err, fs.ErrNotExist):
+		writeJSON(w, http.StatusGone, map[string]string{"error": fmt.Sprintf("call %q: its recording's file is gone", id), "recording": "gone"})
 	case errors.Is(err, records.ErrNotFound):
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("no call record %q (it never ended here, or was erased)", id)})
 	case errors.Is(err, ErrNoRecording):
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("call %q: %v", id, err), "recording": "none"})
-	case errors.Is(err, fs.ErrNotExist):
-		writeJSON(w, http.StatusGone, map[string]string{"error": fmt.Sprintf("call %q: its recording's file is gone", id), "recording": "gone"})
 	case errors.Is(err, records.ErrUnavailable), errors.Is(err, records.ErrClosed), errors.Is(err, context.DeadlineExceeded):
 		a.s.log.Warn().Err(err).Str("call_id", id).Str("route", r.Pattern).Msg("operator records: the store did not answer")
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "the records database is unavailable now; try again (the node's log says why)"})
@@ -380,6 +382,11 @@ func (a *recordsAPI) recording(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f, err := a.keeper.OpenRecording(rec.Recording.Key)
+	if errors.Is(err, records.ErrNotFound) {
+		// The recorder's word for a file that is not there: the record
+		// exists, its audio does not.
+		err = fmt.Errorf("%w: %w", fs.ErrNotExist, err)
+	}
 	if err != nil {
 		a.recordsError(w, r, id, err)
 		return
@@ -430,8 +437,10 @@ func (a *recordsAPI) pauseOrResume(w http.ResponseWriter, r *http.Request, pause
 		err = a.keeper.Resume(id)
 	}
 	if err != nil {
-		if errors.Is(err, records.ErrNotFound) {
-			err = fmt.Errorf("%w: no live recording of it on this node", ErrNoRecording)
+		// The recorder knows no live recording of it (recording.ErrNoCall,
+		// or the recorder closed): nothing to pause here.
+		if !errors.Is(err, ErrNoRecording) {
+			err = fmt.Errorf("%w: no live recording of it on this node (%v)", ErrNoRecording, err)
 		}
 		a.recordsError(w, r, id, err)
 		return

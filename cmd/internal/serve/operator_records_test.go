@@ -7,9 +7,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"slices"
 	"strings"
@@ -126,7 +126,8 @@ func (k *memKeeper) OpenRecording(key string) (io.ReadSeekCloser, error) {
 	defer k.mu.Unlock()
 	b, ok := k.audio[key]
 	if !ok {
-		return nil, fmt.Errorf("open %s: %w", key, fs.ErrNotExist)
+		// As recording.Recorder.Open says it.
+		return nil, fmt.Errorf("%w: no recording %s", records.ErrNotFound, key)
 	}
 	return nopCloser{bytes.NewReader(b)}, nil
 }
@@ -138,11 +139,13 @@ func (k *memKeeper) setPaused(id string, p bool) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if !k.live[id] {
-		return fmt.Errorf("%w: %s", records.ErrNotFound, id)
+		return errNoCall // as recording.Recorder says it
 	}
 	k.paused[id] = p
 	return nil
 }
+
+var errNoCall = errors.New("recording: no live recording of that call")
 
 var _ RecordKeeper = (*memKeeper)(nil)
 
@@ -426,8 +429,11 @@ func TestRecordsGetAndRecording(t *testing.T) {
 			}
 		})
 	}
+	// The file gone (the recorder's records.ErrNotFound): 410, not the
+	// record's 404. Mutation caught: the recorder's error passed on as it
+	// came (404 "no call record"; seen failing).
 	delete(k.audio, "2026/12/03/c1.wav")
-	if resp, body := send(t, ln, "GET", "/operator/records/c1/recording", ""); resp.StatusCode != 410 {
+	if resp, body := send(t, ln, "GET", "/operator/records/c1/recording", ""); resp.StatusCode != 410 || !strings.Contains(string(body), "file is gone") {
 		t.Errorf("file gone: %d %s", resp.StatusCode, body)
 	}
 }
