@@ -231,3 +231,49 @@ func runChild(t *testing.T, dir string) {
 	fmt.Println("ready")
 	select {} // killed here
 }
+
+// BenchmarkWriterRealJournals is the writer's throughput over the real
+// journals on this machine's disk: b.N calls live together, 5 answered
+// turns each (a begin entry, checkpoints as the writer keeps up, the
+// record, its end entry), then ended, until every record is in the store
+// (a map).
+func BenchmarkWriterRealJournals(b *testing.B) {
+	dir := b.TempDir()
+	recs, err := journal.Open(journal.Config{Dir: filepath.Join(dir, "records"), Log: zerolog.Nop()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer recs.Close()
+	live, err := journal.Open(journal.Config{Dir: filepath.Join(dir, "live"), Log: zerolog.Nop()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer live.Close()
+	store := newMemStore()
+	s, err := New(Config{Node: "n", NumberKey: testKey, QueueSize: b.N + 1, CheckpointQueue: b.N + 1, Log: zerolog.Nop()}, store, recs, live)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.Start()
+	b.ResetTimer()
+	calls := make([]*Call, b.N)
+	for i := range calls {
+		calls[i] = s.Begin(CallStart{CallID: fmt.Sprintf("c%d", i), Caller: "+442079460000", Started: time.Now()})
+	}
+	for ep := range 5 {
+		for _, c := range calls {
+			answer(c, messages.Epoch(ep+1), "I would like a table for four", "Of course, a table for four at eight")
+		}
+	}
+	for _, c := range calls {
+		c.End(messages.CallEnded{Reason: "hangup"})
+	}
+	for store.count() < b.N {
+		time.Sleep(time.Millisecond)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+	st := s.Stats()
+	b.ReportMetric(float64(st["checkpoints"])/float64(b.N), "checkpoints/call")
+	s.Close(context.Background())
+}

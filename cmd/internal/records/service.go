@@ -52,6 +52,7 @@ type Service struct {
 	wg     sync.WaitGroup
 
 	pend pending
+	acks ackQueue
 	st   stats
 }
 
@@ -73,6 +74,7 @@ func New(cfg Config, store Store, records, live Journal, sinks ...Sink) (*Servic
 		stop: make(chan struct{}), ctx: ctx, cancel: cancel,
 	}
 	s.pend.init(cfg.QueueSize * 4)
+	s.acks.wake = make(chan struct{}, 1)
 	return s, nil
 }
 
@@ -88,7 +90,8 @@ func (s *Service) Start() {
 		return
 	}
 	journaled := make(chan struct{})
-	s.wg.Add(3)
+	put := make(chan struct{})
+	s.wg.Add(4)
 	go func() {
 		defer s.wg.Done()
 		defer close(journaled)
@@ -96,7 +99,12 @@ func (s *Service) Start() {
 	}()
 	go func() {
 		defer s.wg.Done()
+		defer close(put)
 		s.putLoop(journaled)
+	}()
+	go func() {
+		defer s.wg.Done()
+		s.ackLoop(put)
 	}()
 	go func() {
 		defer s.wg.Done()

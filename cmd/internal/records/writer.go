@@ -33,15 +33,15 @@ func (s *Service) journalLoop() {
 	for {
 		select {
 		case c := <-s.queue:
-			s.journalRecord(c)
+			s.journalRecords(c)
 			continue
 		default:
 		}
 		select {
 		case c := <-s.queue:
-			s.journalRecord(c)
+			s.journalRecords(c)
 		case c := <-s.live:
-			s.journalLive(c)
+			s.journalLives(c)
 		case <-s.stop:
 			s.drain()
 			return
@@ -54,19 +54,75 @@ func (s *Service) drain() {
 	for {
 		select {
 		case c := <-s.queue:
-			s.journalRecord(c)
+			s.journalRecords(c)
 		case c := <-s.live:
-			s.journalLive(c)
+			s.journalLives(c)
 		default:
 			return
 		}
 	}
 }
 
-// journalRecord builds an ended call's record, applies the policies and
-// the redactor, and appends it to the records journal; then it closes the
-// call in the live-call journal and hands the record to the putter.
-func (s *Service) journalRecord(c *Call) {
+// maxBatch bounds the records journaled together.
+const maxBatch = 64
+
+// journalRecords journals first and the records queued behind it (up to
+// maxBatch), their appends concurrent so that the journal's group commit
+// makes them durable with one sync; then each call is closed in the
+// live-call journal (concurrently too) and its record handed to the
+// putter.
+func (s *Service) journalRecords(first *Call) {
+	batch := []*Call{first}
+fill:
+	for len(batch) < maxBatch {
+		select {
+		case c := <-s.queue:
+			batch = append(batch, c)
+		default:
+			break fill
+		}
+	}
+	type item struct {
+		c       *Call
+		id      string
+		payload []byte
+		seq     uint64
+		err     error
+	}
+	items := make([]item, 0, len(batch))
+	for _, c := range batch {
+		if p, ok := s.buildRecord(c); ok {
+			items = append(items, item{c: c, id: c.head.CallID, payload: p})
+		}
+	}
+	var wg sync.WaitGroup
+	for i := range items {
+		it := &items[i]
+		wg.Go(func() { it.seq, it.err = s.recs.Append(kindRecord, it.payload) })
+	}
+	wg.Wait()
+	for i := range items {
+		if it := &items[i]; it.err == nil {
+			wg.Go(func() { s.endLive(it.c) })
+		}
+	}
+	wg.Wait()
+	for _, it := range items {
+		if it.err != nil {
+			// Not durable: the store may still take it from memory, and
+			// the live-call journal still holds the call for the next
+			// start.
+			s.st.journalFailures.Add(1)
+			s.log.Error().Str("call_id", it.id).Err(it.err).Msg("records: journaling the call record failed")
+			it.seq = 0
+		}
+		s.pend.push(it.seq, it.payload)
+	}
+}
+
+// buildRecord builds an ended call's record, applies the policies and the
+// redactor, and encodes it.
+func (s *Service) buildRecord(c *Call) ([]byte, bool) {
 	r, _, recording := c.snapshot()
 	if recording != nil {
 		r.Recording = recording()
@@ -76,19 +132,9 @@ func (s *Service) journalRecord(c *Call) {
 	if err != nil {
 		s.st.journalFailures.Add(1)
 		s.log.Error().Str("call_id", r.CallID).Err(err).Msg("records: the call record does not encode")
-		return
+		return nil, false
 	}
-	seq, err := s.recs.Append(kindRecord, payload)
-	if err != nil {
-		// Not durable: the store may still take it from memory, and the
-		// live-call journal still holds the call for the next start.
-		s.st.journalFailures.Add(1)
-		s.log.Error().Str("call_id", r.CallID).Err(err).Msg("records: journaling the call record failed")
-		seq = 0
-	} else {
-		s.endLive(c)
-	}
-	s.pend.push(seq, payload)
+	return payload, true
 }
 
 // endLive writes the call's end entry in the live-call journal and acks
@@ -104,16 +150,39 @@ func (s *Service) endLive(c *Call) {
 		s.log.Error().Str("call_id", c.head.CallID).Err(err).Msg("records: the live-call journal's end entry failed (the call is recovered at the next start; the store keeps one record)")
 		return
 	}
+	var wg sync.WaitGroup // the acks concurrent: they share a sync
 	for _, q := range []uint64{c.beginSeq, c.ckptSeq, seq} {
 		if q == 0 {
 			continue
 		}
-		if err := s.liveJ.Ack(q); err != nil {
-			s.st.liveFailures.Add(1)
-			s.log.Error().Str("call_id", c.head.CallID).Err(err).Msg("records: acking the live-call journal failed")
+		wg.Go(func() {
+			if err := s.liveJ.Ack(q); err != nil {
+				s.st.liveFailures.Add(1)
+				s.log.Error().Str("call_id", c.head.CallID).Err(err).Msg("records: acking the live-call journal failed")
+			}
+		})
+	}
+	wg.Wait()
+	c.beginSeq, c.ckptSeq = 0, 0
+}
+
+// journalLives journals first's live entries and those of the calls
+// queued behind it (up to maxBatch), concurrently: one sync of the
+// journal's group commit for them all. A call is in the queue once, so
+// no two of these touch one call.
+func (s *Service) journalLives(first *Call) {
+	var wg sync.WaitGroup
+	wg.Go(func() { s.journalLive(first) })
+fill:
+	for n := 1; n < maxBatch; n++ {
+		select {
+		case c := <-s.live:
+			wg.Go(func() { s.journalLive(c) })
+		default:
+			break fill
 		}
 	}
-	c.beginSeq, c.ckptSeq = 0, 0
+	wg.Wait()
 }
 
 // journalLive writes a live call's begin entry (once) and the checkpoint
@@ -240,9 +309,70 @@ func (s *Service) putLoop(journaled <-chan struct{}) {
 				s.log.Error().Str("call_id", r.CallID).Err(err).Msg("records: a sink did not take the record")
 			}
 		}
-		s.ack(it.seq, r.CallID)
+		s.acks.add(it.seq, r.CallID)
 		s.pend.pop()
 	}
+}
+
+// ackLoop acks the stored records in the records journal, those that
+// came in together concurrently (one sync of the journal's acks for
+// them), so the putter never waits for a sync. It stops once the putter
+// has and every ack is done. An ack lost to a crash only means the
+// record is put again at the next start (no duplicate).
+func (s *Service) ackLoop(put <-chan struct{}) {
+	for {
+		batch := s.acks.take()
+		if len(batch) == 0 {
+			select {
+			case <-s.acks.wake:
+				continue
+			case <-put:
+				if batch = s.acks.take(); len(batch) == 0 {
+					return
+				}
+			}
+		}
+		var wg sync.WaitGroup
+		for _, a := range batch {
+			wg.Go(func() { s.ack(a.seq, a.callID) })
+		}
+		wg.Wait()
+	}
+}
+
+// ackQueue holds the records waiting for their ack.
+type ackQueue struct {
+	mu   sync.Mutex
+	q    []ackItem
+	wake chan struct{}
+}
+
+type ackItem struct {
+	seq    uint64
+	callID string
+}
+
+func (a *ackQueue) add(seq uint64, callID string) {
+	if seq == 0 {
+		return
+	}
+	a.mu.Lock()
+	a.q = append(a.q, ackItem{seq, callID})
+	a.mu.Unlock()
+	select {
+	case a.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take returns what waits, at most maxBatch.
+func (a *ackQueue) take() []ackItem {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := min(len(a.q), maxBatch)
+	out := append([]ackItem(nil), a.q[:n]...)
+	a.q = append(a.q[:0], a.q[n:]...)
+	return out
 }
 
 // wait sleeps the backoff and doubles it; false when the service is
