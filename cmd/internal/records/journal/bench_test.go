@@ -78,13 +78,20 @@ func BenchmarkAppendAck(b *testing.B) {
 	}
 	defer j.Close()
 	p := make([]byte, 4<<10)
+	var inAppend, inAck time.Duration
 	for b.Loop() {
+		t0 := time.Now()
 		seq, err := j.Append(1, p)
 		if err != nil {
 			b.Fatal(err)
 		}
+		t1 := time.Now()
 		if err := j.Ack(seq); err != nil {
 			b.Fatal(err)
 		}
+		inAppend += t1.Sub(t0)
+		inAck += time.Since(t1)
 	}
+	b.ReportMetric(float64(inAppend.Microseconds())/float64(b.N), "append-µs/op")
+	b.ReportMetric(float64(inAck.Microseconds())/float64(b.N), "ack-µs/op")
 }
