@@ -39,6 +39,7 @@ type Server struct {
 	dir     string // t.TempDir(): the data directory and the log
 	sockDir string
 	cred    *syscall.Credential // nil: run as the current user
+	durable bool
 	dbs     atomic.Int64
 
 	mu   sync.Mutex
@@ -46,12 +47,21 @@ type Server struct {
 	done chan struct{} // closed when cmd has exited
 }
 
+// Option changes how Start runs the server.
+type Option func(*Server)
+
+// Durable keeps PostgreSQL's own defaults for durability (fsync and
+// synchronous commit on, full page writes), for benchmarks whose figures
+// must be a production server's; without it the server trades them for
+// speed, as tests want.
+func Durable() Option { return func(s *Server) { s.durable = true } }
+
 // Start starts a server for t (and its subtests), or skips t when
 // Debian's PostgreSQL binaries are not installed (fails it instead when
 // CI=true: CI's setup installs them). As root (initdb and postgres refuse
 // to run as root) the server runs as the postgres system user, or nobody
 // when there is none.
-func Start(t testing.TB) *Server {
+func Start(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	bin, err := binaries()
 	if err != nil {
@@ -61,6 +71,9 @@ func Start(t testing.TB) *Server {
 		t.Skipf("pgtest: %v: install Debian's postgresql package to run the PostgreSQL tests", err)
 	}
 	s := &Server{bin: bin, dir: t.TempDir()}
+	for _, o := range opts {
+		o(s)
+	}
 	if os.Geteuid() == 0 {
 		s.cred, err = serverUser()
 		if err != nil {
@@ -168,11 +181,13 @@ func (s *Server) start(t testing.TB) {
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
-	cmd := s.command(filepath.Join(s.bin, "postgres"), "-D", filepath.Join(s.dir, "data"),
-		"-k", s.sockDir, "-p", strconv.Itoa(port),
-		"-c", "listen_addresses=", "-c", "fsync=off", "-c", "synchronous_commit=off",
-		"-c", "full_page_writes=off", "-c", "shared_buffers=16MB", "-c", "max_connections=40",
-		"-c", "logging_collector=off")
+	args := []string{"-D", filepath.Join(s.dir, "data"), "-k", s.sockDir, "-p", strconv.Itoa(port),
+		"-c", "listen_addresses=", "-c", "shared_buffers=16MB", "-c", "max_connections=40",
+		"-c", "logging_collector=off"}
+	if !s.durable {
+		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+	}
+	cmd := s.command(filepath.Join(s.bin, "postgres"), args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		logf.Close()

@@ -17,7 +17,7 @@ import (
 // its data kept, and checks after its cleanup that no process of it is
 // left and its socket directory is gone.
 func TestStartStop(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	t.Cleanup(func() { goleak.VerifyNone(t) }) // first in, last out: after the server's cleanup
 	var pgid int
 	var sockDir string
 	t.Run("server", func(t *testing.T) {
