@@ -66,9 +66,9 @@ type item struct {
 	buf  *[]int16
 }
 
-func newCall(r *Recorder, id, key string, t0 time.Time, f *os.File, rate [2]int, fileRate int, res [2]*media.Resampler, pool [2]*sync.Pool) *Call {
+func newCall(r *Recorder, id, key string, t0 time.Time, f *os.File, box container, rate [2]int, fileRate int, res [2]*media.Resampler, pool [2]*sync.Pool) *Call {
 	c := &Call{r: r, id: id, key: key, t0: t0, rate: rate, pool: pool, q: make(chan item, r.cfg.Queue)}
-	c.w = newWriter(c, f, fileRate, res)
+	c.w = newWriter(c, f, box, fileRate, res)
 	return c
 }
 
@@ -116,6 +116,10 @@ func (c *Call) put(ch int, at time.Time, pcm []int16) {
 		c.dropped.Add(1)
 	}
 }
+
+// Queued is how many frames wait for the writer (a gauge: near the queue's
+// size, the disk is not keeping up and frames will drop).
+func (c *Call) Queued() int { return len(c.q) }
 
 // Pause records silence on both channels from now until Resume.
 func (c *Call) Pause() {

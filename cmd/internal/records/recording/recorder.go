@@ -24,14 +24,20 @@ const (
 	DefaultQueue = 250
 	// FormatWAV is a stereo PCM16 WAV file.
 	FormatWAV = "wav"
+	// FormatOgg is stereo Opus in Ogg (RFC 7845), in a build with cgo
+	// (libopus).
+	FormatOgg = "ogg"
 )
 
 // Config sets up a Recorder.
 type Config struct {
 	// Dir is the recordings directory (created 0700 if missing); files are
-	// <Dir>/<yyyy>/<mm>/<dd>/<call id>.wav, by the call's start in UTC.
+	// <Dir>/<yyyy>/<mm>/<dd>/<call id>.<format>, by the call's start in
+	// UTC.
 	Dir string
-	// Format is "wav" (the default). Opus-in-Ogg is not built yet.
+	// Format is "wav" (the default: stereo PCM16, 64 kB a second at
+	// 16 kHz) or "ogg" (stereo Opus at 64 kbit/s, 8 kB a second; needs a
+	// build with cgo).
 	Format string
 	// Queue is how many frames a call buffers for its writer before its
 	// tap drops (both channels share it). Default 250.
@@ -55,10 +61,10 @@ func (c Config) Validate() error {
 	switch {
 	case c.Dir == "":
 		return fmt.Errorf("%w: no recordings directory: set one", ErrInvalidConfig)
-	case c.Format == "ogg":
-		return fmt.Errorf("%w: the ogg (Opus) format is not built in this version: use wav", ErrInvalidConfig)
-	case c.Format != FormatWAV:
-		return fmt.Errorf("%w: format %q: use wav", ErrInvalidConfig, c.Format)
+	case c.Format == FormatOgg && !oggBuilt:
+		return fmt.Errorf("%w: the ogg (Opus) format needs a build with cgo (libopus): use wav, or build with CGO_ENABLED=1", ErrInvalidConfig)
+	case c.Format != FormatWAV && c.Format != FormatOgg:
+		return fmt.Errorf("%w: format %q: use wav or ogg", ErrInvalidConfig, c.Format)
 	case c.Queue < 1 || c.Queue > 1<<16:
 		return fmt.Errorf("%w: queue of %d frames: use 1 to 65536 (default 250)", ErrInvalidConfig, c.Queue)
 	}
@@ -134,9 +140,13 @@ func (r *Recorder) Begin(callID string, inRate, outRate int) (*Call, error) {
 			return nil, fmt.Errorf("%w: %d Hz and %d Hz channels: %w", ErrInvalidCall, inRate, outRate, err)
 		}
 	}
+	box, err := r.container(callID, fileRate)
+	if err != nil {
+		return nil, err
+	}
 	t0 := time.Now()
 	day := t0.UTC().Format("2006/01/02")
-	key := day + "/" + name + ".wav"
+	key := day + "/" + name + "." + r.cfg.Format
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -156,7 +166,7 @@ func (r *Recorder) Begin(callID string, inRate, outRate int) (*Call, error) {
 	if err != nil {
 		return nil, fmt.Errorf("recording: creating the call's file: %w", err)
 	}
-	c := newCall(r, callID, key, t0, f, [2]int{inRate, outRate}, fileRate, res,
+	c := newCall(r, callID, key, t0, f, box, [2]int{inRate, outRate}, fileRate, res,
 		[2]*sync.Pool{r.poolLocked(inRate), r.poolLocked(outRate)})
 	r.calls[callID] = c
 	r.begun.Add(1)
@@ -166,6 +176,14 @@ func (r *Recorder) Begin(callID string, inRate, outRate int) (*Call, error) {
 		c.w.run()
 	}()
 	return c, nil
+}
+
+// container makes the call's file format.
+func (r *Recorder) container(callID string, fileRate int) (container, error) {
+	if r.cfg.Format == FormatOgg {
+		return newOgg(callID, fileRate)
+	}
+	return newWAV(fileRate), nil
 }
 
 // poolLocked returns the buffer pool of frames at rate.
@@ -306,13 +324,14 @@ func fileName(id string) (string, error) {
 	return b.String(), nil
 }
 
-// checkKey accepts only what Begin makes: yyyy/mm/dd/<name>.wav.
+// checkKey accepts only what Begin makes: yyyy/mm/dd/<name>.wav or .ogg.
 func checkKey(key string) error {
 	parts := strings.Split(key, "/")
-	if len(parts) != 4 || !strings.HasSuffix(parts[3], ".wav") || len(parts[3]) <= len(".wav") ||
+	ext := path.Ext(parts[len(parts)-1])
+	if len(parts) != 4 || (ext != ".wav" && ext != ".ogg") || len(parts[3]) <= len(ext) ||
 		!digits(parts[0], 4) || !digits(parts[1], 2) || !digits(parts[2], 2) ||
 		strings.HasPrefix(parts[3], ".") || strings.ContainsAny(parts[3], `\`) {
-		return fmt.Errorf("%w: %q is not yyyy/mm/dd/<call>.wav", ErrInvalidKey, key)
+		return fmt.Errorf("%w: %q is not yyyy/mm/dd/<call>.wav or .ogg", ErrInvalidKey, key)
 	}
 	return nil
 }

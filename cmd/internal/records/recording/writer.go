@@ -2,7 +2,6 @@ package recording
 
 import (
 	"bufio"
-	"encoding/binary"
 	"errors"
 	"io"
 	"math"
@@ -33,11 +32,11 @@ type writer struct {
 	cw       countWriter
 	out      *bufio.Writer
 	fileRate int
+	box      container
 	res      [2]*media.Resampler
 	ring     [2][window]*[]int16
 	silence  [2][]int16 // one slot of zeros at each channel's rate
 	tmp      [2][]int16 // one slot of each channel at the file's rate
-	frame    []byte     // one slot, interleaved
 	base     int64      // the first slot not yet written
 	hi       int64      // one past the highest slot received
 	// endSlot is set by Close before it closes the queue: the taps'
@@ -48,6 +47,9 @@ type writer struct {
 	silent [][2]int64
 	pauses uint64
 	failed error
+	// slots is how many slots the disk took whole (the length of a
+	// file whose writes failed).
+	slots  int64
 	frames uint64
 	late   int
 	done   chan *records.Recording
@@ -65,8 +67,8 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func newWriter(c *Call, f *os.File, fileRate int, res [2]*media.Resampler) *writer {
-	w := &writer{c: c, f: f, fileRate: fileRate, res: res, done: make(chan *records.Recording, 1)}
+func newWriter(c *Call, f *os.File, box container, fileRate int, res [2]*media.Resampler) *writer {
+	w := &writer{c: c, f: f, box: box, fileRate: fileRate, res: res, done: make(chan *records.Recording, 1)}
 	var dst io.Writer = f
 	if c.r.wrap != nil {
 		dst = c.r.wrap(f)
@@ -77,14 +79,11 @@ func newWriter(c *Call, f *os.File, fileRate int, res [2]*media.Resampler) *writ
 		w.silence[ch] = make([]int16, c.rate[ch]/50)
 		w.tmp[ch] = make([]int16, fileRate/50)
 	}
-	w.frame = make([]byte, 4*(fileRate/50))
 	return w
 }
 
 func (w *writer) run() {
-	// Sizes unknown while the call goes on: a reader of the .part file
-	// reads to its end.
-	w.write(wavHeaderBytes(w.fileRate, math.MaxUint32-36))
+	w.write(w.box.begin())
 	for it := range w.c.q {
 		w.add(it)
 	}
@@ -137,11 +136,13 @@ func (w *writer) emit() {
 		clear(l)
 		clear(r)
 	}
-	for j := range l {
-		binary.LittleEndian.PutUint16(w.frame[4*j:], uint16(l[j]))
-		binary.LittleEndian.PutUint16(w.frame[4*j+2:], uint16(r[j]))
+	p, slots, err := w.box.slot(l, r)
+	if err != nil && w.failed == nil {
+		w.fail(err)
 	}
-	w.write(w.frame)
+	if w.write(p) {
+		w.slots += int64(slots)
+	}
 	w.base++
 }
 
@@ -160,18 +161,20 @@ func (w *writer) paused(slot int64) bool {
 }
 
 // write streams p unless a write failed before: a full or broken disk
-// ends the file where it was, the call goes on.
-func (w *writer) write(p []byte) {
+// ends the file where it was, the call goes on. It says whether p went.
+func (w *writer) write(p []byte) bool {
 	if w.failed != nil {
-		return
+		return false
 	}
 	if w.cw.n+int64(w.out.Buffered())+int64(len(p)) > math.MaxUint32-36 {
 		w.fail(errTooLong)
-		return
+		return false
 	}
 	if _, err := w.out.Write(p); err != nil {
 		w.fail(err)
+		return false
 	}
+	return true
 }
 
 func (w *writer) fail(err error) {
@@ -187,23 +190,21 @@ func (w *writer) finish() *records.Recording {
 	r, c := w.c.r, w.c
 	r.frames.Add(w.frames)
 	r.late.Add(uint64(w.late))
+	part := c.key + ".part"
+	if p, n := w.box.end(); w.failed == nil && w.write(p) {
+		w.slots += int64(n)
+	}
 	if w.failed == nil {
 		if err := w.out.Flush(); err != nil {
 			w.fail(err)
 		}
 	}
-	part := c.key + ".part"
-	data := w.cw.n - wavHeader
-	data -= data % 4 // whole stereo samples
-	if data < 0 {
+	size, durMS, ok, err := w.box.finish(w.f, w.cw.n, w.slots)
+	if !ok {
 		w.f.Close()
 		r.root.Remove(part)
-		r.log.Warn().Err(w.failed).Str("call_id", c.id).Msg("recording: no header written; the call's recording is removed")
+		r.log.Warn().Err(w.failed).Str("call_id", c.id).Msg("recording: nothing whole was written; the call's recording is removed")
 		return nil
-	}
-	err := w.f.Truncate(wavHeader + data)
-	if err == nil {
-		_, err = w.f.WriteAt(wavHeaderBytes(w.fileRate, data), 0)
 	}
 	if err == nil {
 		err = w.f.Sync()
@@ -219,33 +220,14 @@ func (w *writer) finish() *records.Recording {
 		r.log.Warn().Err(err).Str("call_id", c.id).Msg("recording: finishing the call's file failed; it is left as .part")
 		return nil
 	}
-	r.bytes.Add(uint64(wavHeader + data))
+	r.bytes.Add(uint64(size))
 	return &records.Recording{
-		Format:     FormatWAV,
+		Format:     c.r.cfg.Format,
 		Key:        c.key,
-		Bytes:      wavHeader + data,
-		DurationMS: float64(data/4) * 1000 / float64(w.fileRate),
+		Bytes:      size,
+		DurationMS: durMS,
 		// Late frames are silence in the file too; Close adds the
 		// queue's drops.
 		DroppedFrames: w.late,
 	}
-}
-
-// wavHeaderBytes is the header of a stereo PCM16 file at rate with data
-// bytes of samples.
-func wavHeaderBytes(rate int, data int64) []byte {
-	h := make([]byte, wavHeader)
-	copy(h[0:4], "RIFF")
-	binary.LittleEndian.PutUint32(h[4:8], uint32(36+data))
-	copy(h[8:16], "WAVEfmt ")
-	binary.LittleEndian.PutUint32(h[16:20], 16)
-	binary.LittleEndian.PutUint16(h[20:22], media.WAVFormatPCM)
-	binary.LittleEndian.PutUint16(h[22:24], 2)
-	binary.LittleEndian.PutUint32(h[24:28], uint32(rate))
-	binary.LittleEndian.PutUint32(h[28:32], uint32(rate*4))
-	binary.LittleEndian.PutUint16(h[32:34], 4)
-	binary.LittleEndian.PutUint16(h[34:36], 16)
-	copy(h[36:40], "data")
-	binary.LittleEndian.PutUint32(h[40:44], uint32(data))
-	return h
 }

@@ -1,0 +1,5 @@
+//go:build cgo
+
+package recording_test
+
+const oggBuilt = true
