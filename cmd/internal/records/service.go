@@ -170,14 +170,14 @@ func (s *Service) dropRecord(c *Call, err error) {
 
 // stats are the service's counters.
 type stats struct {
-	begun, queued, written, duplicates, replayed, recovered  atomic.Uint64
-	putRetries, putFailures, journalFailures, sinkFailures   atomic.Uint64
-	droppedRecords, droppedCheckpoints, checkpoints          atomic.Uint64
-	liveFailures, corrupt                                    atomic.Uint64
-	sweeps, sweepFailures                                    atomic.Uint64
-	sweptRecords, sweptTranscripts, sweptToolData            atomic.Uint64
-	sweptNumbers, sweptRecordings, recordingRemoveFailures   atomic.Uint64
-	erasures, erased                                         atomic.Uint64
+	begun, queued, written, duplicates, replayed, recovered atomic.Uint64
+	putRetries, putFailures, journalFailures, sinkFailures  atomic.Uint64
+	droppedRecords, droppedCheckpoints, checkpoints         atomic.Uint64
+	liveFailures, corrupt                                   atomic.Uint64
+	sweeps, sweepFailures                                   atomic.Uint64
+	sweptRecords, sweptTranscripts, sweptToolData           atomic.Uint64
+	sweptNumbers, sweptRecordings, recordingRemoveFailures  atomic.Uint64
+	erasures, erased                                        atomic.Uint64
 }
 
 // Stats are the service's counters: begun (calls), queued (records handed

@@ -115,10 +115,10 @@ func (tc theCall) play(c *Call, args []byte) {
 	ev(messages.CallEvent{Kind: messages.EventTool, Epoch: 2, Text: "book_table", Call: "call_1", Outcome: messages.CallRunning, At: at(vadStop + 901*time.Millisecond)})
 	ev(messages.CallEvent{Kind: messages.EventTool, Epoch: 2, Text: "book_table", Call: "call_1", Outcome: messages.CallDone, Detail: "reference B-1",
 		Audit: &messages.ToolAudit{Outcome: "ok", Started: at(vadStop + 901*time.Millisecond), KeyDigest: "d1d1", Args: args, Result: "booked B-1"},
-		At: at(vadStop + 1151*time.Millisecond)})
+		At:    at(vadStop + 1151*time.Millisecond)})
 	ev(messages.CallEvent{Kind: messages.EventTool, Epoch: 2, Text: "lookup", Call: "call_2", Outcome: messages.CallFailed, Detail: "timed out",
 		Audit: &messages.ToolAudit{Outcome: "timed_out", Started: at(vadStop + 902*time.Millisecond)},
-		At: at(vadStop + 1199*time.Millisecond)})
+		At:    at(vadStop + 1199*time.Millisecond)})
 	ev(messages.CallEvent{Kind: messages.EventRound, Epoch: 2, Round: 2, At: at(vadStop + 1400*time.Millisecond)})
 	ev(messages.CallEvent{Kind: messages.EventRound, Epoch: 2, Round: 2, At: at(vadStop + 1450*time.Millisecond)}) // the first wins
 	for _, u := range [][3]int{{300, 20, 100}, {200, 30, 0}} {
@@ -169,7 +169,7 @@ func (tc theCall) want(ended time.Time, args json.RawMessage) *Record {
 			{Epoch: 2, Marks: marks, RoundFirstTokens: []time.Time{at(vadStop + 900000900), at(vadStop + 1400*time.Millisecond)},
 				LatencyMS: 1520,
 				// The running-sum rule: end_of_turn's 249.5998 ms is 249.6, not 249.599.
-				Stages: []Stage{{"listen", 150.4}, {"end_of_turn", 249.6}, {"think", 500}, {"tools", 300}, {"voice", 300.5}, {"send", 19.5}},
+				Stages:  []Stage{{"listen", 150.4}, {"end_of_turn", 249.6}, {"think", 500}, {"tools", 300}, {"voice", 300.5}, {"send", 19.5}},
 				BargeIn: true, Cut: true},
 			{Epoch: 3, Marks: map[string]time.Time{}},
 		},
