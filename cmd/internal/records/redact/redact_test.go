@@ -37,6 +37,9 @@ func TestStringKinds(t *testing.T) {
 		{"phone then ordinal", "call 07700 900123 2nd line", "call [phone] 2nd line", map[string]int{"phone": 1}},
 		{"two phones", "07700 900123 or 07700 900456", "[phone] or [phone]", map[string]int{"phone": 2}},
 		{"email", "mail jane.doe+calls@example.co.uk now", "mail [email] now", map[string]int{"email": 1}},
+		{"email subdomain end of sentence", "it's bob_2@mail.example.com.", "it's [email].", map[string]int{"email": 1}},
+		{"two at signs", "a@b@c.io", "a@[email]", map[string]int{"email": 1}},
+		{"not an email", "user@localhost and @home and x@y.z", "user@localhost and @home and x@y.z", nil},
 		{"spoken email", "it is john dot smith at example dot com", "it is [email]", map[string]int{"email": 1}},
 		{"visa spaced", "card 4111 1111 1111 1111 expiry 12/27", "card [card] expiry 12/27", map[string]int{"card": 1}},
 		{"visa dashed", "4111-1111-1111-1111", "[card]", map[string]int{"card": 1}},
@@ -259,5 +262,19 @@ func BenchmarkString(b *testing.B) {
 				r.String(bc.line)
 			}
 		})
+	}
+}
+
+// BenchmarkJSON is a tool's arguments of about 200 bytes with a phone
+// number and a card (one as a number).
+func BenchmarkJSON(b *testing.B) {
+	r := newRedactor(b, Config{})
+	args := []byte(`{"name":"Jo Bloggs","phone":"07700 900123","party":4,"time":"19:30","date":"2024-05-12","card":4111111111111111,"notes":["window seat","no nuts"],"vip":false,"ref":null,"order":482913}`)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(args)))
+	for b.Loop() {
+		if _, _, err := r.JSON(args); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
