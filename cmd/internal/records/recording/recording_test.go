@@ -408,3 +408,132 @@ func TestFilesOpenRemove(t *testing.T) {
 		t.Fatalf("left in the directory: %v", left)
 	}
 }
+
+// TestDiskFull: the disk refuses writes after 100 kB: the call goes on,
+// the file keeps what the disk took as a whole WAV (header sizes of the
+// samples kept), the error is counted and logged once with the call id
+// and the error, nothing else. Mutation caught (seen failing): the
+// file's length taken from the slots handed to the buffer instead of the
+// bytes the disk took (the file padded to 130 604 bytes).
+func TestDiskFull(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	synctest.Test(t, func(t *testing.T) {
+		var logs strings.Builder
+		full := func(w io.Writer) io.Writer {
+			n := 0
+			return writerFunc(func(p []byte) (int, error) {
+				if n+len(p) > 100_000 {
+					k := 100_000 - n // a short write, then nothing
+					w.Write(p[:k])
+					n += k
+					return k, errors.New("no space left on device")
+				}
+				n += len(p)
+				return w.Write(p)
+			})
+		}
+		dir := t.TempDir()
+		r, err := recording.New(recording.Config{Dir: dir, Log: zerolog.New(&logs)}, recording.WithWriter(full))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		t0 := time.Now()
+		c, err := r.Begin("full-disk", 16000, 16000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		script{ticks: 250, callerSpeaks: [][2]int{{0, 250}}, botSpeaks: [][2]int{{0, 250}}}.drive(c, t0, 16000, 16000)
+		rec := c.Close()
+		f := readStereo(t, dir, rec)
+		if rec.Bytes > 100_000 || rec.Bytes < 100_000-4 || len(f.left) == 0 {
+			t.Fatalf("kept %d bytes, want the 100 000 the disk took, cut to whole samples", rec.Bytes)
+		}
+		if st := r.Stats(); st["write_errors"] != 1 {
+			t.Fatalf("stats %v: want one write error", st)
+		}
+		line := strings.TrimSpace(logs.String())
+		if strings.Count(line, "\n") != 0 || !strings.Contains(line, `"call_id":"full-disk"`) || !strings.Contains(line, "no space left on device") {
+			t.Fatalf("log %q: want one line with the call id and the error", line)
+		}
+	})
+}
+
+// TestRecorderCloseFinishesLiveCalls: closing the recorder finishes a
+// call still being recorded (its file renamed and whole), refuses new
+// calls, and a later Close of the call returns the same account.
+func TestRecorderCloseFinishesLiveCalls(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	r, dir := newRecorder(t)
+	c, err := r.Begin("live-at-close", 8000, 8000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &messages.AudioFrame{Rate: 8000, PCM: make([]int16, 160), Start: time.Now()}
+	c.Input(in)
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rec := c.Close()
+	readStereo(t, dir, rec)
+	if _, err := r.Begin("after", 8000, 8000); !errors.Is(err, recording.ErrClosed) {
+		t.Fatalf("begin after close: %v", err)
+	}
+	c.Input(in) // a late frame after the end does nothing
+}
+
+// TestRecoverAfterCrash: a node killed mid-call leaves <id>.wav.part with
+// the streaming header; Recover on the next start gives it the sizes of
+// what is on disk, renames it to its key and returns its account by call
+// id. The crash is played by copying a live call's .part aside before the
+// call ends. Mutation caught (seen failing): the id not unescaped (the
+// account under "a%40b").
+func TestRecoverAfterCrash(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	synctest.Test(t, func(t *testing.T) {
+		r, dir := newRecorder(t)
+		t0 := time.Now()
+		c, err := r.Begin("a@b", 16000, 16000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		script{ticks: 150, callerSpeaks: [][2]int{{0, 150}}}.drive(c, t0, 16000, 16000)
+		// 3 s in: the writer has flushed its buffer (1 s of audio) once.
+		for c.Queued() > 0 {
+			time.Sleep(time.Millisecond)
+		}
+		day := filepath.FromSlash(t0.UTC().Format("2006/01/02"))
+		part, err := os.ReadFile(filepath.Join(dir, day, "a%40b.wav.part"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		r.Close()
+
+		crashed := t.TempDir()
+		os.MkdirAll(filepath.Join(crashed, day), 0o700)
+		if err := os.WriteFile(filepath.Join(crashed, day, "a%40b.wav.part"), part, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r2, err := recording.New(recording.Config{Dir: crashed, Log: zerolog.New(io.Discard)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r2.Close()
+		got, err := r2.Recover()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, ok := got["a@b"]
+		if !ok || len(got) != 1 {
+			t.Fatalf("recovered %v, want the call a@b", got)
+		}
+		f := readStereo(t, crashed, &rec)
+		if rec.DurationMS < 1000 || firstLoud(f.left, 0) != 0 {
+			t.Fatalf("recovered %v ms, loud from %d", rec.DurationMS, firstLoud(f.left, 0))
+		}
+		if again, err := r2.Recover(); err != nil || len(again) != 0 {
+			t.Fatalf("a second recover: %v %v", again, err)
+		}
+	})
+}

@@ -2,6 +2,7 @@ package recording_test
 
 import (
 	"io"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -154,4 +155,78 @@ func TestWholeCall(t *testing.T) {
 			offset, segs, spans[epochs[0]].first.Sub(t0), spans[epochs[0]].last.Sub(t0),
 			spans[epochs[1]].first.Sub(t0), spans[epochs[1]].last.Sub(t0), stops, rec.DurationMS)
 	})
+}
+
+// recordedCall is the whole-call script of TestWholeCall; configure, when
+// set, adds the recording's tap.
+func recordedCall(configure func(*session.Config)) *sim.Call {
+	s := sim.NewScenario("recorded").
+		Silence(500*time.Millisecond).Speak("when do you open", 1500*time.Millisecond).
+		Silence(2500*time.Millisecond).Speak("thanks that is all", time.Second).
+		Silence(3 * time.Second)
+	return &sim.Call{
+		Scenario: s, Linger: time.Second,
+		STT: providertest.NewMockSTT(providertest.STTConfig{}, s.Utterances()),
+		LLM: providertest.NewMockLLM(providertest.LLMConfig{},
+			providertest.Response{Text: "We open at nine in the morning and close at six in the evening, every day of the week."},
+			providertest.Response{Text: "Goodbye."}),
+		TTS:       providertest.NewMockTTS(providertest.TTSConfig{}),
+		Configure: configure,
+	}
+}
+
+// TestBlockedDiskKeepsTheCallsTime: a whole call recorded to a disk that
+// hangs from the first write plays the bot's frames at exactly the times
+// of the same call without a recording (the frames' jitter unchanged),
+// and the recording's drops are counted. Mutation caught (seen failing):
+// a tap that blocks when the queue is full (the bot's frames stop: the
+// call's times differ, or synctest reports the deadlock).
+func TestBlockedDiskKeepsTheCallsTime(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	audioTimes := func(res *sim.Result) []time.Duration {
+		var at []time.Duration
+		for _, rc := range res.Records {
+			if rc.Kind == sim.RecordAudio {
+				at = append(at, rc.At.Sub(res.Start))
+			}
+		}
+		return at
+	}
+	var plain, recorded []time.Duration
+	synctest.Test(t, func(t *testing.T) {
+		res, err := recordedCall(nil).Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain = audioTimes(res)
+	})
+	synctest.Test(t, func(t *testing.T) {
+		gate := make(chan struct{})
+		block := func(w io.Writer) io.Writer {
+			return writerFunc(func(p []byte) (int, error) { <-gate; return w.Write(p) })
+		}
+		r, err := recording.New(recording.Config{Dir: t.TempDir(), Queue: 50, Log: zerolog.New(io.Discard)}, recording.WithWriter(block))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		var c *recording.Call
+		res, err := recordedCall(func(cfg *session.Config) {
+			if c, err = r.Begin(string(cfg.Call), cfg.Conn.InputRate(), cfg.Conn.OutputRate()); err != nil {
+				t.Fatal(err)
+			}
+			cfg.Tap = c
+		}).Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		recorded = audioTimes(res)
+		close(gate)
+		if rec := c.Close(); rec == nil || rec.DroppedFrames == 0 {
+			t.Fatalf("recording %+v: want drops", rec)
+		}
+	})
+	if len(plain) == 0 || !slices.Equal(plain, recorded) {
+		t.Fatalf("the bot's %d frames played at other times with the disk blocked (%d frames)", len(plain), len(recorded))
+	}
 }
