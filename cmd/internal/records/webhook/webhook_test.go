@@ -440,6 +440,12 @@ func TestVerify(t *testing.T) {
 		{"v1 not hex", testSecret, "t=1800000000,v1=" + strings.Repeat("zz", 32), body, at, ErrMalformedSignature},
 		{"no equals", testSecret, "t=1800000000,garbage", body, at, ErrMalformedSignature},
 	}
+	// The known answer, computed outside Go (openssl dgst -sha256 -hmac,
+	// as docs/RECORDS.md's receiver does it): the format is the contract.
+	const known = "t=1800000000,v1=cb886ab8d89241a7083f97ced1b1bbd592b3dd3282af944b37172e6e87bd4a45"
+	if good != known {
+		t.Errorf("Sign = %q, want %q", good, known)
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			err := Verify(c.secret, c.header, c.body, c.now, 0)
