@@ -74,10 +74,14 @@ func newCall(r *Recorder, id, key string, t0 time.Time, f *os.File, box containe
 
 // Input is the tap of the caller's frames: placed by their capture time
 // (f.Start, the clock the call's events use), copied, queued.
+//
+// A capture time more than a second ahead of the clock (a Conn's clock
+// gone wrong) is replaced by the clock, so a bad Start cannot make the
+// writer fill hours of silence.
 func (c *Call) Input(f *messages.AudioFrame) {
-	at := f.Start
-	if at.IsZero() {
-		at = time.Now()
+	at, now := f.Start, time.Now()
+	if at.IsZero() || at.Sub(now) > time.Second {
+		at = now
 	}
 	c.put(caller, at, f.PCM)
 }

@@ -537,3 +537,26 @@ func TestRecoverAfterCrash(t *testing.T) {
 		}
 	})
 }
+
+// TestCaptureTimeAhead: a caller frame stamped ten minutes ahead (a
+// Conn's clock gone wrong) is placed by the clock: the file does not fill
+// the ten minutes with silence. Mutation caught (seen failing): the
+// guard removed (a 600 s file).
+func TestCaptureTimeAhead(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	synctest.Test(t, func(t *testing.T) {
+		r, dir := newRecorder(t)
+		defer r.Close()
+		c, err := r.Begin("clock", 8000, 8000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+		c.Input(&messages.AudioFrame{Rate: 8000, PCM: make([]int16, 160), Start: time.Now().Add(10 * time.Minute)})
+		rec := c.Close()
+		readStereo(t, dir, rec)
+		if rec.DurationMS != 1020 {
+			t.Fatalf("%v ms, want 1020 (the frame at 1 s)", rec.DurationMS)
+		}
+	})
+}

@@ -101,8 +101,8 @@ func BenchmarkTap(b *testing.B) {
 
 // TestManyCalls: 200 calls recorded at once in real time (5 s each, the
 // caller throughout, the bot 3 s of it): no frame dropped or late,
-// 200 files of the calls' length, and no tap as slow as a frame (on this
-// shared machine a tap's worst is the scheduler's: the figure is logged).
+// 200 files of the calls' length, and 99 frames in 100 through the taps
+// in under a millisecond (the figures are logged).
 func TestManyCalls(t *testing.T) {
 	if testing.Short() {
 		t.Skip("200 calls in real time: 5 s")
@@ -173,8 +173,10 @@ func TestManyCalls(t *testing.T) {
 	}
 	t.Logf("200 calls: a frame's taps took %v median, %v at p99, %v at most",
 		all[len(all)/2], all[len(all)*99/100], worst)
-	if worst >= frame {
-		t.Errorf("a tap took %v", worst)
+	// The worst is the scheduler's on a shared machine (a goroutine
+	// preempted inside a tap); the 99th percentile is the tap's.
+	if p99 := all[len(all)*99/100]; p99 >= time.Millisecond {
+		t.Errorf("the taps of 1 frame in 100 took %v or more", p99)
 	}
 }
 
