@@ -44,6 +44,8 @@ type Call struct {
 	// earlyMedia starts the media at a 18x with SDP (the trunk and the
 	// dial both allow it).
 	earlyMedia bool
+	// caller and callee are the parties (parties.go); never logged.
+	caller, callee string
 
 	sess *rtp.Session
 	sdp  *sdp.Session
@@ -87,12 +89,15 @@ func newCall(s *Server, inv *signal.Invite) *Call {
 	return &Call{
 		id: inv.Dialog.ID(), srv: s, dialog: inv.Dialog,
 		source: inv.Source.String(), proto: inv.Transport,
+		caller: inv.From, callee: inv.To,
 		stop: make(chan struct{}),
 	}
 }
 
 // Trunk is the trunk an outbound call went through; ok is false for a
-// call that came in (it keeps the transport's defaults).
+// call that came in (it keeps the transport's defaults): the trunk filter
+// (sip/trunk) admits an inbound call's source by prefix and names no
+// trunk, so an inbound call has none.
 func (c *Call) Trunk() (name string, cfg TrunkConfig, ok bool) {
 	return c.trunkName, c.trunkCfg, c.outbound
 }

@@ -65,7 +65,7 @@ func (s *Server) dial(ctx context.Context, req DialRequest, adm conn.Admission) 
 	c := &Call{
 		id: newCallID(), srv: s, source: p.cfg.Address, proto: p.cfg.Transport, adm: adm,
 		outbound: true, trunkName: p.trunk, trunkCfg: p.cfg, release: release,
-		earlyMedia: p.earlyMedia, stop: make(chan struct{}),
+		earlyMedia: p.earlyMedia, caller: uriUser(p.from), callee: req.To, stop: make(chan struct{}),
 	}
 	defer func() {
 		if err != nil {

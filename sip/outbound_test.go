@@ -85,6 +85,11 @@ func TestDialSippAnswers(t *testing.T) {
 		if name, _, ok := c.Trunk(); !ok || name != "far" {
 			t.Errorf("Trunk() = %q, %v", name, ok)
 		}
+		// Ours (the trunk's caller id) and the number dialled. (Mutation
+		// seen failing: the parties not set on an outbound call.)
+		if caller, callee := c.Parties(); caller != "+15550000" || callee != "+15551234" {
+			t.Errorf("Parties() = %q, %q; want the caller id and the number dialled", caller, callee)
+		}
 		if !slices.Contains(r.srv.Calls(), c.ID()) {
 			t.Errorf("the answered call %s is not listed", c.ID())
 		}

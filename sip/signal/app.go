@@ -30,6 +30,10 @@ type Invite struct {
 	Transport string
 	// Offer is the SDP body, nil for a late offer.
 	Offer []byte
+	// From and To are the user parts of the INVITE's From and To URIs as
+	// received (a tel: URI's number; "" when a URI has none): the caller
+	// and the number called. Personal data: never logged.
+	From, To string
 }
 
 // Media is the media side of one dialog. Its methods are called from the

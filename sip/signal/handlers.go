@@ -367,7 +367,14 @@ func (s *Server) invite(ctx context.Context, d *Dialog, req *sip.Request, src ne
 	if b := req.Body(); len(b) > 0 {
 		offer = b
 	}
-	return s.app.Invite(ctx, &Invite{Dialog: d, Source: src, Transport: req.Transport(), Offer: offer})
+	inv := &Invite{Dialog: d, Source: src, Transport: req.Transport(), Offer: offer}
+	if h := req.From(); h != nil {
+		inv.From = userPart(&h.Address)
+	}
+	if h := req.To(); h != nil {
+		inv.To = userPart(&h.Address)
+	}
+	return s.app.Invite(ctx, inv)
 }
 
 // endEarly ends a dialog that never got its 2xx.
@@ -430,4 +437,14 @@ func newDialog(e *env, req *sip.Request, src netip.AddrPort, host string, port i
 func sourceOf(req *sip.Request) netip.AddrPort {
 	ap, _ := netip.ParseAddrPort(req.Source())
 	return ap
+}
+
+// userPart is a URI's user part as received: a sip: or sips: URI's user
+// (never its password), a tel: URI's number without its parameters.
+func userPart(u *sip.Uri) string {
+	if u.User != "" || !strings.EqualFold(u.Scheme, "tel") {
+		return u.User
+	}
+	number, _, _ := strings.Cut(u.Raw(), ";")
+	return number
 }
