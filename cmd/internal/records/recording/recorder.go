@@ -148,23 +148,30 @@ func (r *Recorder) Begin(callID string, inRate, outRate int) (*Call, error) {
 	day := t0.UTC().Format("2006/01/02")
 	key := day + "/" + name + "." + r.cfg.Format
 
+	// The id is held (nil) while the files are made, outside the lock:
+	// Pause and Begin of other calls do not wait for this one's disk.
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.closed {
+		r.mu.Unlock()
 		return nil, ErrClosed
 	}
 	if _, live := r.calls[callID]; live {
+		r.mu.Unlock()
 		return nil, fmt.Errorf("%w: it is being recorded", ErrExists)
 	}
-	if _, err := r.root.Stat(key); err == nil {
-		return nil, fmt.Errorf("%w: %s exists", ErrExists, key)
+	r.calls[callID] = nil
+	r.mu.Unlock()
+	f, err := r.create(day, key)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err == nil && r.closed {
+		f.Close()
+		r.root.Remove(key + ".part")
+		err = ErrClosed
 	}
-	if err := r.root.MkdirAll(day, 0o700); err != nil {
-		return nil, fmt.Errorf("recording: making the day's directory: %w", err)
-	}
-	f, err := r.root.OpenFile(key+".part", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("recording: creating the call's file: %w", err)
+		delete(r.calls, callID)
+		return nil, err
 	}
 	c := newCall(r, callID, key, t0, f, box, [2]int{inRate, outRate}, fileRate, res,
 		[2]*sync.Pool{r.poolLocked(inRate), r.poolLocked(outRate)})
@@ -176,6 +183,22 @@ func (r *Recorder) Begin(callID string, inRate, outRate int) (*Call, error) {
 		c.w.run()
 	}()
 	return c, nil
+}
+
+// create makes the call's .part file (0600) in its day's directory
+// (0700), unless its recording exists.
+func (r *Recorder) create(day, key string) (*os.File, error) {
+	if _, err := r.root.Stat(key); err == nil {
+		return nil, fmt.Errorf("%w: %s exists", ErrExists, key)
+	}
+	if err := r.root.MkdirAll(day, 0o700); err != nil {
+		return nil, fmt.Errorf("recording: making the day's directory: %w", err)
+	}
+	f, err := r.root.OpenFile(key+".part", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("recording: creating the call's file: %w", err)
+	}
+	return f, nil
 }
 
 // container makes the call's file format.
@@ -225,7 +248,7 @@ func (r *Recorder) live(callID string) (*Call, error) {
 	if c := r.calls[callID]; c != nil {
 		return c, nil
 	}
-	return nil, ErrNoCall
+	return nil, ErrNoCall // or its files are being made
 }
 
 // ended forgets a call whose recording was closed.
@@ -280,7 +303,9 @@ func (r *Recorder) Close() error {
 	r.closed = true
 	live := make([]*Call, 0, len(r.calls))
 	for _, c := range r.calls {
-		live = append(live, c)
+		if c != nil {
+			live = append(live, c)
+		}
 	}
 	r.mu.Unlock()
 	for _, c := range live {
@@ -295,7 +320,12 @@ func (r *Recorder) Close() error {
 // bytes written, write errors.
 func (r *Recorder) Stats() map[string]uint64 {
 	r.mu.Lock()
-	live := uint64(len(r.calls))
+	var live uint64
+	for _, c := range r.calls {
+		if c != nil {
+			live++
+		}
+	}
 	r.mu.Unlock()
 	return map[string]uint64{
 		"calls_begun": r.begun.Load(), "calls_ended": r.finished.Load(), "calls_live": live,
