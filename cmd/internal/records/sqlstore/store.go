@@ -106,6 +106,9 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	}
 	if err := s.migrate(ctx); err != nil {
 		s.closeDBs()
+		if errors.Is(err, records.ErrUnavailable) {
+			return nil, fmt.Errorf("%w (is the database server up, and its address and credentials in the connection string right?)", err)
+		}
 		return nil, err
 	}
 	return s, nil
