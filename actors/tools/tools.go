@@ -299,9 +299,11 @@ func (a *Actor) sideEffect(ctx actor.Context, call messages.ToolCall, spec agent
 	now := time.Now()
 	key := agent.IdempotencyKey{Session: string(a.peers.Call), Epoch: bk.epoch, CallID: call.ID}
 	var au slotAudit
-	if b, ok := a.batches[bk]; ok && b.audit != nil {
-		b.audit[done.Index].keyDigest = keyDigest(key)
-		au = b.audit[done.Index]
+	if a.peers.Events {
+		if b, ok := a.batches[bk]; ok && b.audit != nil {
+			b.audit[done.Index].keyDigest = keyDigest(key)
+			au = b.audit[done.Index]
+		}
 	}
 	tracked := agent.TrackedCall{Key: key, Round: bk.round, Tool: call.Name, Digest: agent.ArgumentsDigest(call.Name, call.Arguments)}
 	// A confirmed call takes no part in repeats and orphan replays: the
