@@ -129,6 +129,13 @@ func classify(s string, lead int, g []group, card, phone bool, out *spans) (card
 	}
 	if card {
 		for i := 0; i < len(g); i++ {
+			// Past the whole run, a card starts with a group of 4 or is
+			// one group of 13 to 19 (cardGrouping): skip other starts
+			// before trying ends (a long run of single digits costs
+			// one look per group, not 19 squared).
+			if l := g[i].end - g[i].start; i > 0 && l != 4 && (l < 13 || l > 19) {
+				continue
+			}
 			// A card has at most 19 digits, so at most 19 groups.
 			jmax, n := i, 0
 			for jmax < len(g) && n+g[jmax].end-g[jmax].start <= 19 {

@@ -45,14 +45,21 @@ func redactDOB(s string) (string, int) {
 		return s, 0
 	}
 	out := spans{s: s}
+	k := 0 // words[k] is the first birth word not ending before the date
 	for _, d := range dateRe.FindAllStringIndex(s, -1) {
-		for _, w := range words {
-			after := d[0] >= w[1] && d[0]-w[1] <= dobAfter && !sentenceEnd(s[w[1]:d[0]])
-			before := d[1] <= w[0] && w[0]-d[1] <= dobBefore && !sentenceEnd(s[d[1]:w[0]])
-			if after || before {
-				out.replace(d[0], d[1], "["+KindDOB+"]")
-				break
-			}
+		for k < len(words) && words[k][1] <= d[0] {
+			k++
+		}
+		// The nearest word before the date (words[k-1]) and after it
+		// (the first starting at or past its end): both ordered.
+		after := k > 0 && d[0]-words[k-1][1] <= dobAfter && !sentenceEnd(s[words[k-1][1]:d[0]])
+		n := k
+		for n < len(words) && words[n][0] < d[1] {
+			n++
+		}
+		before := n < len(words) && words[n][0]-d[1] <= dobBefore && !sentenceEnd(s[d[1]:words[n][0]])
+		if after || before {
+			out.replace(d[0], d[1], "["+KindDOB+"]")
 		}
 	}
 	return out.result()

@@ -6,7 +6,7 @@ import (
 )
 
 // FuzzRedact plants a Luhn-valid card (written compact, in fours with
-// spaces or dashes, or as an Amex 4-6-5) and an email address, built from
+// spaces or dashes, as an Amex 4-6-5, or in digit words) and an email address, built from
 // the fuzzed digits and name, between fuzzed text, and checks that the
 // output holds neither, whatever the text around them (the planted items
 // are separated from it by a space, as words are).
@@ -56,6 +56,14 @@ func plantCard(digits string, format uint8) string {
 		d = d[:14] // Amex: 15 digits with the check digit
 	}
 	d = append(d, luhnDigit(d))
+	if format%8 == 4 { // said digit by digit, as a recognizer writes it
+		names := []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"}
+		var w []string
+		for _, c := range d {
+			w = append(w, names[c-'0'])
+		}
+		return strings.Join(w, " ")
+	}
 	switch format % 4 {
 	case 1, 2:
 		if len(d) != 16 {

@@ -160,6 +160,9 @@ func (r *Redactor) redact(s *string, c *counts) {
 		*s, nc, np = redactDigits(*s, r.card, r.phone)
 		c.add(KindCard, nc)
 		c.add(KindPhone, np)
+		*s, nc, np = redactSpokenDigits(*s, r.card, r.phone)
+		c.add(KindCard, nc)
+		c.add(KindPhone, np)
 	}
 }
 

@@ -35,6 +35,13 @@ func TestStringKinds(t *testing.T) {
 		{"spoken digits", "zero seven is 0 7 7 0 0 9 0 0 1 2 3 ok", "zero seven is [phone] ok", map[string]int{"phone": 1}},
 		// Catches a run keeping a last group glued to a letter ("2nd").
 		{"phone then ordinal", "call 07700 900123 2nd line", "call [phone] 2nd line", map[string]int{"phone": 1}},
+		{"phone in words", "it's zero seven seven zero zero nine zero zero one two three thanks", "it's [phone] thanks", map[string]int{"phone": 1}},
+		{"phone in words with plus and double", "plus four four seven seven double zero, nine zero zero, one two three", "[phone]", map[string]int{"phone": 1}},
+		{"phone in words and numerals", "oh seven seven 00 900 one two three", "[phone]", map[string]int{"phone": 1}},
+		{"card in words", "four one one one one one one one one one one one one one one one", "[card]", map[string]int{"card": 1}},
+		{"card in words, triple", "Four triple one, one one one one, one one one one, one one one one.", "[card].", map[string]int{"card": 1}},
+		{"trailing double", "seven seven double", "seven seven double", nil},
+		{"double alone", "double", "double", nil},
 		{"two phones", "07700 900123 or 07700 900456", "[phone] or [phone]", map[string]int{"phone": 2}},
 		{"email", "mail jane.doe+calls@example.co.uk now", "mail [email] now", map[string]int{"email": 1}},
 		{"email subdomain end of sentence", "it's bob_2@mail.example.com.", "it's [email].", map[string]int{"email": 1}},
@@ -80,7 +87,8 @@ func TestStringKinds(t *testing.T) {
 // why). Mutations seen caught here: Luhn always true (the 16-digit
 // probes), the phone's 15-digit cap raised to 19, no date shape
 // (2024-05-12 became a phone), no currency rule, no sentence end for dob,
-// a glued last group kept (12345678th).
+// a glued last group kept (12345678th), spoken units after a tens word
+// taken as digits ("fifty one, one two three ...").
 var probes = []string{
 	"can we move it to 10:30 tomorrow",
 	"the meeting is at 10.30 or 14:45:00",
@@ -111,6 +119,10 @@ var probes = []string{
 	"room 1204, floor 12, building 4",
 	"it's the 2nd time, 3rd floor, 21st century",
 	"you are our 12345678th caller",
+	"one or two people, maybe three at seven thirty",
+	"two hundred and fifty one, one two three four five six seven",
+	"I have one, two, three, four bags",
+	"oh, one more thing: nine nine problems",
 	"the score was 3-2 after 90 minutes",
 	"the year range 1990-2000 and pages 100-250",
 	"PIN 1234, extension 5678",
