@@ -442,13 +442,26 @@ type child struct {
 	logs    *logTally
 	readers sync.WaitGroup
 	stopped sync.Once
+	records string // its records directory, removed at stop
 }
 
 // startChild runs brisvox serve on loopback ports and waits until it
 // serves (and, with wantSIP, until it said its SIP address).
 func startChild(ctx context.Context, bin, agent string, maxCalls int, wantSIP bool, logTo io.Writer) (*child, error) {
+	// The child keeps its call records (their cost is the engine's) in
+	// a directory of its own, never beside the shared agent file.
+	records, err := os.MkdirTemp("", "brisvox-bench-records-")
+	if err != nil {
+		return nil, err
+	}
+	served := false
+	defer func() {
+		if !served {
+			_ = os.RemoveAll(records)
+		}
+	}()
 	cmd := exec.CommandContext(ctx, bin, "serve", "--agent", agent, "--addr", "127.0.0.1:0", "--sip-addr", "127.0.0.1:0",
-		"--max-calls", strconv.Itoa(maxCalls), "--drain", "5s", "--log-level", "info")
+		"--max-calls", strconv.Itoa(maxCalls), "--drain", "5s", "--log-level", "info", "--records-dir", records)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // never outlives the bench
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 20 * time.Second
@@ -463,7 +476,7 @@ func startChild(ctx context.Context, bin, agent string, maxCalls int, wantSIP bo
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	c := &child{cmd: cmd, logs: &logTally{counts: map[string]int{}}}
+	c := &child{cmd: cmd, logs: &logTally{counts: map[string]int{}}, records: records}
 	// The addresses come as lines after the start: the HTTP one, then
 	// the SIP ones when the agent serves SIP.
 	serving, sip := make(chan string, 4), make(chan string, 4)
@@ -503,6 +516,7 @@ func startChild(ctx context.Context, bin, agent string, maxCalls int, wantSIP bo
 			return nil, errors.New("the child serves no SIP over UDP (the agent's [transports.sip])")
 		}
 	}
+	served = true
 	return c, nil
 }
 
@@ -520,6 +534,7 @@ func (c *child) stop() {
 			<-done
 		}
 		_ = c.cmd.Wait()
+		_ = os.RemoveAll(c.records)
 	})
 }
 

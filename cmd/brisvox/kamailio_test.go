@@ -161,7 +161,8 @@ func startNode(t *testing.T, bin, dir, host string, port int) *kamNode {
 		t.Fatal(err)
 	}
 	n := &kamNode{uri: "sip:" + sipAddr, stdout: &syncBuffer{}, done: make(chan error, 1)}
-	n.cmd = exec.Command(bin, "serve", "--agent", agent, "--addr", net.JoinHostPort(host, "0"), "--sip-addr", sipAddr, "--drain", "60s", "--log-level", "warn")
+	n.cmd = exec.Command(bin, "serve", "--agent", agent, "--addr", net.JoinHostPort(host, "0"), "--sip-addr", sipAddr, "--drain", "60s", "--log-level", "warn",
+		"--records-dir", t.TempDir())
 	n.cmd.Stdout, n.cmd.Stderr = n.stdout, logf
 	if err := n.cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -47,6 +47,9 @@ type serveFlags struct {
 	// sipAddr, when set, replaces the SIP udp and tcp listen addresses of
 	// the agent file (tests: 127.0.0.1:0).
 	sipAddr string
+	// recordsDir, when set, replaces the agent file's [records] dir (a
+	// test's or a bench child's own directory).
+	recordsDir string
 	// admission is "fixed" (the call limit alone) or "measured" (the
 	// limit and the measured cost per call, under cpuCeiling of the
 	// cores); each replaces the agent file's [serve] setting only when
@@ -73,11 +76,12 @@ func serveCommand(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error (JSON lines on stderr)")
 	fs.StringVar(&f.operatorTokenEnv, "operator-token-env", "", "the environment variable holding the operator API's bearer token (at least 16 characters); unset: no operator API")
 	fs.StringVar(&f.sipAddr, "sip-addr", "", "replace the agent file's SIP udp and tcp listen addresses with this HOST:PORT")
+	fs.StringVar(&f.recordsDir, "records-dir", "", "replace the agent file's [records] dir: where the call records, their journals and recordings are kept (docs/RECORDS.md)")
 	f.admissionFlags(fs)
 	f.fleet.register(fs)
 	fs.BoolVar(&f.logContent, "log-content", false, "for debugging only: log what callers and the bot said and tool arguments (needs --log-level debug)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: brisvox serve --agent FILE [--addr HOST:PORT] [--max-calls N] [--drain 30s] [--log-level info] [--operator-token-env NAME] [--log-content] [--sip-addr HOST:PORT] [--admission fixed|measured] [--cpu-ceiling 0.75] [--node NAME] [--cluster-addr HOST:PORT [--cluster-provider automanaged|kubernetes] [--seeds HOST:PORT,...] [--cluster-advertise HOST:PORT]]")
+		fmt.Fprintln(stderr, "usage: brisvox serve --agent FILE [--addr HOST:PORT] [--max-calls N] [--drain 30s] [--log-level info] [--operator-token-env NAME] [--log-content] [--sip-addr HOST:PORT] [--records-dir DIR] [--admission fixed|measured] [--cpu-ceiling 0.75] [--node NAME] [--cluster-addr HOST:PORT [--cluster-provider automanaged|kubernetes] [--seeds HOST:PORT,...] [--cluster-advertise HOST:PORT]]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -248,6 +252,18 @@ func runServe(ctx context.Context, f serveFlags, ln net.Listener, stdout, stderr
 		log.Warn().Msg("--log-content: transcripts and tool arguments go to the log; for debugging only")
 	}
 	cfg := serve.Config{MaxCalls: maxCalls, DrainTimeout: f.drain, Log: log, LogContent: f.logContent, Node: f.fleet.nodeName()}
+	if f.recordsDir != "" {
+		file.Records.Dir.V = f.recordsDir
+	}
+	kept, err := openKept(ctx, file, cfg.Node, os.LookupEnv, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "brisvox serve: %v; not serving\n", err)
+		return 1
+	}
+	// After Serve (deferred before it returns): every call has ended, so
+	// the records service drains its queue into the journal.
+	defer kept.close(context.Background())
+	kept.wire(&cfg)
 	if mode, ceiling := f.admissionOf(file.Serve); mode == "measured" {
 		m, err := admit.New(admit.Config{Cores: float64(runtime.GOMAXPROCS(0)), Ceiling: ceiling})
 		if err != nil {
@@ -269,6 +285,13 @@ func runServe(ctx context.Context, f serveFlags, ln net.Listener, stdout, stderr
 	if err := poolMetrics(srv, a); err != nil {
 		fmt.Fprintf(stderr, "brisvox serve: metrics: %v\n", err)
 		return 1
+	}
+	if err := kept.metrics(srv); err != nil {
+		fmt.Fprintf(stderr, "brisvox serve: metrics: %v\n", err)
+		return 1
+	}
+	if kept != nil && kept.svc != nil {
+		fmt.Fprintf(stdout, "brisvox: keeping call records in %s (%s)\n", kept.dir, kept.backend)
 	}
 	if operatorToken != "" {
 		if err := srv.EnableOperator(operatorToken); err != nil {

@@ -110,6 +110,11 @@ func servedWith(t *testing.T, f serveFlags) (base string, stop func() int, stder
 // servedOut is servedWith writing serve's standard output to stdout.
 func servedOut(t *testing.T, f serveFlags, stdout *syncBuffer) (base string, stop func() int, stderr *syncBuffer) {
 	t.Helper()
+	if f.recordsDir == "" {
+		// Each test its own records, never beside the shared agent
+		// files (two servers of one file would share its journals).
+		f.recordsDir = t.TempDir()
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -150,6 +150,9 @@ func sipServed(t *testing.T, f serveFlags) (base, sipAddr string, stop func() in
 		t.Fatal(err)
 	}
 	f.sipAddr, f.maxCalls, f.drain = "127.0.0.1:0", 4, 2*time.Second
+	if f.recordsDir == "" {
+		f.recordsDir = t.TempDir()
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout, stderr := &syncBuffer{}, &syncBuffer{}
 	done := make(chan int, 1)

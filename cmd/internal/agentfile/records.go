@@ -29,7 +29,8 @@ type Records struct {
 	// keep the tools' arguments and results (redacted).
 	Transcripts Value[string]
 	ToolData    Value[string]
-	// Recording: off (default) or wav: both channels of every call.
+	// Recording: off (default), wav or ogg (Opus): both channels of
+	// every call.
 	Recording Value[string]
 	// Redact lists the PII kinds redacted (default all: phone, email,
 	// card, iban, dob); Patterns adds named regular expressions.
@@ -80,7 +81,7 @@ func (w *walker) records(t *tbl) Records {
 	}
 	r.Transcripts = t.oneOf("transcripts", "keep", "keep", "drop")
 	r.ToolData = t.oneOf("tool_data", "drop", "drop", "keep")
-	r.Recording = t.oneOf("recording", "off", "off", "wav")
+	r.Recording = t.oneOf("recording", "off", "off", "wav", "ogg")
 	r.Redact = t.list("redact", func(s string) (string, string) {
 		if !contains(RedactKinds, s) {
 			return showValue(s) + " is not a kind of personal data the redactor knows", "one of " + listOf(RedactKinds) + "; add your own under [records.patterns]"
