@@ -100,9 +100,6 @@ func (s *Service) Recover(ctx context.Context) (recovered int, err error) {
 			return recovered, fmt.Errorf("records: acking the live-call journal: %w", err)
 		}
 	}
-	if recovered > 0 {
-		s.log.Warn().Int("calls", recovered).Msg("records: calls live when the node stopped were recorded as node_crashed")
-	}
 	return recovered, nil
 }
 
