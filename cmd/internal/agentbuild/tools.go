@@ -10,12 +10,14 @@ import (
 	"github.com/brisvox/brisvox/cmd/internal/agentfile"
 )
 
-// line is what the telephony tools reach the call through: the serve
-// layer's Server (end_call, transfer_call, send_dtmf).
+// line is what the telephony and recording tools reach the call through:
+// the serve layer's Server (end_call, transfer_call, send_dtmf,
+// pause_recording, resume_recording).
 type line interface {
 	stock.Ender
 	stock.Transferer
 	stock.KeyPresser
+	stock.RecordingController
 }
 
 // catalogue makes the tools an agent file may enable, for one call.
@@ -40,6 +42,10 @@ func (c *catalogue) makers(ln line, transfer agentfile.TransferTool) map[string]
 		"book_table":       plain(func() agent.Tool { return stock.BookTable(c.bookings) }),
 		agent.EndCallTool:  plain(func() agent.Tool { return stock.EndCall(ln) }),
 		agent.SendDTMFTool: plain(func() agent.Tool { return stock.SendDTMF(ln) }),
+
+		stock.PauseRecordingTool:  plain(func() agent.Tool { return stock.PauseRecording(ln) }),
+		stock.ResumeRecordingTool: plain(func() agent.Tool { return stock.ResumeRecording(ln) }),
+
 		agent.TransferCallTool: func() (agent.Tool, error) {
 			entries := make([]string, len(transfer.Allow))
 			for i, e := range transfer.Allow {
