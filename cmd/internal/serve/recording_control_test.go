@@ -10,6 +10,7 @@ import (
 
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/agent/stock"
+	"github.com/brisvox/brisvox/cmd/internal/records/recording"
 	"github.com/brisvox/brisvox/messages"
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
@@ -140,5 +141,57 @@ func TestRecordingToolsThroughServer(t *testing.T) {
 	}
 	if got := strings.Join(k.got, "|"); got != "pause c1|resume c1|pause c2" {
 		t.Errorf("keeper asked %q", got)
+	}
+}
+
+// TestRecordingToolsRealRecorder: over RecordParts and a real
+// recording.Recorder, the tools pause a live recording (its account has
+// the paused span) and a call the recorder does not know, or knows no
+// more, is "not being recorded". Catches the contract between serve and
+// the recorder drifting: an error of the recorder read as anything but
+// ErrNotRecorded, or the pause not reaching the recording.
+func TestRecordingToolsRealRecorder(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	rec, err := recording.New(recording.Config{Dir: t.TempDir(), Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := rec.Close(); err != nil {
+			t.Errorf("recorder close: %v", err)
+		}
+	}()
+	rc, err := rec.Begin("c1", 8000, 8000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, stop := serving(t, Config{MaxCalls: 1, Log: zerolog.Nop(), Records: RecordParts{Recorder: rec}}, &simAgent{})
+	defer func() {
+		if err := stop(); err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+	reg, err := agent.NewRegistry(stock.PauseRecording(s), stock.ResumeRecording(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(tool, session string) messages.ToolResult {
+		return agent.RunCall(context.Background(), reg, messages.ToolCall{ID: "t1.0", Name: tool, Arguments: json.RawMessage(`{}`)},
+			agent.CallInfo{Session: session, CallID: "t1.0", Epoch: 1})
+	}
+	for _, tool := range []string{stock.PauseRecordingTool, stock.PauseRecordingTool, stock.ResumeRecordingTool} {
+		if r := run(tool, "c1"); r.IsError {
+			t.Fatalf("%s: %s", tool, r.Content)
+		}
+	}
+	if r := run(stock.PauseRecordingTool, "c2"); !r.IsError || !strings.Contains(r.Content, "this call is not being recorded") {
+		t.Errorf("pause of a call never recorded: %s", r.Content)
+	}
+	account := rc.Close()
+	if account == nil || len(account.Paused) != 1 {
+		t.Fatalf("recording account %+v, want one paused span (two pauses are one)", account)
+	}
+	if r := run(stock.ResumeRecordingTool, "c1"); !r.IsError || !strings.Contains(r.Content, "this call is not being recorded") {
+		t.Errorf("resume after the recording closed: %s", r.Content)
 	}
 }
