@@ -100,7 +100,11 @@ type Actor struct {
 	saidEpoch messages.Epoch
 	gaveUp    messages.Stage
 	ending    bool
-	reason    string
+	// stagesLeft counts the stages told to stop (poisoned) that have not
+	// terminated yet; stopping is set once the session itself stops.
+	stagesLeft int
+	stopping   bool
+	reason     string
 	// state is the call's state as last reported to OnEvent, and
 	// stateEpoch the epoch it is about (older epochs' events are late).
 	state      string
@@ -205,7 +209,16 @@ func (a *Actor) Receive(ctx actor.Context) {
 		for _, g := range a.gathers {
 			g.timer.Stop()
 		}
-	case *actor.Restarting, *actor.Terminated:
+	case *actor.Terminated:
+		a.stageStopped(ctx, m.Who)
+	case *stagesStopped, *stopDue:
+		if a.ending {
+			if _, due := m.(*stopDue); due && !a.stopping {
+				a.stats.Inc("stop_timeouts")
+			}
+			a.stopSelf(ctx)
+		}
+	case *actor.Restarting:
 	default:
 		a.stats.Inc("unknown_messages")
 	}
@@ -404,6 +417,56 @@ func (a *Actor) end(ctx actor.Context, reason string, err error) {
 		return
 	}
 	a.ending = true
+	// The stages are poisoned, not stopped with the session: a poison
+	// pill waits behind what each stage has queued, and what a stage
+	// sends while it stops (the audio the recognizer was sent, the
+	// synthesiser's last context: the call record's usage) reaches the
+	// session before the session stops. protoactor handles a child's
+	// Terminated before the user messages queued ahead of it, so the
+	// session stops on a message to itself sent after the last
+	// Terminated (stagesStopped), which queues behind them; StopTimeout
+	// bounds the wait for a stage that does not stop.
+	for _, st := range a.order {
+		if st.pid != nil {
+			ctx.Poison(st.pid)
+			a.stagesLeft++
+		}
+	}
+	if a.stagesLeft == 0 {
+		a.stopSelf(ctx)
+		return
+	}
+	self, root := ctx.Self(), a.root
+	a.timers = append(a.timers, time.AfterFunc(StopTimeout, func() { root.Send(self, &stopDue{}) }))
+}
+
+// StopTimeout bounds how long an ending call waits for its stages to
+// stop before the session stops them with itself.
+const StopTimeout = 2 * time.Second
+
+// stagesStopped: every stage of an ending call terminated, and what they
+// sent before has been handled. stopDue: StopTimeout passed.
+type (
+	stagesStopped struct{}
+	stopDue       struct{}
+)
+
+// stageStopped counts a terminated stage of an ending call.
+func (a *Actor) stageStopped(ctx actor.Context, who *actor.PID) {
+	if !a.ending || a.stopping || a.stageOf(who) == nil {
+		return
+	}
+	a.stagesLeft--
+	if a.stagesLeft == 0 {
+		ctx.Send(ctx.Self(), &stagesStopped{})
+	}
+}
+
+func (a *Actor) stopSelf(ctx actor.Context) {
+	if a.stopping {
+		return
+	}
+	a.stopping = true
 	ctx.Stop(ctx.Self())
 }
 
