@@ -19,6 +19,7 @@ import (
 	"github.com/brisvox/brisvox/cmd/internal/records/redact"
 	"github.com/brisvox/brisvox/cmd/internal/records/sqlstore"
 	"github.com/brisvox/brisvox/cmd/internal/records/tracing"
+	"github.com/brisvox/brisvox/cmd/internal/records/webhook"
 	"github.com/brisvox/brisvox/cmd/internal/serve"
 	"github.com/rs/zerolog"
 )
@@ -35,6 +36,7 @@ type keptCalls struct {
 	svc      *records.Service
 	recorder *recording.Recorder
 	tracer   *tracing.Tracer
+	hooks    *webhook.Sender
 	keeper   *keeper.Keeper
 	log      zerolog.Logger
 }
@@ -191,7 +193,22 @@ func openKept(ctx context.Context, f *agentfile.File, node string, lookup func(s
 			log.Warn().Int("recordings", len(left)).Msg("recordings: files left by a crash were finished")
 		}
 	}
-	if k.svc, err = records.New(cfg, k.store, k.recJ, k.liveJ); err != nil {
+	var sinks []records.Sink
+	if len(rc.Webhooks) > 0 {
+		secret, ok := lookup(rc.WebhookSecretEnv.V)
+		if !ok || secret == "" {
+			return nil, fmt.Errorf("[records] webhook_secret_env: %s is not set (the webhooks' signing secret)", rc.WebhookSecretEnv.V)
+		}
+		urls := make([]string, len(rc.Webhooks))
+		for i, u := range rc.Webhooks {
+			urls[i] = u.V
+		}
+		if k.hooks, err = webhook.New(webhook.Config{URLs: urls, Secret: []byte(secret), Dir: filepath.Join(k.dir, "webhooks"), Log: log}); err != nil {
+			return nil, fmt.Errorf("[records] webhooks: %w", err)
+		}
+		sinks = append(sinks, k.hooks)
+	}
+	if k.svc, err = records.New(cfg, k.store, k.recJ, k.liveJ, sinks...); err != nil {
 		return nil, fmt.Errorf("[records]: %w", err)
 	}
 	n, err := k.svc.Recover(ctx)
@@ -202,6 +219,9 @@ func openKept(ctx context.Context, f *agentfile.File, node string, lookup func(s
 		log.Warn().Int("calls", n).Msg("records: calls live when this node last stopped were recorded as node_crashed")
 	}
 	k.svc.Start()
+	if k.hooks != nil {
+		k.hooks.Start()
+	}
 	k.keeper = keeper.New(k.svc, k.recorder, k.tracer, log)
 	return k, nil
 }
@@ -243,17 +263,30 @@ func (k *keptCalls) metrics(srv *serve.Server) error {
 	if k.tracer != nil {
 		srcs = append(srcs, source{"tracing", k.tracer.Stats})
 	}
+	if k.hooks != nil {
+		srcs = append(srcs, source{"webhooks", k.hooks.Stats})
+	}
 	for _, s := range srcs {
 		srv.Attach(s.name, s.stats, nil)
 		for key := range s.stats() {
 			read := func() float64 { return float64(s.stats()[key]) }
-			if err := srv.CounterFunc("brisvox_"+s.name+"_total", "Counters of the call records' "+strings.ReplaceAll(s.name, "_", " ")+" (docs/RECORDS.md), by event.", map[string]string{"event": key}, read); err != nil {
+			labels := map[string]string{"event": key}
+			if recordGauges[key] {
+				if err := srv.GaugeFunc("brisvox_"+s.name, "Levels of the call records' "+strings.ReplaceAll(s.name, "_", " ")+" (docs/RECORDS.md): what waits now, by kind.", map[string]string{"kind": key}, read); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := srv.CounterFunc("brisvox_"+s.name+"_total", "Counters of the call records' "+strings.ReplaceAll(s.name, "_", " ")+" (docs/RECORDS.md), by event.", labels, read); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
 }
+
+// recordGauges are the Stats keys that are levels, not counts.
+var recordGauges = map[string]bool{"waiting": true, "pending_puts": true, "pending": true, "segments": true, "calls_live": true}
 
 // close stops what was opened, in order: the records service drains its
 // queue into the journal (the calls have ended), then the tracer
@@ -267,6 +300,13 @@ func (k *keptCalls) close(ctx context.Context) {
 	if k.svc != nil {
 		if err := k.svc.Close(ctx); err != nil {
 			k.log.Error().Err(err).Msg("records: close")
+		}
+	}
+	// The webhooks after the records service: its writer delivers while
+	// it drains.
+	if k.hooks != nil {
+		if err := k.hooks.Close(ctx); err != nil {
+			k.log.Error().Err(err).Msg("webhooks: close")
 		}
 	}
 	if k.tracer != nil {
