@@ -76,8 +76,9 @@ func PauseRecording(rc RecordingController) agent.Tool {
 // runs in a speculative round, which the engine starts while the caller
 // has only paused for breath, and a caller pausing between groups of
 // digits would then be recorded reading the rest. As SideEffect it runs
-// only once the caller's turn is over. Not Repeatable: a second resume
-// within one turn is answered already_done, which is true. No filler.
+// only once the caller's turn is over. Repeatable: after a pause in a
+// later response of the same turn, a resume must run again, not be
+// answered already_done with the recording still silent. No filler.
 func ResumeRecording(rc RecordingController) agent.Tool {
 	spec := agent.NewSpec(ResumeRecordingTool,
 		"Resumes the call's audio recording after pause_recording. Call it once the caller has finished "+
@@ -85,6 +86,7 @@ func ResumeRecording(rc RecordingController) agent.Tool {
 		agent.SideEffect)
 	spec.Parameters = json.RawMessage(recordingParameters)
 	spec.FillerAfter = -1
+	spec.Repeatable = true
 	return &recordingTool{spec: spec, rc: rc}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/brisvox/brisvox/agent"
 	"github.com/brisvox/brisvox/agent/stock"
@@ -176,24 +177,50 @@ func TestRecordingToolsErrors(t *testing.T) {
 // TestRecordingSpecs pins the kinds chosen (docs/TOOLS.md).
 func TestRecordingSpecs(t *testing.T) {
 	tests := []struct {
-		name   string
-		spec   agent.Spec
-		effect agent.Effect
-		says   string
+		name       string
+		spec       agent.Spec
+		effect     agent.Effect
+		repeatable bool
+		says       string
 	}{
 		// Catches pause declared SideEffect: it would be held in a
 		// speculative round and could come after the caller began.
 		{name: stock.PauseRecordingTool, spec: stock.PauseRecording(nil).Spec(), effect: agent.ReadOnly, says: "card number"},
 		// Catches resume declared ReadOnly: it would run in a speculative
-		// round while the caller only paused between digits.
-		{name: stock.ResumeRecordingTool, spec: stock.ResumeRecording(nil).Spec(), effect: agent.SideEffect, says: "after pause_recording"},
+		// round while the caller only paused between digits; and resume
+		// not Repeatable: a resume after a second pause in one turn would
+		// be answered already_done and the recording stay silent.
+		{name: stock.ResumeRecordingTool, spec: stock.ResumeRecording(nil).Spec(), effect: agent.SideEffect, repeatable: true, says: "after pause_recording"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := tt.spec
-			if s.Name != tt.name || s.Effect != tt.effect || s.Confirm || s.Repeatable || s.FillerAfter >= 0 || !strings.Contains(s.Description, tt.says) {
-				t.Errorf("spec %+v, want %s %v, no confirm, not repeatable, no filler, a description saying %q", s, tt.name, tt.effect, tt.says)
+			if s.Name != tt.name || s.Effect != tt.effect || s.Confirm || s.Repeatable != tt.repeatable || s.FillerAfter >= 0 || !strings.Contains(s.Description, tt.says) {
+				t.Errorf("spec %+v, want %s %v, no confirm, repeatable %v, no filler, a description saying %q", s, tt.name, tt.effect, tt.repeatable, tt.says)
 			}
 		})
+	}
+}
+
+// TestResumeAfterPauseInOneTurn: pause, resume, pause, resume in the
+// responses of one turn (one epoch): the engine's repeat check (the
+// orphan table, as the tools actor asks it) lets the second resume run.
+// Catches resume_recording not Repeatable: the second resume would be
+// answered already_done and the rest of the call recorded as silence.
+func TestResumeAfterPauseInOneTurn(t *testing.T) {
+	table, err := agent.NewOrphanTable(agent.OrphanConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := stock.ResumeRecording(&fakeController{}).Spec()
+	now := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
+	first := agent.TrackedCall{Key: agent.IdempotencyKey{Session: "s1", Epoch: 1, CallID: "t1.1"}, Round: 1,
+		Tool: spec.Name, Digest: agent.ArgumentsDigest(spec.Name, json.RawMessage(`{}`))}
+	table.Start(first, now)
+	table.Settle(first.Key, messages.ToolResult{CallID: "t1.1", Content: `{"status":"recording"}`}, now)
+	second := first
+	second.Key.CallID, second.Round = "t1.3", 3
+	if m := table.Check(agent.Probe{TrackedCall: second, Repeatable: spec.Repeatable}, now.Add(time.Second)); m.Verdict != agent.VerdictRun {
+		t.Errorf("the second resume of the turn: %v, want it run", m.Verdict)
 	}
 }
