@@ -244,7 +244,8 @@ func (k *keptCalls) wire(cfg *serve.Config) {
 	}
 }
 
-// metrics exports the records' counters on /metrics and /stats.
+// metrics exports the records' counters on /metrics (every key of each
+// part's Stats by event, the levels as gauges by kind) and /stats.
 func (k *keptCalls) metrics(srv *serve.Server) error {
 	if k == nil {
 		return nil
@@ -268,21 +269,51 @@ func (k *keptCalls) metrics(srv *serve.Server) error {
 	}
 	for _, s := range srcs {
 		srv.Attach(s.name, s.stats, nil)
+		what := strings.ReplaceAll(s.name, "_", " ")
 		for key := range s.stats() {
 			read := func() float64 { return float64(s.stats()[key]) }
-			labels := map[string]string{"event": key}
-			if recordGauges[key] {
-				if err := srv.GaugeFunc("brisvox_"+s.name, "Levels of the call records' "+strings.ReplaceAll(s.name, "_", " ")+" (docs/RECORDS.md): what waits now, by kind.", map[string]string{"kind": key}, read); err != nil {
-					return err
-				}
-				continue
-			}
-			if err := srv.CounterFunc("brisvox_"+s.name+"_total", "Counters of the call records' "+strings.ReplaceAll(s.name, "_", " ")+" (docs/RECORDS.md), by event.", labels, read); err != nil {
+			if err := exportStat(srv, s.name, key, what, read); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// exportStat registers one key of a part's Stats: a level as a gauge by
+// kind (brisvox_records{kind="waiting"}), a count as a counter by event
+// (brisvox_records_total{event="put_failures"}). The names are written
+// out, so the docs' citations of them are checked (docstest).
+func exportStat(srv *serve.Server, part, key, what string, read func() float64) error {
+	gauge, counter := map[string]string{"kind": key}, map[string]string{"event": key}
+	ghelp := "Levels of the call records' " + what + " (docs/RECORDS.md): what waits now, by kind."
+	chelp := "Counters of the call records' " + what + " (docs/RECORDS.md), by event."
+	level := recordGauges[key]
+	switch {
+	case part == "records" && level:
+		return srv.GaugeFunc("brisvox_records", ghelp, gauge, read)
+	case part == "records":
+		return srv.CounterFunc("brisvox_records_total", chelp, counter, read)
+	case part == "records_journal" && level:
+		return srv.GaugeFunc("brisvox_records_journal", ghelp, gauge, read)
+	case part == "records_journal":
+		return srv.CounterFunc("brisvox_records_journal_total", chelp, counter, read)
+	case part == "records_live_journal" && level:
+		return srv.GaugeFunc("brisvox_records_live_journal", ghelp, gauge, read)
+	case part == "records_live_journal":
+		return srv.CounterFunc("brisvox_records_live_journal_total", chelp, counter, read)
+	case part == "recordings" && level:
+		return srv.GaugeFunc("brisvox_recordings", ghelp, gauge, read)
+	case part == "recordings":
+		return srv.CounterFunc("brisvox_recordings_total", chelp, counter, read)
+	case part == "tracing":
+		return srv.CounterFunc("brisvox_tracing_total", chelp, counter, read)
+	case part == "webhooks" && level:
+		return srv.GaugeFunc("brisvox_webhooks", ghelp, gauge, read)
+	case part == "webhooks":
+		return srv.CounterFunc("brisvox_webhooks_total", chelp, counter, read)
+	}
+	return fmt.Errorf("no metric for %s's %s", part, key)
 }
 
 // recordGauges are the Stats keys that are levels, not counts.
