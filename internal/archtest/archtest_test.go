@@ -114,6 +114,16 @@ var layerRules = []Rule{
 		Forbidden: []string{"media/webrtc/...", "media/carrier/...", "sip/...", "sim/...", "cmd/..."},
 	},
 	{
+		// What is kept of a call follows it from outside the tree (serve's
+		// Keeper): the records' parts know no actor, no provider and no
+		// transport; only the keeper, which joins them for serve, sees
+		// serve.
+		Name:      "records-outside-the-tree",
+		Packages:  "cmd/internal/records/...",
+		Except:    []string{"cmd/internal/records/keeper"},
+		Forbidden: []string{"actors/...", "providers/...", "media/webrtc/...", "media/carrier/...", "sip/...", "sim/...", "cmd/internal/serve/...", "cmd/internal/agentbuild/..."},
+	},
+	{
 		Name:      "nothing-imports-cmd",
 		Packages:  "...",
 		Except:    []string{"cmd/..."}, // a command may use its own helper packages
@@ -322,6 +332,9 @@ func TestLayerRulesBite(t *testing.T) {
 		{"turn-takes-the-policy-from-agent", "actors/turn", "media/eot", "agent/endofturn"},
 		{"agentfile-is-configuration", "cmd/internal/agentfile", "actors/llm", "providers/tts/cartesia"},
 		{"agentfile-is-configuration", "cmd/internal/agentfile", "sim", "providers"},
+		{"records-outside-the-tree", "cmd/internal/records/recording", "actors/transport", "media/conn"},
+		{"records-outside-the-tree", "cmd/internal/records", "cmd/internal/serve", "messages"},
+		{"records-outside-the-tree", "cmd/internal/records/tracing", "providers", "agent"},
 		{"stages-talk-by-messages", "actors/pacer", "actors/transport", "messages"},
 		{"stages-talk-by-messages", "actors/switchboard", "actors/session", "actors/kit"},
 		{"actors-below-transports", "actors/session", "media/webrtc", "media/conn"},
