@@ -2,7 +2,7 @@
 // enable by name (cmd/internal/agentbuild's catalogue), written the way an
 // application writes its own: what an application adds to the engine so
 // the model can act on its behalf. It sits beside the contract it
-// implements (package agent) and imports nothing else of the module. Two
+// implements (package agent) and imports only it and messages. Two
 // show one of each effect:
 //
 //   - get_time (GetTime) is ReadOnly: it changes nothing, so the engine may
