@@ -99,10 +99,10 @@ func (n *recordsNode) recordsStats(t *testing.T) map[string]uint64 {
 // calls and restarts take about 20 s (the build apart).
 //
 // Mutations caught (each seen failing): Recover not called by serve's
-// openKept (no record after the restart); the live-call journal not
-// acked at the end of recovery (a second node_crashed record at the
-// second restart is refused by the store's idempotent Put, so: the
-// recovered count logged again).
+// openKept (no record after the restart); Recover not acking the
+// crashed call's live-call entries (the second restart recovers it
+// again: its warning logged a second time; the store's idempotent Put
+// keeps the count at one).
 func TestRecordsAfterKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a real-time call and child processes")
