@@ -17,9 +17,11 @@ var consoleFiles embed.FS
 // consoleCSP is the console's Content-Security-Policy: scripts, styles,
 // images and requests from this server only, no inline script or style,
 // no frames, no form posts. The token the page holds can then go nowhere
-// but to this server's operator API.
+// but to this server's operator API. Media from blob: only: the past
+// calls' player plays a recording the page fetched with the token (an
+// <audio> src cannot carry it).
 const consoleCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; " +
-	"connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+	"media-src blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // consolePage is the page's file; the others are its assets.
 const consolePage = "index.html"

@@ -140,7 +140,8 @@ func TestConsoleSource(t *testing.T) {
 		}
 		return string(b)
 	}
-	html, js, css := read("index.html"), read("console.js"), read("console.css")
+	// past.js (the past calls) is held to the same rules as console.js.
+	html, js, css := read("index.html"), read("console.js")+read("past.js"), read("console.css")
 	for _, tc := range []struct {
 		name, file, text string
 		bad              *regexp.Regexp

@@ -11,6 +11,8 @@
 //   POST /operator/calls/{id}/restart?stage=S, POST /operator/calls/{id}/hangup
 //   POST, DELETE /operator/nodes/{node}/drain
 //
+// past.js adds the past calls (GET /operator/records...).
+//
 // Everything the server says is outside input: it is set with textContent
 // (or an SVG text node), never parsed as HTML.
 "use strict";
@@ -101,6 +103,7 @@ function signOut(message) {
   try { sessionStorage.removeItem(tokenKey); } catch (_) { /* storage off: nothing kept */ }
   stopStream();
   closeDetail();
+  if (window.brisvoxPast) window.brisvoxPast.clear();
   con.calls = {}; con.nodes = {}; con.self = "";
   rows.clear();
   ui.callsBody.replaceChildren();
@@ -129,6 +132,7 @@ function signIn(tok) {
   ui.signout.hidden = false;
   ui.error.textContent = "";
   startStream();
+  if (window.brisvoxPast) window.brisvoxPast.load();
 }
 
 ui.loginForm.addEventListener("submit", (ev) => {
@@ -151,8 +155,8 @@ class APIError extends Error {
 }
 
 const statusWords = {
-  400: "bad request", 404: "not found (the call or node is gone)", 409: "refused",
-  502: "the call did not answer in time", 503: "unavailable",
+  400: "bad request", 404: "not found (the call or node is gone)", 409: "refused", 410: "gone",
+  501: "not kept on this node", 502: "the call did not answer in time", 503: "unavailable",
 };
 
 function describeError(status, body) {
@@ -768,17 +772,23 @@ function niceStep(span) {
 let lastTurns = [];
 function renderWaterfall(turns) {
   lastTurns = turns;
-  const shown = turns.slice(-maxTurnsShown);
-  con.waterfall = shown.map((t) => ({ epoch: num(t.epoch), segments: turnSegments(t.marks_ms || {}).map((s) => ({ name: s.name, ms: s.ms })) }));
+  con.waterfall = drawWaterfall(ui.waterfall, turns, maxTurnsShown);
+}
+
+// drawWaterfall draws the last `most` turns into box (the live call's
+// and a past call's view) and returns their segments, for tests.
+function drawWaterfall(box, turns, most) {
+  const shown = turns.slice(-most);
+  const drawn = shown.map((t) => ({ epoch: num(t.epoch), segments: turnSegments(t.marks_ms || {}).map((s) => ({ name: s.name, ms: s.ms })) }));
   if (shown.length === 0) {
-    ui.waterfall.replaceChildren(el("p", "hint", "No turn yet: the timelines appear once the caller has spoken."));
-    return;
+    box.replaceChildren(el("p", "hint", "No turn yet: the timelines appear once the caller has spoken."));
+    return drawn;
   }
   let max = 0;
   for (const t of shown) for (const v of Object.values(t.marks_ms || {})) if (typeof v === "number" && isFinite(v)) max = Math.max(max, v);
   const step = niceStep(max || 100);
   const axisMax = Math.max(step, Math.ceil((max || 1) / step) * step);
-  const W = Math.max(320, Math.floor(ui.waterfall.clientWidth || 520));
+  const W = Math.max(320, Math.floor(box.clientWidth || 520));
   const left = 62, right = 80, top = 22, rowH = 24, barH = 14;
   const plotW = W - left - right;
   const H = top + rowH * shown.length + 6;
@@ -818,7 +828,8 @@ function renderWaterfall(turns) {
   });
   const parts = [root];
   if (turns.length > shown.length) parts.push(el("p", "hint", "the last " + shown.length + " of " + turns.length + " turns"));
-  ui.waterfall.replaceChildren(...parts);
+  box.replaceChildren(...parts);
+  return drawn;
 }
 
 let resizeQueued = false;
