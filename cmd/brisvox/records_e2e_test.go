@@ -756,7 +756,9 @@ func sippCall(t *testing.T, dir, target, scenario string) (string, error) {
 // number in the database's and both journals' bytes); redaction off
 // (records.Config.Redactor nil: the numbers in the callers' lines and in
 // the database's and journals' bytes, redactions empty); the agent
-// digest not passed to the keeper (empty).
+// digest not passed to the keeper (empty); the session logging what the
+// caller said at info level whatever LogContent says (the transcript
+// and the said number in the log).
 func TestRecordsOfEachTransport(t *testing.T) {
 	needPeer(t, "sipp")
 	check := noLeaks(t)
@@ -930,6 +932,9 @@ func TestRecordsOfEachTransport(t *testing.T) {
 			if len(l.Text) > 12 {
 				secrets = append(secrets, l.Text)
 			}
+		}
+		for _, ev := range p.events.of("user_turn") {
+			secrets = append(secrets, fmt.Sprint(ev["text"])) // as heard, unredacted
 		}
 	}
 	if err := st.Close(); err != nil {
