@@ -122,6 +122,13 @@ type consoleResult struct {
 			Action consoleAction
 			Look   consoleLook
 		} `json:"hangup"`
+		// Past is the hung-up call's record in the past calls (past.js).
+		Past *struct {
+			State, Call, EndReason, Audio, AudioNote string
+			Listed                                   []string
+			Transcript                               []struct{ Speaker, Text string }
+			WaterfallRows, Shown                     int
+		} `json:"past"`
 		Late struct {
 			Call   string
 			Action consoleAction
@@ -152,7 +159,7 @@ type consoleResult struct {
 // consoleShots are the screenshots console.cjs saves.
 var consoleShots = []string{
 	"console-1-token.png", "console-2-calls.png", "console-3-detail.png", "console-4-confirm.png",
-	"console-5-restarted.png", "console-6-drained.png", "console-7-reconnecting.png",
+	"console-5-restarted.png", "console-6-drained.png", "console-7-reconnecting.png", "console-8-past.png",
 }
 
 // operatorJSON does one operator request with the token and decodes its
@@ -580,6 +587,23 @@ func TestBrowserConsole(t *testing.T) {
 		case <-done:
 		case <-time.After(10 * time.Second):
 			t.Error("the hung-up caller's websocket is still open")
+		}
+	})
+	t.Run("past calls", func(t *testing.T) {
+		// The hung-up call's record: listed, opened, its transcript (the
+		// greeting the caller heard) shown line for line.
+		p := r.Steps.Past
+		if p == nil {
+			t.Fatal("console.cjs found no past calls view (#past)")
+		}
+		if !slices.Contains(p.Listed, hangupID) || p.Call != hangupID || p.EndReason == "" {
+			t.Errorf("past calls %+v, want the record of %s", p, hangupID)
+		}
+		if len(p.Transcript) == 0 || p.Transcript[0].Speaker != "bot" || p.Transcript[0].Text == "" || p.Shown != len(p.Transcript) {
+			t.Errorf("the record's transcript %+v, %d lines shown", p.Transcript, p.Shown)
+		}
+		if p.Audio != "absent" || !strings.Contains(p.AudioNote, "not recorded") {
+			t.Errorf("the player of a call not recorded: %q %q", p.Audio, p.AudioNote)
 		}
 	})
 	t.Run("error shown", func(t *testing.T) {

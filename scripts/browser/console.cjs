@@ -9,7 +9,8 @@
 // waterfall; a Restart of the stt stage, confirmed; a Hang up of another
 // call, confirmed, and the call leaves the table; a Restart confirmed
 // after its call ended (the API's 404 shown); a Drain of the node,
-// confirmed, then Undrain; last, the server stops and the page says it is
+// confirmed, then Undrain (between them, where the page has it, the
+// hung-up call's record in the past calls); last, the server stops and the page says it is
 // reconnecting. Where the test must act or look (make the caller speak
 // again, hang a call up behind the page's back, try a call on the drained
 // node, stop the server), the script
@@ -257,6 +258,8 @@ function look() {
 
     // 2. A wrong token: back to the prompt, saying why.
     expected.add("401 /operator/events");
+    // The past calls (past.js) ask for their list at sign-in too.
+    expected.add("401 /operator/records");
     await page.type("#token", "wrong-token-0123456789abcdef");
     await page.click("#login-go");
     await wait(() => !document.getElementById("login").hidden && document.getElementById("login-error").textContent !== "", null, "the refusal of a wrong token");
@@ -322,6 +325,32 @@ function look() {
     await wait((id) => !document.querySelector('#calls-body tr[data-call="' + id + '"]') && window.brisvoxConsole.detailGone !== "", hangupCall, "the hung-up call to leave the table");
     result.steps.hangup = { ask: hangupAsk, action: hungUp, look: await page.evaluate(look) };
     await page.click("#close-detail");
+
+    // 6a. The past calls (past.js, issue 20): the hung-up call's record,
+    // once its node has written it, is listed; opened, its transcript and
+    // turns are shown. Only where the page has the view.
+    if (await page.evaluate(() => !!document.getElementById("past"))) {
+      const until = Date.now() + timeout;
+      for (;;) {
+        await page.click("#past-go");
+        await wait(() => window.brisvoxConsole.past.state !== "loading", null, "the past calls");
+        if (await page.evaluate((id) => window.brisvoxConsole.past.records.some((r) => r.call_id === id), hangupCall)) break;
+        if (Date.now() > until) throw new Error("the hung-up call's record is not in the past calls within " + timeout + " ms");
+        await sleep(250);
+      }
+      await page.click('#records-body tr[data-record="' + hangupCall + '"] button.link');
+      await wait((id) => window.brisvoxConsole.past.selected === id && window.brisvoxConsole.past.record !== null, hangupCall, "the past call's record");
+      result.steps.past = await page.evaluate(() => {
+        const p = window.brisvoxConsole.past;
+        return {
+          state: p.state, listed: p.records.map((r) => r.call_id), call: p.record.call_id, endReason: p.record.end_reason,
+          transcript: p.transcript, waterfallRows: p.waterfall.length, audio: p.audio,
+          shown: document.querySelectorAll("#transcript li").length, audioNote: document.getElementById("record-audio-note").textContent,
+        };
+      });
+      await page.screenshot({ path: shot("console-8-past.png") });
+      await page.click("#close-record");
+    }
 
     // 6b. A call that ends while its Restart is being confirmed: the API's
     // error (404) is what the page shows.

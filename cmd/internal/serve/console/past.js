@@ -86,7 +86,7 @@
       b.addEventListener("click", () => open(str(r.call_id)));
       first.append(b);
       tr.append(first, el("td", "", fmtWhen(r.started)), el("td", "num", duration(r.started, r.ended)), el("td", "", str(r.transport)),
-        el("td", "", str(r.agent)), el("td", "", str(r.end_reason)), el("td", "num", String(num(r.turns))), el("td", "num", String(num(r.tools))),
+        el("td", "", str(r.agent)), el("td", "reason", str(r.end_reason)), el("td", "num", String(num(r.turns))), el("td", "num", String(num(r.tools))),
         el("td", "", r.recording ? "yes" : "\u2014"));
       tr.classList.toggle("selected", str(r.call_id) === past.selected);
       return tr;
