@@ -85,6 +85,11 @@ func TestDialSippAnswers(t *testing.T) {
 		if name, _, ok := c.Trunk(); !ok || name != "far" {
 			t.Errorf("Trunk() = %q, %v", name, ok)
 		}
+		// The call record's trunk (serve reads TrunkName). Mutation seen
+		// failing: TrunkName returning "" for an outbound call.
+		if n := c.TrunkName(); n != "far" {
+			t.Errorf("TrunkName() = %q, want far", n)
+		}
 		// Ours (the trunk's caller id) and the number dialled. (Mutation
 		// seen failing: the parties not set on an outbound call.)
 		if caller, callee := c.Parties(); caller != "+15550000" || callee != "+15551234" {

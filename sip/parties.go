@@ -10,6 +10,17 @@ import "strings"
 // personal data: never log them.
 func (c *Call) Parties() (caller, callee string) { return c.caller, c.callee }
 
+// TrunkName names the trunk an outbound call went through, for the call
+// record; "" for a call that came in (the trunk filter admits by source
+// address and names no trunk).
+func (c *Call) TrunkName() string {
+	name, _, ok := c.Trunk()
+	if !ok {
+		return ""
+	}
+	return name
+}
+
 // uriUser is the user part of a sip: or sips: URI we built or were given
 // (a caller id), without a password; "" when it has none.
 func uriUser(uri string) string {

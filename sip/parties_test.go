@@ -42,7 +42,7 @@ func TestInboundParties(t *testing.T) {
 			if caller != c.caller || callee != c.callee {
 				t.Errorf("Parties() = %q, %q; want %q, %q", caller, callee, c.caller, c.callee)
 			}
-			if _, _, ok := call.Trunk(); ok {
+			if _, _, ok := call.Trunk(); ok || call.TrunkName() != "" {
 				t.Error("an inbound call names a trunk")
 			}
 		})

@@ -60,7 +60,9 @@ type CallStart struct {
 type Digester interface{ Digest() string }
 
 // parties is a Conn that knows the call's parties (a SIP call).
-type parties interface{ Parties() (caller, callee string) }
+type parties interface {
+	Parties() (caller, callee string)
+}
 
 // trunked is a Conn that names its SIP trunk.
 type trunked interface{ TrunkName() string }
