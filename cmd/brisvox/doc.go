@@ -14,6 +14,11 @@
 //	                      node's operator API: list [--watch], show ID,
 //	                      restart ID STAGE, hangup ID, nodes, drain NODE,
 //	                      undrain NODE
+//	brisvox records [--addr URL] [--token-env NAME] COMMAND
+//	                      the call records (docs/RECORDS.md) over the
+//	                      operator API, or a stopped node's SQLite file
+//	                      with --db: list, show ID, export, recording ID,
+//	                      pause ID, resume ID, erase, audit
 //
 // The simulator's suites and demo call are the dev command brisvox-sim
 // (cmd/brisvox-sim: go tool task sim, go tool task demo): this binary

@@ -12,7 +12,7 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: brisvox vad [--engine energy|silero] FILE.wav | brisvox check FILE... | brisvox serve --agent FILE [--addr HOST:PORT] | brisvox dial --trunk NAME --to NUMBER [--var k=v]... | brisvox sign --secret-env NAME --path /pcm [--ttl 5m] | brisvox calls [--addr URL] list|show|restart|hangup|nodes|drain|undrain (the simulator: go tool task sim, go tool task demo)")
+		fmt.Fprintln(stderr, "usage: brisvox vad [--engine energy|silero] FILE.wav | brisvox check FILE... | brisvox serve --agent FILE [--addr HOST:PORT] | brisvox dial --trunk NAME --to NUMBER [--var k=v]... | brisvox sign --secret-env NAME --path /pcm [--ttl 5m] | brisvox calls [--addr URL] list|show|restart|hangup|nodes|drain|undrain | brisvox records [--addr URL] list|show|export|recording|pause|resume|erase|audit (the simulator: go tool task sim, go tool task demo)")
 		return 2
 	}
 	switch args[0] {
@@ -33,8 +33,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return dialCommand(args[1:], stdout, stderr)
 	case "calls":
 		return callsCommand(args[1:], stdout, stderr)
+	case "records":
+		return recordsCommand(args[1:], stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "brisvox: unknown command %q (want vad, check, serve, dial, sign or calls)\n", args[0])
+		fmt.Fprintf(stderr, "brisvox: unknown command %q (want vad, check, serve, dial, sign, calls or records)\n", args[0])
 		return 2
 	}
 }

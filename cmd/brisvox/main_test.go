@@ -40,6 +40,20 @@ func TestCommand(t *testing.T) {
 		}
 	})
 
+	// Each operator command is reached by its name (mutation seen
+	// failing: the records case missing from run, "unknown command").
+	t.Run("operator commands", func(t *testing.T) {
+		for _, name := range []string{"calls", "records"} {
+			var stderr bytes.Buffer
+			cmd := exec.Command(bin, name)
+			cmd.Stderr = &stderr
+			_ = cmd.Run()
+			if !strings.Contains(stderr.String(), "usage: brisvox "+name) {
+				t.Errorf("brisvox %s: stderr %q, want its usage", name, stderr.String())
+			}
+		}
+	})
+
 	t.Run("sim and demo name their task", func(t *testing.T) {
 		for _, args := range [][]string{{"sim"}, {"sim", "--json"}, {"demo"}} {
 			var stdout, stderr bytes.Buffer
