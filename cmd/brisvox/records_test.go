@@ -152,8 +152,12 @@ func (m memRecorder) Open(key string) (io.ReadSeekCloser, error) {
 	}
 	return nil, fmt.Errorf("%w: no recording %s", records.ErrNotFound, key)
 }
-func (memRecorder) Pause(string) error  { return fmt.Errorf("recording: no live recording of that call") }
-func (memRecorder) Resume(string) error { return fmt.Errorf("recording: no live recording of that call") }
+func (memRecorder) Pause(string) error {
+	return fmt.Errorf("recording: no live recording of that call")
+}
+func (memRecorder) Resume(string) error {
+	return fmt.Errorf("recording: no live recording of that call")
+}
 
 const (
 	recCaller = "+447700900123"
