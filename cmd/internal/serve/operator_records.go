@@ -48,6 +48,10 @@ type RecordKeeper interface {
 // removed, or the call is not being recorded now).
 var ErrNoRecording = errors.New("serve: no recording")
 
+// numbersNotKept answers a filter or erasure by number on a node whose
+// numbers policy is drop (no key to hash with, nothing to find).
+const numbersNotKept = "this node keeps no numbers (its [records] numbers policy is drop): there is nothing to find by caller"
+
 // RecordService is what RecordParts needs of records.Service.
 type RecordService interface {
 	Erase(ctx context.Context, e records.Erasure) (records.ErasureResult, error)
@@ -243,7 +247,11 @@ func (a *recordsAPI) parseQuery(v url.Values) (records.Query, error) {
 		if err := checkNumber(caller); err != nil {
 			return q, err
 		}
-		q.CallerHash = a.keeper.HashNumber(caller)
+		if q.CallerHash = a.keeper.HashNumber(caller); q.CallerHash == "" {
+			// No key: the node keeps no numbers. An empty hash would
+			// select every call.
+			return q, badQuery{numbersNotKept}
+		}
 	case hash != "":
 		if q.CallerHash, err = checkHash(hash); err != nil {
 			return q, err
@@ -512,7 +520,9 @@ func (a *recordsAPI) eraseCaller(w http.ResponseWriter, r *http.Request) {
 		err = badQuery{"give caller or caller_hash, not both"}
 	case b.Caller != "":
 		if err = checkNumber(b.Caller); err == nil {
-			e.CallerHash = a.keeper.HashNumber(b.Caller)
+			if e.CallerHash = a.keeper.HashNumber(b.Caller); e.CallerHash == "" {
+				err = badQuery{numbersNotKept}
+			}
 		}
 	case b.CallerHash != "":
 		e.CallerHash, err = checkHash(b.CallerHash)

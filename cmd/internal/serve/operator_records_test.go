@@ -548,3 +548,34 @@ func TestRecordsOff(t *testing.T) {
 		}
 	}
 }
+
+// droppingKeeper is a node whose numbers policy is drop: it has no key,
+// and HashNumber gives "" (records.Service without a key).
+type droppingKeeper struct{ *memKeeper }
+
+func (droppingKeeper) HashNumber(string) string { return "" }
+
+// TestCallerFilterWithoutNumbers: on a node that keeps no numbers, a
+// list or an erasure by caller number is refused, never run with an
+// empty hash. Mutation caught: the empty hash passed on, which as a list
+// filter selects every call (the caller's filter silently dropped) and
+// as an erasure reaches the store as neither a call nor a caller.
+func TestCallerFilterWithoutNumbers(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	k := droppingKeeper{newMemKeeper(&records.Record{CallID: "a", Started: time.Now()})}
+	ln, _, stop := recordsServer(t, k)
+	defer stop()
+	resp, body := send(t, ln, "GET", "/operator/records?caller=%2B441632960123", "")
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "keeps no numbers") {
+		t.Errorf("list by caller: %d %s", resp.StatusCode, body)
+	}
+	resp, body = send(t, ln, "POST", "/operator/erasures", `{"caller":"+441632960123","reason":"r"}`)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "keeps no numbers") {
+		t.Errorf("erase by caller: %d %s", resp.StatusCode, body)
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if len(k.queries) != 0 || len(k.erasures) != 0 {
+		t.Errorf("the keeper was asked %d queries, %d erasures", len(k.queries), len(k.erasures))
+	}
+}
