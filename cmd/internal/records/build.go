@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/brisvox/brisvox/messages"
@@ -135,11 +136,24 @@ func (s *Service) finish(r *Record) {
 	red := s.cfg.Redactor
 	if s.cfg.Transcripts == Drop {
 		r.Transcript, r.TranscriptRemoved = nil, true
-	} else if red != nil {
+	} else {
 		for i := range r.Transcript {
-			text, m := red.String(r.Transcript[i].Text)
-			r.Transcript[i].Text = text
-			add(m)
+			l := &r.Transcript[i]
+			if l.Keys > 0 {
+				// Key presses may be a PIN: the record keeps how many
+				// there were (Keys), never which (whatever the
+				// redactor's kinds).
+				var n int
+				l.Text, n = withholdKeys(l.Text)
+				if n > 0 {
+					counts["keys"] += n
+				}
+			}
+			if red != nil {
+				text, m := red.String(l.Text)
+				l.Text = text
+				add(m)
+			}
 		}
 	}
 	if s.cfg.ToolData == Drop {
@@ -189,4 +203,38 @@ func (s *Service) redactArgs(raw json.RawMessage, add func(map[string]int)) json
 	}
 	out, _ := json.Marshal(text) // a string always encodes
 	return out
+}
+
+// keysSaid is how the turn stage puts a caller's key presses into the
+// turn's text for the model: "The caller pressed 4 2 #".
+const keysSaid = "The caller pressed"
+
+// withholdKeys replaces the keys of each "The caller pressed 4 2 #" in a
+// caller's line with "[keys]", and counts the replacements.
+func withholdKeys(text string) (string, int) {
+	var b strings.Builder
+	n := 0
+	for {
+		i := strings.Index(text, keysSaid)
+		if i < 0 {
+			b.WriteString(text)
+			return b.String(), n
+		}
+		j := i + len(keysSaid)
+		k := j
+		for k < len(text) && (text[k] == ' ' || text[k] >= '0' && text[k] <= '9' || text[k] == '*' || text[k] == '#' || text[k] >= 'A' && text[k] <= 'D') {
+			k++
+		}
+		b.WriteString(text[:j])
+		if strings.TrimSpace(text[j:k]) != "" {
+			b.WriteString(" [keys]")
+			n++
+			if k > j && text[k-1] == ' ' {
+				b.WriteByte(' ')
+			}
+		} else {
+			b.WriteString(text[j:k])
+		}
+		text = text[k:]
+	}
 }

@@ -178,7 +178,7 @@ func (tc theCall) want(ended time.Time, args json.RawMessage) *Record {
 			{Epoch: 1, Speaker: SpeakerBot, Text: "Hello, how can I help?", At: at(2 * time.Second)},
 			{Epoch: 2, Speaker: SpeakerCaller, Text: "I'd like a table for four", At: at(vadStop + 400000400)},
 			{Epoch: 2, Speaker: SpeakerBot, Text: "Booked for four.", At: at(22 * time.Second), Cut: true},
-			{Epoch: 3, Speaker: SpeakerCaller, Text: "The caller pressed 1 2 #", At: at(40 * time.Second), Keys: 3},
+			{Epoch: 3, Speaker: SpeakerCaller, Text: "The caller pressed [keys]", At: at(40 * time.Second), Keys: 3},
 		},
 		Tools: []ToolCall{
 			{Epoch: 2, ID: "call_1", Name: "book_table", Outcome: "ok", Started: at(vadStop + 901*time.Millisecond), Settled: at(vadStop + 1151*time.Millisecond),
@@ -190,11 +190,12 @@ func (tc theCall) want(ended time.Time, args json.RawMessage) *Record {
 			{Kind: "llm", Vendor: "openai", Model: "gpt-4o", Requests: 2, InputTokens: 500, OutputTokens: 50, CachedTokens: 100},
 			{Kind: "tts", Vendor: "flite", Requests: 2, AudioSeconds: 3, Characters: 60},
 		},
-		Failures:  []Failure{{"llm", "rejected", 1}, {"tts", "closed", 1}, {"tts", "timeout", 2}},
-		Restarts:  map[string]int{"tts": 1},
-		Failovers: []Failover{{Stage: "vad", From: "silero", To: "energy", At: at(30 * time.Second)}},
-		Recording: &Recording{Format: "wav", Key: "2000/01/01/c1.wav", Bytes: 1440044, DurationMS: 90000},
-		TraceID:   "0af7651916cd43dd8448eb211c80319c",
+		Failures:   []Failure{{"llm", "rejected", 1}, {"tts", "closed", 1}, {"tts", "timeout", 2}},
+		Restarts:   map[string]int{"tts": 1},
+		Failovers:  []Failover{{Stage: "vad", From: "silero", To: "energy", At: at(30 * time.Second)}},
+		Recording:  &Recording{Format: "wav", Key: "2000/01/01/c1.wav", Bytes: 1440044, DurationMS: 90000},
+		TraceID:    "0af7651916cd43dd8448eb211c80319c",
+		Redactions: map[string]int{"keys": 1},
 	}
 }
 
