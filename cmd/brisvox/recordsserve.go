@@ -240,6 +240,16 @@ func (k *keptCalls) wire(cfg *serve.Config) {
 		if k.recorder != nil {
 			parts.Recorder = k.recorder
 		}
+		if k.hooks != nil {
+			hooks := k.hooks
+			parts.Webhooks = func() any {
+				f := hooks.Failures()
+				if f == nil {
+					f = []webhook.Failure{}
+				}
+				return f
+			}
+		}
 		cfg.Records = parts
 	}
 }

@@ -72,6 +72,17 @@ type RecordParts struct {
 	Store    records.Store
 	Service  RecordService
 	Recorder Recorder
+	// Webhooks, when set, lists the webhooks' failed deliveries
+	// (webhook.Sender.Failures) for GET /operator/webhooks.
+	Webhooks func() any
+}
+
+// WebhookFailures is the webhooks' failed deliveries (nil: no webhooks).
+func (p RecordParts) WebhookFailures() any {
+	if p.Webhooks == nil {
+		return nil
+	}
+	return p.Webhooks()
 }
 
 var _ RecordKeeper = RecordParts{}
@@ -158,6 +169,30 @@ func (s *Server) mountRecords(auth func(http.HandlerFunc) http.HandlerFunc) {
 	s.mux.HandleFunc("DELETE /operator/records/{id}", auth(a.on(a.eraseCall)))
 	s.mux.HandleFunc("POST /operator/erasures", auth(a.on(a.eraseCaller)))
 	s.mux.HandleFunc("GET /operator/erasures", auth(a.on(a.audit)))
+	s.mux.HandleFunc("GET /operator/webhooks", auth(a.on(a.webhooks)))
+}
+
+// WebhookReporter is a RecordKeeper that also reports the end-of-call
+// webhooks' deliveries given up or refused (webhook.Sender.Failures: the
+// call id, the URL's host, the attempts, the last status or error class;
+// never a body or a path).
+type WebhookReporter interface {
+	WebhookFailures() any
+}
+
+// webhooks answers GET /operator/webhooks: {"node", "failures": [...]},
+// 501 when the node sends no webhooks.
+func (a *recordsAPI) webhooks(w http.ResponseWriter, _ *http.Request) {
+	wr, ok := a.keeper.(WebhookReporter)
+	var failures any
+	if ok {
+		failures = wr.WebhookFailures()
+	}
+	if failures == nil {
+		writeJSON(w, http.StatusNotImplemented, map[string]string{"error": "this node sends no end-of-call webhooks ([records] webhooks)"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"node": a.node, "failures": failures})
 }
 
 // on answers 501 for every route when the node keeps no records.

@@ -579,3 +579,27 @@ func TestCallerFilterWithoutNumbers(t *testing.T) {
 		t.Errorf("the keeper was asked %d queries, %d erasures", len(k.queries), len(k.erasures))
 	}
 }
+
+// TestWebhookFailuresRoute: GET /operator/webhooks lists the failed
+// deliveries a node's webhooks report, and is 501 without webhooks.
+// Mutation caught: the route not mounted (404), or the failures not
+// asked of the keeper (an empty list).
+func TestWebhookFailuresRoute(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	parts := RecordParts{Store: nil, Service: nil}
+	ln, _, stop := recordsServer(t, parts)
+	resp, body := send(t, ln, "GET", "/operator/webhooks", "")
+	if resp.StatusCode != http.StatusNotImplemented || !strings.Contains(string(body), "no end-of-call webhooks") {
+		t.Errorf("without webhooks: %d %s", resp.StatusCode, body)
+	}
+	stop()
+	parts.Webhooks = func() any {
+		return []map[string]any{{"call_id": "c1", "host": "hooks.example.com", "attempts": 12, "status": 503, "reason": "gave_up"}}
+	}
+	ln, _, stop = recordsServer(t, parts)
+	defer stop()
+	resp, body = send(t, ln, "GET", "/operator/webhooks", "")
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"host":"hooks.example.com"`) || !strings.Contains(string(body), `"reason":"gave_up"`) {
+		t.Errorf("with a failure: %d %s", resp.StatusCode, body)
+	}
+}
