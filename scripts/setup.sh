@@ -8,7 +8,8 @@
 #                    headers, pocketsphinx's model, ONNX Runtime and Silero
 #   setup.sh all     serve, then what the tests need on top (go tool task
 #                    test): synthesizers, SIP peers, references, chromium
-#                    and the browser test's npm packages (the default)
+#                    and the browser and S3 tests' npm packages (the
+#                    default)
 #   setup.sh list serve|all
 #                    print the Debian packages of that mode, one a line
 set -euo pipefail
@@ -141,23 +142,32 @@ fetch_npm_file() {
   log "$name: installed $dest (sha256 $file_sha)"
 }
 
-# install_browser_driver installs puppeteer-core (pinned by
-# scripts/browser/package-lock.json, install scripts off: it never downloads
-# a browser) into .native/browser for the browser end-to-end test, which
-# drives Debian's /usr/bin/chromium.
-install_browser_driver() {
-  local src="$ROOT/scripts/browser" dest="$NATIVE/browser"
-  if [ -d "$dest/node_modules/puppeteer-core" ] && cmp -s "$src/package-lock.json" "$dest/package-lock.json"; then
-    log "browser: nothing to do (puppeteer-core installed)"
+# install_npm_dir NAME PACKAGE installs the npm packages pinned by
+# scripts/NAME/package-lock.json (install scripts off) into .native/NAME,
+# unless PACKAGE is there from the same lock file.
+install_npm_dir() {
+  local name="$1" pkg="$2" src="$ROOT/scripts/$1" dest="$NATIVE/$1"
+  if [ -d "$dest/node_modules/$pkg" ] && cmp -s "$src/package-lock.json" "$dest/package-lock.json"; then
+    log "$name: nothing to do ($pkg installed)"
     return
   fi
-  command -v npm >/dev/null 2>&1 || die "npm not found; it is needed for puppeteer-core"
+  command -v npm >/dev/null 2>&1 || die "npm not found; it is needed for $pkg"
   mkdir -p "$dest"
   cp "$src/package.json" "$src/package-lock.json" "$dest/"
-  log "browser: npm ci (puppeteer-core)"
+  log "$name: npm ci ($pkg)"
   (cd "$dest" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null) || die "npm ci in $dest failed"
-  log "browser: installed puppeteer-core into $dest"
+  log "$name: installed $pkg into $dest"
 }
+
+# install_browser_driver installs puppeteer-core into .native/browser for
+# the browser end-to-end test, which drives Debian's /usr/bin/chromium (it
+# never downloads a browser).
+install_browser_driver() { install_npm_dir browser puppeteer-core; }
+
+# install_s3_server installs s3rver, a local S3-compatible server, into
+# .native/s3 for the recordings' S3 backend tests (it runs on Debian's
+# nodejs, which npm brings).
+install_s3_server() { install_npm_dir s3 s3rver; }
 
 write_env_file() {
   local env_file="$NATIVE/env" content
@@ -204,6 +214,7 @@ main() {
   fetch_npm_file "$SILERO_NPM" "$SILERO_TGZ_SHA256" "$SILERO_MEMBER" "$SILERO_SHA256" "$SILERO_DEST"
   if [ "$mode" = all ]; then
     install_browser_driver
+    install_s3_server
   fi
   write_env_file
   log "done (source $NATIVE/env for BRISVOX_ORT_LIB and BRISVOX_SILERO_MODEL)"

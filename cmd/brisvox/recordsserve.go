@@ -178,7 +178,14 @@ func openKept(ctx context.Context, f *agentfile.File, node string, lookup func(s
 		}
 	}
 	if rc.Recording.V != "off" {
-		k.recorder, err = recording.New(recording.Config{Dir: filepath.Join(k.dir, "recordings"), Format: rc.Recording.V, Log: log})
+		recCfg := recording.Config{Dir: filepath.Join(k.dir, "recordings"), Format: rc.Recording.V, Log: log}
+		if b := rc.Bucket; b != nil {
+			access, _ := lookup(b.AccessKeyEnv.V)
+			secret, _ := lookup(b.SecretKeyEnv.V)
+			recCfg.S3 = &recording.S3Config{Endpoint: b.Endpoint.V, Bucket: b.Name.V, Prefix: b.Prefix.V, Region: b.Region.V,
+				AccessKey: access, SecretKey: secret, Secure: b.Secure.V}
+		}
+		k.recorder, err = recording.New(recCfg)
 		if err != nil {
 			return nil, fmt.Errorf("[records] recording: %w", err)
 		}
@@ -327,7 +334,7 @@ func exportStat(srv *serve.Server, part, key, what string, read func() float64) 
 }
 
 // recordGauges are the Stats keys that are levels, not counts.
-var recordGauges = map[string]bool{"waiting": true, "pending_puts": true, "pending": true, "segments": true, "calls_live": true}
+var recordGauges = map[string]bool{"waiting": true, "pending_puts": true, "pending": true, "segments": true, "calls_live": true, "pending_uploads": true}
 
 // close stops what was opened, in order: the records service drains its
 // queue into the journal (the calls have ended), then the tracer

@@ -43,6 +43,25 @@ type Records struct {
 	// BRISVOX_WEBHOOK_SECRET, required when there are webhooks).
 	Webhooks         []Value[string]
 	WebhookSecretEnv Value[string]
+	// Bucket, when [records.bucket] is present, puts the recordings in an
+	// S3-compatible bucket (the records directory is their spool).
+	Bucket *Bucket
+}
+
+// Bucket is [records.bucket]: the S3-compatible bucket of the recordings.
+type Bucket struct {
+	Pos Pos
+	// Endpoint is the server's host[:port], without a scheme; Secure
+	// (default true) is HTTPS.
+	Endpoint Value[string]
+	Secure   Value[bool]
+	// Name must exist; Prefix (empty or ending in '/') goes before every
+	// key; Region empty asks the server.
+	Name, Prefix, Region Value[string]
+	// AccessKeyEnv and SecretKeyEnv name the variables holding the
+	// credentials (default BRISVOX_RECORDINGS_ACCESS_KEY and
+	// BRISVOX_RECORDINGS_SECRET_KEY).
+	AccessKeyEnv, SecretKeyEnv Value[string]
 }
 
 // Pattern is a configured redaction pattern: its name (the replacement
@@ -107,6 +126,9 @@ func (w *walker) records(t *tbl) Records {
 			w.envSet(r.WebhookSecretEnv, join(t.path, "webhook_secret_env"), " (the webhooks' signing secret)", "export BRISVOX_WEBHOOK_SECRET=... (32 random bytes or more)")
 		}
 	}
+	if b := t.sub("bucket"); b.present() {
+		r.Bucket = w.bucket(b, r)
+	}
 	if p := t.sub("patterns"); p.present() {
 		for _, e := range p.n.entries {
 			v := Value[string]{Pos: e.val.pos}
@@ -141,6 +163,47 @@ func validPatternName(s string) bool {
 		}
 	}
 	return true
+}
+
+// bucket reads [records.bucket].
+func (w *walker) bucket(t *tbl, r Records) *Bucket {
+	b := &Bucket{Pos: t.pos}
+	b.Endpoint = t.str("endpoint", "")
+	switch e := b.Endpoint; {
+	case !e.Set || e.V == "":
+		w.at(t.pos, join(t.path, "endpoint"), "is missing: the bucket's server", "its host[:port], e.g. "+w.format.Setting("endpoint", "s3.eu-west-1.amazonaws.com"))
+	case strings.Contains(e.V, "://") || strings.Contains(e.V, "/"):
+		w.at(e.Pos, join(t.path, "endpoint"), showValue(e.V)+" is not a host[:port]", "without a scheme or path (secure = false for plain HTTP), e.g. "+w.format.Setting("endpoint", "127.0.0.1:9000"))
+	}
+	b.Secure = t.boolean("secure", true)
+	b.Name = t.str("name", "")
+	if !b.Name.Set || b.Name.V == "" {
+		w.at(t.pos, join(t.path, "name"), "is missing: the bucket's name (it must exist)", "e.g. "+w.format.Setting("name", "call-recordings"))
+	}
+	b.Prefix = t.str("prefix", "")
+	if p := b.Prefix; p.V != "" && (!strings.HasSuffix(p.V, "/") || strings.HasPrefix(p.V, "/")) {
+		w.at(p.Pos, join(t.path, "prefix"), showValue(p.V)+" must end in '/' and not start with one", "e.g. "+w.format.Setting("prefix", "node-a/"))
+	}
+	b.Region = t.str("region", "")
+	check := r.Enabled.V && r.Recording.V != "off"
+	for _, k := range []struct {
+		v   *Value[string]
+		key string
+		def string
+	}{{&b.AccessKeyEnv, "access_key_env", "BRISVOX_RECORDINGS_ACCESS_KEY"}, {&b.SecretKeyEnv, "secret_key_env", "BRISVOX_RECORDINGS_SECRET_KEY"}} {
+		*k.v = w.envVar(t, k.key, k.def, check)
+		if !k.v.Set || k.v.V == "" {
+			k.v.V = k.def
+			if check {
+				w.envSet(*k.v, join(t.path, k.key), " (the recordings bucket's credentials)", "export "+k.def+"=...")
+			}
+		}
+	}
+	if r.Recording.V == "off" {
+		w.at(t.pos, t.path, "holds the recordings, but recording is off", "set "+w.format.Setting("recording", "wav")+" in [records], or remove [records.bucket]")
+	}
+	t.done("key", "", nil)
+	return b
 }
 
 // tracing reads [tracing].

@@ -27,8 +27,10 @@ func TestRecordsDefaults(t *testing.T) {
 // a diagnostic at the field. Mutation caught: a check dropped (a
 // webhook with credentials in its URL accepted, a bad pattern compiled
 // at serve time instead of refused here, the webhook secret's variable
-// not required).
+// not required, a bucket endpoint with a scheme or a bucket without
+// recording accepted, the bucket's credentials not required).
 func TestRecordsSettings(t *testing.T) {
+	bucketSrc := func(fields string) string { return "recording = \"wav\"\n[records.bucket]\n" + fields }
 	good := recordsBase + `[records]
 dir = "/var/lib/brisvox/a"
 database_env = "PG_URL"
@@ -45,13 +47,21 @@ tool_data_days = 1
 number_days = 90
 webhooks = ["https://example.com/hook"]
 webhook_secret_env = "HOOK_SECRET"
+[records.bucket]
+endpoint = "127.0.0.1:9000"
+secure = false
+name = "calls"
+prefix = "node-a/"
+region = "eu-west-1"
+access_key_env = "REC_ACCESS"
+secret_key_env = "REC_SECRET"
 [records.patterns]
 member_id = '\bMEM-\d{6}\b'
 [tracing]
 endpoint = "http://127.0.0.1:4318"
 headers_env = "OTLP_HEADERS"
 `
-	f, ds := Parse("a.toml", []byte(good), TOML, Options{LookupEnv: envWith("PG_URL", "HOOK_SECRET", "OTLP_HEADERS")})
+	f, ds := Parse("a.toml", []byte(good), TOML, Options{LookupEnv: envWith("PG_URL", "HOOK_SECRET", "OTLP_HEADERS", "REC_ACCESS", "REC_SECRET")})
 	if len(ds) > 0 {
 		t.Fatal(ds)
 	}
@@ -62,6 +72,10 @@ headers_env = "OTLP_HEADERS"
 		len(r.Webhooks) != 1 || r.WebhookSecretEnv.V != "HOOK_SECRET" || len(r.Patterns) != 1 || r.Patterns[0].Name != "member_id" ||
 		f.Tracing.Endpoint.V != "http://127.0.0.1:4318" || f.Tracing.HeadersEnv.V != "OTLP_HEADERS" {
 		t.Fatalf("%+v %+v", r, f.Tracing)
+	}
+	if b := r.Bucket; b == nil || b.Endpoint.V != "127.0.0.1:9000" || b.Secure.V || b.Name.V != "calls" || b.Prefix.V != "node-a/" ||
+		b.Region.V != "eu-west-1" || b.AccessKeyEnv.V != "REC_ACCESS" || b.SecretKeyEnv.V != "REC_SECRET" {
+		t.Fatalf("bucket: %+v", r.Bucket)
 	}
 	for _, c := range []struct{ name, src, path, want string }{
 		{"numbers", "numbers = \"encrypt\"", "records.numbers", "not one of"},
@@ -75,6 +89,14 @@ headers_env = "OTLP_HEADERS"
 		{"pattern", "[records.patterns]\nbad = '(unclosed'", "records.patterns.bad", "not a regular expression"},
 		{"pattern name", "[records.patterns]\nBad-Name = 'x'", "records.patterns.Bad-Name", "not a pattern name"},
 		{"unknown", "retention = 3", "records.retention", "unknown key"},
+		{"bucket endpoint", bucketSrc("endpoint = \"https://s3.example.com\"\nname = \"b\""), "records.bucket.endpoint", "not a host[:port]"},
+		{"bucket no endpoint", bucketSrc("name = \"b\""), "records.bucket.endpoint", "is missing"},
+		{"bucket no name", bucketSrc("endpoint = \"s3.example.com\""), "records.bucket.name", "is missing"},
+		{"bucket prefix", bucketSrc("endpoint = \"s3.example.com\"\nname = \"b\"\nprefix = \"/a\""), "records.bucket.prefix", "must end in '/'"},
+		{"bucket secret unset", bucketSrc("endpoint = \"s3.example.com\"\nname = \"b\""), "records.bucket.secret_key_env", "BRISVOX_RECORDINGS_SECRET_KEY is not set"},
+		{"bucket secret inline", bucketSrc("endpoint = \"s3.example.com\"\nname = \"b\"\nsecret_key_env = \"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\""), "records.bucket.secret_key_env", "looks like a secret"},
+		{"bucket without recording", "[records.bucket]\nendpoint = \"s3.example.com\"\nname = \"b\"", "records.bucket", "recording is off"},
+		{"bucket unknown", bucketSrc("endpoint = \"s3.example.com\"\nname = \"b\"\nacl = \"public\""), "records.bucket.acl", "unknown key"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, ds := Parse("a.toml", []byte(recordsBase+"[records]\n"+c.src+"\n"), TOML, Options{LookupEnv: envWith()})
@@ -83,7 +105,7 @@ headers_env = "OTLP_HEADERS"
 				if d.Path == c.path && strings.Contains(d.Msg, c.want) {
 					found = true
 				}
-				if strings.Contains(d.Msg, "pw@") || strings.Contains(d.Hint, "pw@") {
+				if strings.Contains(d.Msg, "pw@") || strings.Contains(d.Hint, "pw@") || strings.Contains(d.Msg+d.Hint, "EXAMPLEKEY") {
 					t.Errorf("a diagnostic shows the secret: %v", d)
 				}
 			}

@@ -42,7 +42,11 @@ type Config struct {
 	// Queue is how many frames a call buffers for its writer before its
 	// tap drops (both channels share it). Default 250.
 	Queue int
-	Log   zerolog.Logger
+	// S3 puts finished recordings in an S3-compatible bucket; Dir is then
+	// the spool they are written to and uploaded from. Nil: they stay in
+	// Dir.
+	S3  *S3Config
+	Log zerolog.Logger
 }
 
 // WithDefaults fills zero fields.
@@ -86,6 +90,7 @@ type Recorder struct {
 	log  zerolog.Logger
 	root *os.Root
 	wrap func(io.Writer) io.Writer
+	s3   *bucket        // nil: the directory backend
 	wg   sync.WaitGroup // the calls' writers
 
 	mu     sync.Mutex
@@ -110,6 +115,12 @@ func New(cfg Config, opts ...Option) (*Recorder, error) {
 		return nil, fmt.Errorf("%w: recordings directory: %w", ErrInvalidConfig, err)
 	}
 	r := &Recorder{cfg: cfg, log: cfg.Log, root: root, calls: map[string]*Call{}, pools: map[int]*sync.Pool{}}
+	if cfg.S3 != nil {
+		if r.s3, err = newBucket(r, *cfg.S3); err != nil {
+			root.Close()
+			return nil, err
+		}
+	}
 	for _, o := range opts {
 		o(r)
 	}
@@ -260,6 +271,9 @@ func (r *Recorder) ended(c *Call, dropped int) {
 	r.mu.Unlock()
 	r.finished.Add(1)
 	r.dropped.Add(uint64(dropped))
+	if r.s3 != nil && c.result != nil {
+		r.s3.enqueue(c.result.Key)
+	}
 }
 
 // Open opens a finished recording by its key (records.Recording.Key) for
@@ -267,6 +281,9 @@ func (r *Recorder) ended(c *Call, dropped int) {
 func (r *Recorder) Open(key string) (io.ReadSeekCloser, error) {
 	if err := checkKey(key); err != nil {
 		return nil, err
+	}
+	if r.s3 != nil {
+		return r.s3.open(key)
 	}
 	f, err := r.root.Open(key)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -285,14 +302,13 @@ func (r *Recorder) Remove(rec records.Recording) error {
 	if err := checkKey(rec.Key); err != nil {
 		return err
 	}
+	if r.s3 != nil {
+		return r.s3.remove(rec.Key)
+	}
 	if err := r.root.Remove(rec.Key); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("recording: removing %s: %w", rec.Key, err)
 	}
-	for d := path.Dir(rec.Key); d != "."; d = path.Dir(d) {
-		if r.root.Remove(d) != nil { // not empty (or gone): stop
-			break
-		}
-	}
+	removeEmptyDirs(r, rec.Key)
 	return nil
 }
 
@@ -312,12 +328,17 @@ func (r *Recorder) Close() error {
 		c.Close()
 	}
 	r.wg.Wait()
+	if r.s3 != nil {
+		r.s3.close()
+	}
 	return r.root.Close()
 }
 
 // Stats are the recorder's counts: calls begun and ended, frames written,
 // frames dropped (the queue full) and late (past the writer's window),
-// bytes written, write errors.
+// bytes written, write errors; with a bucket, uploads landed, upload
+// failures (the recorder closed before one landed: it waits in the spool
+// for the next start), failed attempts retried, uploads pending.
 func (r *Recorder) Stats() map[string]uint64 {
 	r.mu.Lock()
 	var live uint64
@@ -327,11 +348,15 @@ func (r *Recorder) Stats() map[string]uint64 {
 		}
 	}
 	r.mu.Unlock()
-	return map[string]uint64{
+	m := map[string]uint64{
 		"calls_begun": r.begun.Load(), "calls_ended": r.finished.Load(), "calls_live": live,
 		"frames": r.frames.Load(), "dropped_frames": r.dropped.Load(), "late_frames": r.late.Load(),
 		"bytes": r.bytes.Load(), "write_errors": r.writeErrors.Load(),
 	}
+	if r.s3 != nil {
+		r.s3.stats(m)
+	}
+	return m
 }
 
 // fileName makes a call id a file name: letters, digits, '-', '_' and

@@ -20,7 +20,8 @@ import (
 // stream mark, which readers do without); each is renamed to its key.
 // It returns their accounts by call id, for the records of the calls
 // that were live (records.Service.Recover). Call it once at start-up,
-// before Begin.
+// before Begin. With a bucket, it then uploads every finished file of the
+// spool (one there is one not yet in the bucket).
 func (r *Recorder) Recover() (map[string]records.Recording, error) {
 	found := map[string]records.Recording{}
 	var errs []error
@@ -53,6 +54,9 @@ func (r *Recorder) Recover() (map[string]records.Recording, error) {
 	}
 	if len(errs) > 0 {
 		r.log.Warn().Err(errors.Join(errs...)).Int("recovered", len(found)).Msg("recording: some recordings left by a crash could not be finished")
+	}
+	if r.s3 != nil {
+		r.s3.queueSpool() // these and the uploads a stop or crash cut short
 	}
 	return found, errors.Join(errs...)
 }
