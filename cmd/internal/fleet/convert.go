@@ -166,6 +166,7 @@ var codes = []struct {
 	{operatorpb.Code_CODE_UNKNOWN_NODE, serve.ErrUnknownNode},
 	{operatorpb.Code_CODE_UNKNOWN_STAGE, serve.ErrUnknownStage},
 	{operatorpb.Code_CODE_REFUSED, serve.ErrRefused},
+	{operatorpb.Code_CODE_NO_RECORDING, serve.ErrNoRecording},
 }
 
 // errorPB is a serve error as an answer: its code, and its text without

@@ -122,6 +122,7 @@ func TestErrorCodes(t *testing.T) {
 		{"unknown node", fmt.Errorf("%w: \"n9\"", serve.ErrUnknownNode), serve.ErrUnknownNode, `serve: unknown node: "n9" (on n2)`},
 		{"unknown stage", fmt.Errorf("%w: \"mixer\"", serve.ErrUnknownStage), serve.ErrUnknownStage, `serve: unknown stage: "mixer" (on n2)`},
 		{"refused", fmt.Errorf("%w: the call is ending", serve.ErrRefused), serve.ErrRefused, "serve: refused: the call is ending (on n2)"},
+		{"no recording", fmt.Errorf("%w: no live recording of c2", serve.ErrNoRecording), serve.ErrNoRecording, "serve: no recording: no live recording of c2 (on n2)"},
 		{"timeout", errors.New("serve: call c1 did not answer: future: timeout"), ErrRemote, "fleet: the node could not carry out the command: n2: serve: call c1 did not answer: future: timeout"},
 	}
 	for _, tc := range cases {
@@ -227,6 +228,8 @@ func TestOperatorAnswers(t *testing.T) {
 		{"restart an unknown call", &operatorpb.RestartStage{Call: "x", Stage: "stt"}, "CODE_UNKNOWN_CALL"},
 		{"hang up", &operatorpb.HangupCall{Call: "c1"}, "*operatorpb.HangupAccepted"},
 		{"describe", &operatorpb.DescribeCall{Call: "c1"}, "*operatorpb.CallDetail"},
+		{"pause a recording", &operatorpb.PauseRecording{Call: "c1", Pause: true}, "*operatorpb.RecordingPaused"},
+		{"pause a call not recorded", &operatorpb.PauseRecording{Call: "c2", Pause: true}, "CODE_NO_RECORDING"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -276,6 +279,12 @@ func (f *fakeNode) RestartStage(id messages.CallID, _ messages.Stage) error {
 func (f *fakeNode) HangupCall(id messages.CallID) error {
 	if id != "c1" {
 		return fmt.Errorf("%w: %s", serve.ErrUnknownCall, id)
+	}
+	return nil
+}
+func (f *fakeNode) SetRecordingPaused(id messages.CallID, _ bool) error {
+	if id != "c1" {
+		return fmt.Errorf("%w: no live recording of %s", serve.ErrNoRecording, id)
 	}
 	return nil
 }

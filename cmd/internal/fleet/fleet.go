@@ -383,6 +383,18 @@ func (f *Fleet) Hangup(ctx context.Context, node string, id messages.CallID) err
 	return nil
 }
 
+// PauseRecording implements serve.Fleet.
+func (f *Fleet) PauseRecording(ctx context.Context, node string, id messages.CallID, pause bool) error {
+	res, err := f.ask(ctx, node, &operatorpb.PauseRecording{Call: string(id), Pause: pause})
+	if err != nil {
+		return err
+	}
+	if p, ok := res.(*operatorpb.RecordingPaused); !ok || p.GetPaused() != pause {
+		return unexpected(node, res)
+	}
+	return nil
+}
+
 // Drain implements serve.Fleet.
 func (f *Fleet) Drain(ctx context.Context, node string) (serve.NodeInfo, error) {
 	return f.nodeCommand(ctx, node, &operatorpb.DrainNode{Node: node})

@@ -3,10 +3,12 @@ package fleet
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -360,5 +362,93 @@ func TestOneNode(t *testing.T) {
 	}
 	if err := f.Start(); !errors.Is(err, ErrState) {
 		t.Errorf("a second Start: %v", err)
+	}
+}
+
+// pauseKeeper is a node's RecordKeeper that records the calls in
+// recorded and knows no other; only its Pause and Resume are called here.
+type pauseKeeper struct {
+	serve.RecordKeeper
+	mu       sync.Mutex
+	recorded map[string]bool // call id -> paused
+	asked    int
+}
+
+func (k *pauseKeeper) set(id string, paused bool) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.asked++
+	if _, ok := k.recorded[id]; !ok {
+		return fmt.Errorf("recording: no live recording of call %s", id)
+	}
+	k.recorded[id] = paused
+	return nil
+}
+
+func (k *pauseKeeper) Pause(id string) error  { return k.set(id, true) }
+func (k *pauseKeeper) Resume(id string) error { return k.set(id, false) }
+
+func (k *pauseKeeper) state() (map[string]bool, int) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return maps.Clone(k.recorded), k.asked
+}
+
+// TestRecordingPauseThroughAnotherNode: an operator pausing and resuming
+// the recording of a call live on n2 through n1's operator API reaches
+// n2's recorder (200, the answer names n2) and not n1's; a call n2 holds
+// but does not record is 404 "recording": "none" through n1; a call of
+// n1's own goes to n1's recorder; a call live nowhere is 404. Mutation
+// caught (seen failing): the pause route asking only this node's
+// recorder (c2's pause refused as not recorded on n1).
+func TestRecordingPauseThroughAnotherNode(t *testing.T) {
+	skipUnderRace(t)
+	defer goleak.VerifyNone(t, leakOptions...)
+	agent := test.NewInMemAgent()
+	k1 := &pauseKeeper{recorded: map[string]bool{"c1": false}}
+	k2 := &pauseKeeper{recorded: map[string]bool{"c2": false}}
+	n1 := startNode(t, "n1", agent, 4, func(c *serve.Config) { c.Records = k1 })
+	defer n1.stop(t)
+	n2 := startNode(t, "n2", agent, 4, func(c *serve.Config) { c.Records = k2 })
+	defer n2.stop(t)
+	long := func() *sim.Scenario { return sim.NewScenario("long").Silence(120 * time.Second) }
+	c1, c2, c3 := newSimConn("c1", long()), newSimConn("c2", long()), newSimConn("c3", long())
+	defer c1.Close()
+	defer c2.Close()
+	defer c3.Close()
+	n1.srv.Start(c1)
+	n2.srv.Start(c2)
+	n2.srv.Start(c3)
+	eventually(t, listBound+slack, "n2's calls listed on n1", func() (bool, string) {
+		got := n1.listed(t)
+		return got["c2"] != nil && got["c3"] != nil, fmt.Sprintf("listed %v", ids(got))
+	})
+
+	if code, body := n1.api(t, "POST", "/operator/records/c2/recording/pause"); code != 200 || body["recording"] != "paused" || body["node"] != "n2" {
+		t.Fatalf("pause of c2 through n1: %d %v", code, body)
+	}
+	if got, _ := k2.state(); !got["c2"] {
+		t.Fatalf("n2's recorder after the pause: %v", got)
+	}
+	if code, body := n1.api(t, "POST", "/operator/records/c2/recording/resume"); code != 200 || body["recording"] != "resumed" {
+		t.Fatalf("resume of c2 through n1: %d %v", code, body)
+	}
+	if got, _ := k2.state(); got["c2"] {
+		t.Fatalf("n2's recorder after the resume: %v", got)
+	}
+	if code, body := n1.api(t, "POST", "/operator/records/c3/recording/pause"); code != 404 || body["recording"] != "none" {
+		t.Errorf("pause of c3 (on n2, not recorded) through n1: %d %v", code, body)
+	}
+	if _, asked := k1.state(); asked != 0 {
+		t.Errorf("n1's recorder asked %d times about n2's calls", asked)
+	}
+	if code, body := n1.api(t, "POST", "/operator/records/c1/recording/pause"); code != 200 || body["node"] != "n1" {
+		t.Errorf("pause of n1's own c1: %d %v", code, body)
+	}
+	if got, _ := k1.state(); !got["c1"] {
+		t.Errorf("n1's recorder after pausing c1: %v", got)
+	}
+	if code, body := n1.api(t, "POST", "/operator/records/nope/recording/pause"); code != 404 || body["recording"] != "none" {
+		t.Errorf("pause of a call live nowhere: %d %v", code, body)
 	}
 }

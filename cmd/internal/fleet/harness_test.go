@@ -161,12 +161,13 @@ func skipUnderRace(t testing.TB) {
 	}
 }
 
-// startNode serves a node named name, a member of agent's cluster.
-func startNode(t testing.TB, name string, agent *test.InMemAgent, maxCalls int) *testNode {
+// startNode serves a node named name, a member of agent's cluster;
+// opts change its serve.Config.
+func startNode(t testing.TB, name string, agent *test.InMemAgent, maxCalls int, opts ...func(*serve.Config)) *testNode {
 	t.Helper()
 	n := &testNode{name: name, log: &logSink{}, ended: map[messages.CallID]string{}}
 	log := zerolog.New(n.log).Level(zerolog.WarnLevel).With().Timestamp().Logger()
-	srv, err := serve.New(serve.Config{
+	cfg := serve.Config{
 		Node: name, MaxCalls: maxCalls, Log: log, IdleFree: -1,
 		DrainTimeout: 200 * time.Millisecond, ClosingTimeout: 200 * time.Millisecond,
 		ObserveEnd: func(e messages.CallEnded) {
@@ -174,7 +175,11 @@ func startNode(t testing.TB, name string, agent *test.InMemAgent, maxCalls int) 
 			n.ended[e.Call] = e.Reason
 			n.mu.Unlock()
 		},
-	}, testAgent{})
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	srv, err := serve.New(cfg, testAgent{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ type node interface {
 	DescribeCall(id messages.CallID) (serve.CallDetail, error)
 	RestartStage(id messages.CallID, stage messages.Stage) error
 	HangupCall(id messages.CallID) error
+	SetRecordingPaused(id messages.CallID, pause bool) error
 	Drain() serve.NodeInfo
 	Undrain() (serve.NodeInfo, error)
 }
@@ -50,7 +51,7 @@ func (o *operator) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *operatorpb.ListCalls:
 		ctx.Respond(callListPB(o.node.Node(), o.node.Calls()))
-	case *operatorpb.DescribeCall, *operatorpb.RestartStage, *operatorpb.HangupCall, *operatorpb.DrainNode, *operatorpb.UndrainNode:
+	case *operatorpb.DescribeCall, *operatorpb.RestartStage, *operatorpb.HangupCall, *operatorpb.PauseRecording, *operatorpb.DrainNode, *operatorpb.UndrainNode:
 		to := ctx.Sender()
 		if to == nil {
 			// Sent, not requested: nobody waits for the answer, and a
@@ -85,6 +86,11 @@ func (o *operator) answer(m proto.Message) proto.Message {
 			return errorPB(err)
 		}
 		return &operatorpb.HangupAccepted{Call: m.GetCall()}
+	case *operatorpb.PauseRecording:
+		if err := o.node.SetRecordingPaused(messages.CallID(m.GetCall()), m.GetPause()); err != nil {
+			return errorPB(err)
+		}
+		return &operatorpb.RecordingPaused{Call: m.GetCall(), Paused: m.GetPause()}
 	case *operatorpb.DrainNode:
 		if err := o.isNamed(m.GetNode()); err != nil {
 			return errorPB(err)

@@ -26,6 +26,9 @@ type Fleet interface {
 	Describe(ctx context.Context, node string, id messages.CallID) (CallDetail, error)
 	Restart(ctx context.Context, node string, id messages.CallID, stage messages.Stage) error
 	Hangup(ctx context.Context, node string, id messages.CallID) error
+	// PauseRecording pauses (or, pause false, resumes) the recording of
+	// a live call on node.
+	PauseRecording(ctx context.Context, node string, id messages.CallID, pause bool) error
 	Drain(ctx context.Context, node string) (NodeInfo, error)
 	Undrain(ctx context.Context, node string) (NodeInfo, error)
 }

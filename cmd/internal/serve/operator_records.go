@@ -16,6 +16,7 @@ import (
 	"unicode"
 
 	"github.com/brisvox/brisvox/cmd/internal/records"
+	"github.com/brisvox/brisvox/messages"
 )
 
 // RecordKeeper is what the operator API's records routes need of the
@@ -471,13 +472,54 @@ func (a *recordsAPI) resume(w http.ResponseWriter, r *http.Request) {
 	a.pauseOrResume(w, r, false)
 }
 
+// pauseOrResume pauses or resumes a live call's recording where the call
+// is: here, or on the fleet's node that holds it (routed like a restart).
+// A call live nowhere is asked of this node's recorder, which knows none.
 func (a *recordsAPI) pauseOrResume(w http.ResponseWriter, r *http.Request, pause bool) {
-	id := r.PathValue("id")
+	id := messages.CallID(r.PathValue("id"))
+	what := "resumed"
+	if pause {
+		what = "paused"
+	}
+	if !a.s.isLocal(id) {
+		if f, node, ferr := a.s.remoteCall(id); ferr == nil {
+			ctx, cancel := fleetContext(r.Context())
+			err := f.PauseRecording(ctx, node, id, pause)
+			cancel()
+			switch {
+			case errors.Is(err, ErrNoRecording):
+				a.recordsError(w, r, string(id), err)
+			case err != nil:
+				operatorError(w, err)
+			default:
+				a.s.log.Info().Str("call_id", string(id)).Str("node", node).Str("recording", what).Msg("operator recording " + what + " on another node")
+				writeJSON(w, http.StatusOK, map[string]any{"call": id, "recording": what, "node": node})
+			}
+			return
+		}
+	}
+	if err := a.s.SetRecordingPaused(id, pause); err != nil {
+		a.recordsError(w, r, string(id), err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"call": id, "recording": what, "node": a.node})
+}
+
+// SetRecordingPaused pauses (or, pause false, resumes) the recording of a
+// live call on this node for an operator: silence is written on both
+// channels until it is resumed. ErrNoRecording when this node records no
+// such call (or keeps no records). The fleet's operator actor calls it
+// for the other nodes; the recording tools use PauseRecording.
+func (s *Server) SetRecordingPaused(id messages.CallID, pause bool) error {
+	k := s.cfg.Records
+	if k == nil {
+		return fmt.Errorf("%w: this node keeps no call records", ErrNoRecording)
+	}
 	var err error
 	if pause {
-		err = a.keeper.Pause(id)
+		err = k.Pause(string(id))
 	} else {
-		err = a.keeper.Resume(id)
+		err = k.Resume(string(id))
 	}
 	if err != nil {
 		// The recorder knows no live recording of it (recording.ErrNoCall,
@@ -485,15 +527,14 @@ func (a *recordsAPI) pauseOrResume(w http.ResponseWriter, r *http.Request, pause
 		if !errors.Is(err, ErrNoRecording) {
 			err = fmt.Errorf("%w: no live recording of it on this node (%v)", ErrNoRecording, err)
 		}
-		a.recordsError(w, r, id, err)
-		return
+		return err
 	}
 	what := "resumed"
 	if pause {
 		what = "paused"
 	}
-	a.s.log.Info().Str("call_id", id).Str("recording", what).Msg("operator recording " + what)
-	writeJSON(w, http.StatusOK, map[string]any{"call": id, "recording": what})
+	s.log.Info().Str("call_id", string(id)).Str("recording", what).Msg("operator recording " + what)
+	return nil
 }
 
 // erasureBody is an erasure request's body.

@@ -45,6 +45,8 @@ const (
 	Code_CODE_REFUSED Code = 4
 	// Anything else (the call did not answer in time, the node is busy).
 	Code_CODE_INTERNAL Code = 5
+	// serve.ErrNoRecording: the call is not being recorded on that node.
+	Code_CODE_NO_RECORDING Code = 6
 )
 
 // Enum value maps for Code.
@@ -56,6 +58,7 @@ var (
 		3: "CODE_UNKNOWN_STAGE",
 		4: "CODE_REFUSED",
 		5: "CODE_INTERNAL",
+		6: "CODE_NO_RECORDING",
 	}
 	Code_value = map[string]int32{
 		"CODE_UNSPECIFIED":   0,
@@ -64,6 +67,7 @@ var (
 		"CODE_UNKNOWN_STAGE": 3,
 		"CODE_REFUSED":       4,
 		"CODE_INTERNAL":      5,
+		"CODE_NO_RECORDING":  6,
 	}
 )
 
@@ -762,6 +766,114 @@ func (x *HangupAccepted) GetCall() string {
 	return ""
 }
 
+// PauseRecording asks the node that holds a live call to pause its
+// recording (pause true: silence is written until resumed) or to resume
+// it; the answer is a RecordingPaused or an Error (no_recording when the
+// call is not being recorded there).
+type PauseRecording struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Call          string                 `protobuf:"bytes,1,opt,name=call,proto3" json:"call,omitempty"`
+	Pause         bool                   `protobuf:"varint,2,opt,name=pause,proto3" json:"pause,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PauseRecording) Reset() {
+	*x = PauseRecording{}
+	mi := &file_operator_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PauseRecording) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PauseRecording) ProtoMessage() {}
+
+func (x *PauseRecording) ProtoReflect() protoreflect.Message {
+	mi := &file_operator_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PauseRecording.ProtoReflect.Descriptor instead.
+func (*PauseRecording) Descriptor() ([]byte, []int) {
+	return file_operator_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *PauseRecording) GetCall() string {
+	if x != nil {
+		return x.Call
+	}
+	return ""
+}
+
+func (x *PauseRecording) GetPause() bool {
+	if x != nil {
+		return x.Pause
+	}
+	return false
+}
+
+type RecordingPaused struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Call          string                 `protobuf:"bytes,1,opt,name=call,proto3" json:"call,omitempty"`
+	Paused        bool                   `protobuf:"varint,2,opt,name=paused,proto3" json:"paused,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordingPaused) Reset() {
+	*x = RecordingPaused{}
+	mi := &file_operator_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordingPaused) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordingPaused) ProtoMessage() {}
+
+func (x *RecordingPaused) ProtoReflect() protoreflect.Message {
+	mi := &file_operator_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordingPaused.ProtoReflect.Descriptor instead.
+func (*RecordingPaused) Descriptor() ([]byte, []int) {
+	return file_operator_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *RecordingPaused) GetCall() string {
+	if x != nil {
+		return x.Call
+	}
+	return ""
+}
+
+func (x *RecordingPaused) GetPaused() bool {
+	if x != nil {
+		return x.Paused
+	}
+	return false
+}
+
 // DrainNode asks the named node to admit no new call; the answer is its
 // NodeInfo, or an Error (unknown_node when the node at that address is
 // not the one named).
@@ -774,7 +886,7 @@ type DrainNode struct {
 
 func (x *DrainNode) Reset() {
 	*x = DrainNode{}
-	mi := &file_operator_proto_msgTypes[11]
+	mi := &file_operator_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -786,7 +898,7 @@ func (x *DrainNode) String() string {
 func (*DrainNode) ProtoMessage() {}
 
 func (x *DrainNode) ProtoReflect() protoreflect.Message {
-	mi := &file_operator_proto_msgTypes[11]
+	mi := &file_operator_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -799,7 +911,7 @@ func (x *DrainNode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DrainNode.ProtoReflect.Descriptor instead.
 func (*DrainNode) Descriptor() ([]byte, []int) {
-	return file_operator_proto_rawDescGZIP(), []int{11}
+	return file_operator_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *DrainNode) GetNode() string {
@@ -820,7 +932,7 @@ type UndrainNode struct {
 
 func (x *UndrainNode) Reset() {
 	*x = UndrainNode{}
-	mi := &file_operator_proto_msgTypes[12]
+	mi := &file_operator_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -832,7 +944,7 @@ func (x *UndrainNode) String() string {
 func (*UndrainNode) ProtoMessage() {}
 
 func (x *UndrainNode) ProtoReflect() protoreflect.Message {
-	mi := &file_operator_proto_msgTypes[12]
+	mi := &file_operator_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -845,7 +957,7 @@ func (x *UndrainNode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UndrainNode.ProtoReflect.Descriptor instead.
 func (*UndrainNode) Descriptor() ([]byte, []int) {
-	return file_operator_proto_rawDescGZIP(), []int{12}
+	return file_operator_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *UndrainNode) GetNode() string {
@@ -873,7 +985,7 @@ type NodeInfo struct {
 
 func (x *NodeInfo) Reset() {
 	*x = NodeInfo{}
-	mi := &file_operator_proto_msgTypes[13]
+	mi := &file_operator_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -885,7 +997,7 @@ func (x *NodeInfo) String() string {
 func (*NodeInfo) ProtoMessage() {}
 
 func (x *NodeInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_operator_proto_msgTypes[13]
+	mi := &file_operator_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -898,7 +1010,7 @@ func (x *NodeInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeInfo.ProtoReflect.Descriptor instead.
 func (*NodeInfo) Descriptor() ([]byte, []int) {
-	return file_operator_proto_rawDescGZIP(), []int{13}
+	return file_operator_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *NodeInfo) GetNode() string {
@@ -962,7 +1074,7 @@ type Drain struct {
 
 func (x *Drain) Reset() {
 	*x = Drain{}
-	mi := &file_operator_proto_msgTypes[14]
+	mi := &file_operator_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -974,7 +1086,7 @@ func (x *Drain) String() string {
 func (*Drain) ProtoMessage() {}
 
 func (x *Drain) ProtoReflect() protoreflect.Message {
-	mi := &file_operator_proto_msgTypes[14]
+	mi := &file_operator_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -987,7 +1099,7 @@ func (x *Drain) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Drain.ProtoReflect.Descriptor instead.
 func (*Drain) Descriptor() ([]byte, []int) {
-	return file_operator_proto_rawDescGZIP(), []int{14}
+	return file_operator_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Drain) GetBy() string {
@@ -1030,7 +1142,7 @@ type Admission struct {
 
 func (x *Admission) Reset() {
 	*x = Admission{}
-	mi := &file_operator_proto_msgTypes[15]
+	mi := &file_operator_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1042,7 +1154,7 @@ func (x *Admission) String() string {
 func (*Admission) ProtoMessage() {}
 
 func (x *Admission) ProtoReflect() protoreflect.Message {
-	mi := &file_operator_proto_msgTypes[15]
+	mi := &file_operator_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1055,7 +1167,7 @@ func (x *Admission) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Admission.ProtoReflect.Descriptor instead.
 func (*Admission) Descriptor() ([]byte, []int) {
-	return file_operator_proto_rawDescGZIP(), []int{15}
+	return file_operator_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Admission) GetLoad() float64 {
@@ -1134,7 +1246,7 @@ type Error struct {
 
 func (x *Error) Reset() {
 	*x = Error{}
-	mi := &file_operator_proto_msgTypes[16]
+	mi := &file_operator_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1146,7 +1258,7 @@ func (x *Error) String() string {
 func (*Error) ProtoMessage() {}
 
 func (x *Error) ProtoReflect() protoreflect.Message {
-	mi := &file_operator_proto_msgTypes[16]
+	mi := &file_operator_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1159,7 +1271,7 @@ func (x *Error) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Error.ProtoReflect.Descriptor instead.
 func (*Error) Descriptor() ([]byte, []int) {
-	return file_operator_proto_rawDescGZIP(), []int{16}
+	return file_operator_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Error) GetCode() Code {
@@ -1238,7 +1350,13 @@ const file_operator_proto_rawDesc = "" +
 	"HangupCall\x12\x12\n" +
 	"\x04call\x18\x01 \x01(\tR\x04call\"$\n" +
 	"\x0eHangupAccepted\x12\x12\n" +
-	"\x04call\x18\x01 \x01(\tR\x04call\"\x1f\n" +
+	"\x04call\x18\x01 \x01(\tR\x04call\":\n" +
+	"\x0ePauseRecording\x12\x12\n" +
+	"\x04call\x18\x01 \x01(\tR\x04call\x12\x14\n" +
+	"\x05pause\x18\x02 \x01(\bR\x05pause\"=\n" +
+	"\x0fRecordingPaused\x12\x12\n" +
+	"\x04call\x18\x01 \x01(\tR\x04call\x12\x16\n" +
+	"\x06paused\x18\x02 \x01(\bR\x06paused\"\x1f\n" +
 	"\tDrainNode\x12\x12\n" +
 	"\x04node\x18\x01 \x01(\tR\x04node\"!\n" +
 	"\vUndrainNode\x12\x12\n" +
@@ -1268,14 +1386,15 @@ const file_operator_proto_rawDesc = "" +
 	"\x0fstarved_samples\x18\t \x01(\x05R\x0estarvedSamples\"J\n" +
 	"\x05Error\x12-\n" +
 	"\x04code\x18\x01 \x01(\x0e2\x19.brisvox.operator.v1.CodeR\x04code\x12\x12\n" +
-	"\x04text\x18\x02 \x01(\tR\x04text*\x87\x01\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text*\x9e\x01\n" +
 	"\x04Code\x12\x14\n" +
 	"\x10CODE_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11CODE_UNKNOWN_CALL\x10\x01\x12\x15\n" +
 	"\x11CODE_UNKNOWN_NODE\x10\x02\x12\x16\n" +
 	"\x12CODE_UNKNOWN_STAGE\x10\x03\x12\x10\n" +
 	"\fCODE_REFUSED\x10\x04\x12\x11\n" +
-	"\rCODE_INTERNAL\x10\x05B:Z8github.com/brisvox/brisvox/cmd/internal/fleet/operatorpbb\x06proto3"
+	"\rCODE_INTERNAL\x10\x05\x12\x15\n" +
+	"\x11CODE_NO_RECORDING\x10\x06B:Z8github.com/brisvox/brisvox/cmd/internal/fleet/operatorpbb\x06proto3"
 
 var (
 	file_operator_proto_rawDescOnce sync.Once
@@ -1290,42 +1409,44 @@ func file_operator_proto_rawDescGZIP() []byte {
 }
 
 var file_operator_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_operator_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_operator_proto_goTypes = []any{
-	(Code)(0),              // 0: brisvox.operator.v1.Code
-	(*ListCalls)(nil),      // 1: brisvox.operator.v1.ListCalls
-	(*CallList)(nil),       // 2: brisvox.operator.v1.CallList
-	(*CallSummary)(nil),    // 3: brisvox.operator.v1.CallSummary
-	(*DescribeCall)(nil),   // 4: brisvox.operator.v1.DescribeCall
-	(*CallDetail)(nil),     // 5: brisvox.operator.v1.CallDetail
-	(*Description)(nil),    // 6: brisvox.operator.v1.Description
-	(*TurnTimeline)(nil),   // 7: brisvox.operator.v1.TurnTimeline
-	(*RestartStage)(nil),   // 8: brisvox.operator.v1.RestartStage
-	(*Restarted)(nil),      // 9: brisvox.operator.v1.Restarted
-	(*HangupCall)(nil),     // 10: brisvox.operator.v1.HangupCall
-	(*HangupAccepted)(nil), // 11: brisvox.operator.v1.HangupAccepted
-	(*DrainNode)(nil),      // 12: brisvox.operator.v1.DrainNode
-	(*UndrainNode)(nil),    // 13: brisvox.operator.v1.UndrainNode
-	(*NodeInfo)(nil),       // 14: brisvox.operator.v1.NodeInfo
-	(*Drain)(nil),          // 15: brisvox.operator.v1.Drain
-	(*Admission)(nil),      // 16: brisvox.operator.v1.Admission
-	(*Error)(nil),          // 17: brisvox.operator.v1.Error
-	nil,                    // 18: brisvox.operator.v1.Description.CountersEntry
-	nil,                    // 19: brisvox.operator.v1.Description.InfoEntry
-	nil,                    // 20: brisvox.operator.v1.TurnTimeline.MarksMsEntry
+	(Code)(0),               // 0: brisvox.operator.v1.Code
+	(*ListCalls)(nil),       // 1: brisvox.operator.v1.ListCalls
+	(*CallList)(nil),        // 2: brisvox.operator.v1.CallList
+	(*CallSummary)(nil),     // 3: brisvox.operator.v1.CallSummary
+	(*DescribeCall)(nil),    // 4: brisvox.operator.v1.DescribeCall
+	(*CallDetail)(nil),      // 5: brisvox.operator.v1.CallDetail
+	(*Description)(nil),     // 6: brisvox.operator.v1.Description
+	(*TurnTimeline)(nil),    // 7: brisvox.operator.v1.TurnTimeline
+	(*RestartStage)(nil),    // 8: brisvox.operator.v1.RestartStage
+	(*Restarted)(nil),       // 9: brisvox.operator.v1.Restarted
+	(*HangupCall)(nil),      // 10: brisvox.operator.v1.HangupCall
+	(*HangupAccepted)(nil),  // 11: brisvox.operator.v1.HangupAccepted
+	(*PauseRecording)(nil),  // 12: brisvox.operator.v1.PauseRecording
+	(*RecordingPaused)(nil), // 13: brisvox.operator.v1.RecordingPaused
+	(*DrainNode)(nil),       // 14: brisvox.operator.v1.DrainNode
+	(*UndrainNode)(nil),     // 15: brisvox.operator.v1.UndrainNode
+	(*NodeInfo)(nil),        // 16: brisvox.operator.v1.NodeInfo
+	(*Drain)(nil),           // 17: brisvox.operator.v1.Drain
+	(*Admission)(nil),       // 18: brisvox.operator.v1.Admission
+	(*Error)(nil),           // 19: brisvox.operator.v1.Error
+	nil,                     // 20: brisvox.operator.v1.Description.CountersEntry
+	nil,                     // 21: brisvox.operator.v1.Description.InfoEntry
+	nil,                     // 22: brisvox.operator.v1.TurnTimeline.MarksMsEntry
 }
 var file_operator_proto_depIdxs = []int32{
-	14, // 0: brisvox.operator.v1.CallList.node:type_name -> brisvox.operator.v1.NodeInfo
+	16, // 0: brisvox.operator.v1.CallList.node:type_name -> brisvox.operator.v1.NodeInfo
 	3,  // 1: brisvox.operator.v1.CallList.calls:type_name -> brisvox.operator.v1.CallSummary
 	3,  // 2: brisvox.operator.v1.CallDetail.call:type_name -> brisvox.operator.v1.CallSummary
 	6,  // 3: brisvox.operator.v1.CallDetail.tree:type_name -> brisvox.operator.v1.Description
 	7,  // 4: brisvox.operator.v1.CallDetail.turns:type_name -> brisvox.operator.v1.TurnTimeline
-	18, // 5: brisvox.operator.v1.Description.counters:type_name -> brisvox.operator.v1.Description.CountersEntry
-	19, // 6: brisvox.operator.v1.Description.info:type_name -> brisvox.operator.v1.Description.InfoEntry
+	20, // 5: brisvox.operator.v1.Description.counters:type_name -> brisvox.operator.v1.Description.CountersEntry
+	21, // 6: brisvox.operator.v1.Description.info:type_name -> brisvox.operator.v1.Description.InfoEntry
 	6,  // 7: brisvox.operator.v1.Description.children:type_name -> brisvox.operator.v1.Description
-	20, // 8: brisvox.operator.v1.TurnTimeline.marks_ms:type_name -> brisvox.operator.v1.TurnTimeline.MarksMsEntry
-	15, // 9: brisvox.operator.v1.NodeInfo.drain:type_name -> brisvox.operator.v1.Drain
-	16, // 10: brisvox.operator.v1.NodeInfo.admission:type_name -> brisvox.operator.v1.Admission
+	22, // 8: brisvox.operator.v1.TurnTimeline.marks_ms:type_name -> brisvox.operator.v1.TurnTimeline.MarksMsEntry
+	17, // 9: brisvox.operator.v1.NodeInfo.drain:type_name -> brisvox.operator.v1.Drain
+	18, // 10: brisvox.operator.v1.NodeInfo.admission:type_name -> brisvox.operator.v1.Admission
 	0,  // 11: brisvox.operator.v1.Error.code:type_name -> brisvox.operator.v1.Code
 	12, // [12:12] is the sub-list for method output_type
 	12, // [12:12] is the sub-list for method input_type
@@ -1346,7 +1467,7 @@ func file_operator_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_operator_proto_rawDesc), len(file_operator_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   20,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
