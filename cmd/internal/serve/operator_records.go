@@ -511,22 +511,7 @@ func (a *recordsAPI) pauseOrResume(w http.ResponseWriter, r *http.Request, pause
 // such call (or keeps no records). The fleet's operator actor calls it
 // for the other nodes; the recording tools use PauseRecording.
 func (s *Server) SetRecordingPaused(id messages.CallID, pause bool) error {
-	k := s.cfg.Records
-	if k == nil {
-		return fmt.Errorf("%w: this node keeps no call records", ErrNoRecording)
-	}
-	var err error
-	if pause {
-		err = k.Pause(string(id))
-	} else {
-		err = k.Resume(string(id))
-	}
-	if err != nil {
-		// The recorder knows no live recording of it (recording.ErrNoCall,
-		// or the recorder closed): nothing to pause here.
-		if !errors.Is(err, ErrNoRecording) {
-			err = fmt.Errorf("%w: no live recording of it on this node (%v)", ErrNoRecording, err)
-		}
+	if err := s.setRecording(id, pause); err != nil {
 		return err
 	}
 	what := "resumed"

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/brisvox/brisvox/agent/stock"
@@ -26,15 +27,15 @@ func (s *Server) ResumeRecording(call messages.CallID) error {
 	return s.controlRecording(call, false)
 }
 
-func (s *Server) controlRecording(call messages.CallID, pause bool) error {
-	what := "resumed"
-	if pause {
-		what = "paused"
-	}
+// setRecording pauses or resumes the call's recording through
+// Config.Records: the one place the tools and the operator API reach the
+// recorder. Any error wraps ErrNoRecording: RecordKeeper's contract is
+// that an error of Pause or Resume means no live recording of the call
+// here (recording.ErrNoCall, or recordings off).
+func (s *Server) setRecording(call messages.CallID, pause bool) error {
 	keeper := s.cfg.Records
 	if keeper == nil {
-		s.count("recording_controls_unrecorded")
-		return fmt.Errorf("%w: this node keeps no recordings", stock.ErrNotRecorded)
+		return fmt.Errorf("%w: this node keeps no recordings", ErrNoRecording)
 	}
 	var err error
 	if pause {
@@ -42,10 +43,18 @@ func (s *Server) controlRecording(call messages.CallID, pause bool) error {
 	} else {
 		err = keeper.Resume(string(call))
 	}
-	if err != nil {
-		// RecordKeeper's contract: any error of Pause or Resume means no
-		// live recording of the call here (recording.ErrNoCall, or
-		// recordings off).
+	if err != nil && !errors.Is(err, ErrNoRecording) {
+		err = fmt.Errorf("%w: no live recording of it on this node (%w)", ErrNoRecording, err)
+	}
+	return err
+}
+
+func (s *Server) controlRecording(call messages.CallID, pause bool) error {
+	what := "resumed"
+	if pause {
+		what = "paused"
+	}
+	if err := s.setRecording(call, pause); err != nil {
 		s.count("recording_controls_unrecorded")
 		return fmt.Errorf("%w: %w", stock.ErrNotRecorded, err)
 	}
