@@ -305,7 +305,7 @@ func exportStat(srv *serve.Server, part, key, what string, read func() float64) 
 	gauge, counter := map[string]string{"kind": key}, map[string]string{"event": key}
 	ghelp := "Levels of the call records' " + what + " (docs/RECORDS.md): what waits now, by kind."
 	chelp := "Counters of the call records' " + what + " (docs/RECORDS.md), by event."
-	level := recordGauges[key]
+	level := isLevel(key)
 	switch {
 	case part == "records" && level:
 		return srv.GaugeFunc("brisvox_records", ghelp, gauge, read)
@@ -333,8 +333,14 @@ func exportStat(srv *serve.Server, part, key, what string, read func() float64) 
 	return fmt.Errorf("no metric for %s's %s", part, key)
 }
 
-// recordGauges are the Stats keys that are levels, not counts.
-var recordGauges = map[string]bool{"waiting": true, "pending_puts": true, "pending": true, "segments": true, "calls_live": true, "pending_uploads": true}
+// isLevel tells the Stats keys that are levels, not counts.
+func isLevel(key string) bool {
+	switch key {
+	case "waiting", "pending_puts", "pending", "segments", "calls_live", "pending_uploads":
+		return true
+	}
+	return false
+}
 
 // close stops what was opened, in order: the records service drains its
 // queue into the journal (the calls have ended), then the tracer
