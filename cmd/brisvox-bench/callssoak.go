@@ -96,7 +96,7 @@ func runCallsSoak(o callsOpts, n int, d time.Duration, fx callFixture, model *va
 	if err != nil {
 		return res, err
 	}
-	sampler := startSoakSamplerFor(10*time.Second, d, func() int { return len(cs.srv.Live()) })
+	sampler := startSoakSamplerFor(10*time.Second, d, func() int { return len(cs.srv.Live()) }, cs.srv.DispatcherWorkers)
 	if err := child.Start(); err != nil {
 		sampler.Stop()
 		return res, err

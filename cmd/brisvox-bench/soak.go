@@ -46,6 +46,11 @@ type soakSample struct {
 	FDs       int `json:"fds"`
 	Sockets   int `json:"sockets"`
 	LiveCalls int `json:"live_calls"`
+	// PoolWorkers is how many workers the call trees' dispatcher runs
+	// (serve.Server.DispatcherWorkers): they start on demand up to its
+	// Max and then stay parked, so a burst steps Goroutines up for good,
+	// within that bound. The goroutines series is judged without them.
+	PoolWorkers int `json:"pool_workers"`
 }
 
 // soakLimit is when one series counts as grown: its fitted growth over
@@ -65,7 +70,8 @@ type soakLimit struct {
 const soakMinR2 = 0.5
 
 // soakLimits are the floors. A healthy churn must not trip them:
-//   - goroutines +20 and +2%: a call's tree and its transport are about a
+//   - goroutines (less the dispatcher's workers, which stay once started)
+//     +20 and +2%: a call's tree and its transport are about a
 //     dozen goroutines and the live calls wander by a few, so one or two
 //     calls more at the end of the window must not count; 20 leaked a
 //     window is a leak;
@@ -89,7 +95,7 @@ func soakLimits() []soakLimit {
 func soakValue(series string, s soakSample) float64 {
 	switch series {
 	case "goroutines":
-		return float64(s.Goroutines)
+		return float64(s.Goroutines - s.PoolWorkers)
 	case "heap_live":
 		return float64(s.HeapLiveBytes) / (1 << 20)
 	case "rss":
@@ -223,6 +229,7 @@ type soakSampler struct {
 	once    sync.Once
 	samples []soakSample // the goroutine's until done is closed
 	err     error        // the first read that failed
+	workers func() int   // the dispatcher's workers, or nil
 }
 
 // startSoakSampler takes a sample now and one at every tick of every
@@ -230,7 +237,7 @@ type soakSampler struct {
 // calls and is called from the sampler's goroutine, so it must be safe to
 // call concurrently with the churn (an atomic counter).
 func startSoakSampler(every time.Duration, live func() int) *soakSampler {
-	return startSoakSamplerFor(every, 0, live)
+	return startSoakSamplerFor(every, 0, live, nil)
 }
 
 // startSoakSamplerFor is startSoakSampler taking samples only before
@@ -240,8 +247,11 @@ func startSoakSampler(every time.Duration, live func() int) *soakSampler {
 // calls sampled through the callers' exit fitted goroutines at -92 over
 // the window). Stop is still needed: it waits for the goroutine and
 // judges the samples.
-func startSoakSamplerFor(every, span time.Duration, live func() int) *soakSampler {
-	s := &soakSampler{stop: make(chan struct{}), done: make(chan struct{})}
+//
+// workers, when not nil, reads the dispatcher's workers into each sample
+// (PoolWorkers).
+func startSoakSamplerFor(every, span time.Duration, live, workers func() int) *soakSampler {
+	s := &soakSampler{stop: make(chan struct{}), done: make(chan struct{}), workers: workers}
 	go s.run(every, span, live)
 	return s
 }
@@ -273,6 +283,9 @@ func (s *soakSampler) sample(elapsed time.Duration, live func() int) {
 	}
 	smp.ElapsedS = elapsed.Seconds()
 	smp.LiveCalls = live()
+	if s.workers != nil {
+		smp.PoolWorkers = s.workers()
+	}
 	s.samples = append(s.samples, smp)
 }
 
@@ -352,7 +365,7 @@ type soakPageData struct {
 
 // soakTitles name the series in the report.
 var soakTitles = map[string]string{
-	"goroutines": "Goroutines",
+	"goroutines": "Goroutines (less the dispatcher's parked workers)",
 	"heap_live":  "Live heap (after the last GC)",
 	"rss":        "Resident set (RSS)",
 	"fds":        "Open file descriptors",

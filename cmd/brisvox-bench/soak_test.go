@@ -275,7 +275,7 @@ func TestSoakSamplerFor(t *testing.T) {
 	}{{35 * time.Second, 4}, {30 * time.Second, 3}, {0, 7}} {
 		synctest.Test(t, func(t *testing.T) {
 			base := leaktest.Snapshot()
-			s := startSoakSamplerFor(10*time.Second, tc.span, func() int { return 1 })
+			s := startSoakSamplerFor(10*time.Second, tc.span, func() int { return 1 }, nil)
 			time.Sleep(65 * time.Second)
 			r := s.Stop()
 			if len(r.Samples) != tc.want {
@@ -421,5 +421,35 @@ func TestSoakChartYRange(t *testing.T) {
 	heap := yTicks("Live heap")
 	if len(heap) == 0 || strings.HasPrefix(heap[0], "-") {
 		t.Errorf("heap's y ticks %q: want none below 0", heap)
+	}
+}
+
+// TestSoakPoolWorkers: the dispatcher's workers start in a burst and stay
+// (kit.Workers), so the goroutines step up for good within the pool's
+// bound; judged without them that is flat, while the same step with no
+// workers behind it still grows (the idle 30-minute soak of 2026-12-04:
+// +45 at 1 000-1 100 s, then flat, failed the verdict). Mutation caught:
+// soakValue judging the raw goroutines (the first case grows).
+func TestSoakPoolWorkers(t *testing.T) {
+	step := func(samples []soakSample, workers bool) {
+		for i := range samples {
+			samples[i].PoolWorkers = 40
+			if i >= 35 {
+				samples[i].Goroutines += 45
+				if workers {
+					samples[i].PoolWorkers += 45
+				}
+			}
+		}
+	}
+	withPool := soakSeriesGen(60, "", nil)
+	step(withPool, true)
+	if r := soakVerdict(withPool); !r.OK {
+		t.Errorf("a step of the pool's workers: %s", r.Verdict)
+	}
+	without := soakSeriesGen(60, "", nil)
+	step(without, false)
+	if r := soakVerdict(without); r.OK || !slices.Equal(r.Grew, []string{"goroutines"}) {
+		t.Errorf("the same step without workers behind it: grew %q, %s", r.Grew, r.Verdict)
 	}
 }

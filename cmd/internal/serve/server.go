@@ -287,6 +287,16 @@ func New(cfg Config, agent Agent) (*Server, error) {
 	return s, nil
 }
 
+// DispatcherWorkers is how many workers the call trees' dispatcher runs,
+// busy or idle (kit.Workers: they start on demand up to its Max and
+// stay), 0 without the pool. A soak judges the goroutines without them.
+func (s *Server) DispatcherWorkers() int {
+	if w := kit.WorkersOf(s.sys.ActorSystem); w != nil {
+		return w.Started()
+	}
+	return 0
+}
+
 // workerMetrics exports the call trees' dispatcher (kit.Workers): how
 // many workers run, the most it starts, and the runs that found them all
 // busy and got a goroutine of their own (a rising count says the actors'
